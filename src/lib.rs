@@ -1,0 +1,15 @@
+//! mauisched: a Maui-compatible scheduling policy engine.
+//!
+//! The resource manager (Slurm, PBS/Torque) keeps node state and runs jobs;
+//! mauisched decides priority, reservations, backfill and placement, as the
+//! Maui Scheduler's administrator's guide documents them. See DESIGN.md in
+//! the project's shared folder for the architecture.
+
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod ffi;
+pub mod model;
+
+/// The crate version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,200 @@
+//! Jobs as the resource manager reports them.
+
+use super::resources::Resources;
+use super::time::{Secs, Time};
+use crate::config::NodeAllocationPolicy;
+use serde::{Deserialize, Serialize};
+
+/// A job's state as reported by the RM.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum JobState {
+    /// Queued, waiting to be started (possibly held: see [`Job::holds`]).
+    #[default]
+    Idle,
+    /// Started and holding resources.
+    Running,
+    /// Stopped on its nodes; still holds memory but not processors.
+    Suspended,
+    /// Finished (reported once so usage can be closed).
+    Completed,
+    /// Cancelled before or while running.
+    Removed,
+}
+
+impl JobState {
+    /// True for a job that holds resources on nodes.
+    pub fn is_active(self) -> bool {
+        matches!(self, JobState::Running | JobState::Suspended)
+    }
+
+    /// Maui's display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            JobState::Idle => "Idle",
+            JobState::Running => "Running",
+            JobState::Suspended => "Suspended",
+            JobState::Completed => "Completed",
+            JobState::Removed => "Removed",
+        }
+    }
+}
+
+/// A hold placed on a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HoldKind {
+    /// Placed (and releasable) by the job's owner.
+    User,
+    /// Placed by an administrator.
+    System,
+    /// Placed by the scheduler after repeated start failures.
+    Batch,
+}
+
+/// Tasks of a job placed on one node.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeTasks {
+    /// Node name.
+    pub node: String,
+    /// Number of the job's tasks on that node.
+    pub tasks: u32,
+}
+
+/// A job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Job {
+    /// RM job id.
+    pub id: String,
+    /// Submitting user.
+    pub user: String,
+    /// Group (the user's primary group unless the RM says otherwise).
+    pub group: String,
+    /// Account (project) charged.
+    pub account: Option<String>,
+    /// Class (queue; a Slurm partition).
+    pub class: Option<String>,
+    /// Quality of service requested or assigned.
+    pub qos: Option<String>,
+    /// Partition the job must run in, if constrained.
+    pub partition: Option<String>,
+    /// State.
+    pub state: JobState,
+    /// Holds in place (a held idle job is in Maui's `Hold` state).
+    pub holds: Vec<HoldKind>,
+    /// False while an RM-level dependency is unmet.
+    pub dependency_satisfied: bool,
+    /// Submission time.
+    pub submit_time: Time,
+    /// Earliest time the job may start (PBS `Execution_Time`, Slurm `--begin`).
+    pub earliest_start: Option<Time>,
+    /// Start time of an active job.
+    pub start_time: Option<Time>,
+    /// Requested wallclock limit; `None` means SYSTEMDEFAULTJOBWALLTIME.
+    pub walltime: Option<Secs>,
+    /// Number of tasks.
+    pub tasks: u32,
+    /// Resources of one task (atomic: a task never spans nodes).
+    pub task: Resources,
+    /// Requested node count, if the job asked for nodes.
+    pub nodes: Option<u32>,
+    /// Exact tasks per node, if requested (PBS `ppn`, Slurm `--ntasks-per-node`).
+    pub tasks_per_node: Option<u32>,
+    /// Required node features (all must be present).
+    pub features: Vec<String>,
+    /// Preferred node features (PREF): satisfied as well as possible.
+    pub pref_features: Vec<String>,
+    /// Required hosts: the job runs on (a subset of) these nodes only.
+    pub hostlist: Vec<String>,
+    /// Hosts the job must not use.
+    pub exclude_hosts: Vec<String>,
+    /// Reservation the job asks to run in (ADVRES).
+    pub advres: Option<String>,
+    /// Job attributes for reservation JOBATTRLIST ACLs (e.g. `PREEMPTEE`).
+    pub attributes: Vec<String>,
+    /// Times the job was bypassed by backfill (kept in the checkpoint).
+    pub bypass_count: u32,
+    /// System priority set by an administrator (setspri).
+    pub system_priority: Option<i64>,
+    /// Per-job NODEALLOCATIONPOLICY override.
+    pub node_allocation_policy: Option<NodeAllocationPolicy>,
+    /// Where an active job runs.
+    pub allocation: Vec<NodeTasks>,
+    /// Processors the job actually uses now, as the RM measures (consumed
+    /// fairshare, UTILIZEDPS); `None` when the RM does not report it.
+    pub utilized_procs: Option<f64>,
+}
+
+impl Default for Job {
+    fn default() -> Self {
+        Job {
+            id: String::new(),
+            user: String::new(),
+            group: String::new(),
+            account: None,
+            class: None,
+            qos: None,
+            partition: None,
+            state: JobState::Idle,
+            holds: Vec::new(),
+            dependency_satisfied: true,
+            submit_time: 0,
+            earliest_start: None,
+            start_time: None,
+            walltime: None,
+            tasks: 1,
+            task: Resources::procs(1),
+            nodes: None,
+            tasks_per_node: None,
+            features: Vec::new(),
+            pref_features: Vec::new(),
+            hostlist: Vec::new(),
+            exclude_hosts: Vec::new(),
+            advres: None,
+            attributes: Vec::new(),
+            bypass_count: 0,
+            system_priority: None,
+            node_allocation_policy: None,
+            allocation: Vec::new(),
+            utilized_procs: None,
+        }
+    }
+}
+
+impl Job {
+    /// Total resources over all tasks, saturating (a job can never ask for
+    /// more than exists, so saturation only turns absurd requests into NoFit).
+    pub fn total(&self) -> Resources {
+        self.task.checked_mul(self.tasks).unwrap_or(Resources {
+            procs: u32::MAX,
+            mem: u64::MAX,
+            swap: u64::MAX,
+            disk: u64::MAX,
+        })
+    }
+
+    /// Total processors requested.
+    pub fn procs(&self) -> u64 {
+        self.task.procs as u64 * self.tasks as u64
+    }
+
+    /// True when a hold is in place.
+    pub fn is_held(&self) -> bool {
+        !self.holds.is_empty()
+    }
+
+    /// The credential value of a kind, if the job has one.
+    pub fn cred(&self, kind: super::CredKind) -> Option<&str> {
+        match kind {
+            super::CredKind::User => Some(self.user.as_str()),
+            super::CredKind::Group => Some(self.group.as_str()),
+            super::CredKind::Account => self.account.as_deref(),
+            super::CredKind::Qos => self.qos.as_deref(),
+            super::CredKind::Class => self.class.as_deref(),
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! The domain model: nodes, jobs, credentials, resources and time.
+
+pub mod cred;
+pub mod hostlist;
+pub mod job;
+pub mod node;
+pub mod resources;
+pub mod snapshot;
+pub mod time;
+
+pub use cred::CredKind;
+pub use hostlist::{HostList, HostPattern};
+pub use job::{HoldKind, Job, JobState, NodeTasks};
+pub use node::{Node, NodeState};
+pub use resources::Resources;
+pub use snapshot::{Snapshot, SnapshotError};
+pub use time::{Secs, Time};

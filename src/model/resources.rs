@@ -1,0 +1,210 @@
+//! Resource vectors: processors and memory, swap and local disk in MB.
+
+use serde::{Deserialize, Serialize};
+
+/// A quantity of node resources. Memory, swap and disk are in MB.
+///
+/// There are deliberately no `+`/`-` operators: every combination is either
+/// checked (returns `None` on overflow or underflow) or saturating, so a
+/// bad RM report can never wrap a counter silently.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(default, deny_unknown_fields)]
+pub struct Resources {
+    /// Processors.
+    pub procs: u32,
+    /// Real memory in MB.
+    pub mem: u64,
+    /// Virtual memory (swap) in MB.
+    pub swap: u64,
+    /// Local disk in MB.
+    pub disk: u64,
+}
+
+impl Resources {
+    /// No resources at all.
+    pub const ZERO: Resources = Resources {
+        procs: 0,
+        mem: 0,
+        swap: 0,
+        disk: 0,
+    };
+
+    /// Just processors.
+    pub const fn procs(procs: u32) -> Self {
+        Resources {
+            procs,
+            mem: 0,
+            swap: 0,
+            disk: 0,
+        }
+    }
+
+    /// Processors and memory.
+    pub const fn procs_mem(procs: u32, mem: u64) -> Self {
+        Resources {
+            procs,
+            mem,
+            swap: 0,
+            disk: 0,
+        }
+    }
+
+    /// True when every dimension is zero.
+    pub fn is_zero(&self) -> bool {
+        *self == Self::ZERO
+    }
+
+    /// Sum, or `None` if any dimension overflows.
+    pub fn checked_add(&self, o: &Resources) -> Option<Resources> {
+        Some(Resources {
+            procs: self.procs.checked_add(o.procs)?,
+            mem: self.mem.checked_add(o.mem)?,
+            swap: self.swap.checked_add(o.swap)?,
+            disk: self.disk.checked_add(o.disk)?,
+        })
+    }
+
+    /// Difference, or `None` if any dimension would go below zero.
+    pub fn checked_sub(&self, o: &Resources) -> Option<Resources> {
+        Some(Resources {
+            procs: self.procs.checked_sub(o.procs)?,
+            mem: self.mem.checked_sub(o.mem)?,
+            swap: self.swap.checked_sub(o.swap)?,
+            disk: self.disk.checked_sub(o.disk)?,
+        })
+    }
+
+    /// Sum clamped at the maximum of each dimension.
+    pub fn saturating_add(&self, o: &Resources) -> Resources {
+        Resources {
+            procs: self.procs.saturating_add(o.procs),
+            mem: self.mem.saturating_add(o.mem),
+            swap: self.swap.saturating_add(o.swap),
+            disk: self.disk.saturating_add(o.disk),
+        }
+    }
+
+    /// Difference clamped at zero in each dimension.
+    pub fn saturating_sub(&self, o: &Resources) -> Resources {
+        Resources {
+            procs: self.procs.saturating_sub(o.procs),
+            mem: self.mem.saturating_sub(o.mem),
+            swap: self.swap.saturating_sub(o.swap),
+            disk: self.disk.saturating_sub(o.disk),
+        }
+    }
+
+    /// `n` copies of this vector, or `None` on overflow.
+    pub fn checked_mul(&self, n: u32) -> Option<Resources> {
+        Some(Resources {
+            procs: self.procs.checked_mul(n)?,
+            mem: self.mem.checked_mul(n as u64)?,
+            swap: self.swap.checked_mul(n as u64)?,
+            disk: self.disk.checked_mul(n as u64)?,
+        })
+    }
+
+    /// True when `self` fits inside `avail` in every dimension.
+    pub fn fits_in(&self, avail: &Resources) -> bool {
+        self.procs <= avail.procs
+            && self.mem <= avail.mem
+            && self.swap <= avail.swap
+            && self.disk <= avail.disk
+    }
+
+    /// How many whole copies of `self` fit in `avail` (tasks are atomic).
+    /// A zero vector fits an unbounded number of times: `u32::MAX`.
+    pub fn times_fits_in(&self, avail: &Resources) -> u32 {
+        fn dim(need: u64, have: u64) -> u64 {
+            have.checked_div(need).unwrap_or(u64::MAX)
+        }
+        let n = dim(self.procs as u64, avail.procs as u64)
+            .min(dim(self.mem, avail.mem))
+            .min(dim(self.swap, avail.swap))
+            .min(dim(self.disk, avail.disk));
+        n.min(u32::MAX as u64) as u32
+    }
+
+    /// Dimension-wise minimum.
+    pub fn min(&self, o: &Resources) -> Resources {
+        Resources {
+            procs: self.procs.min(o.procs),
+            mem: self.mem.min(o.mem),
+            swap: self.swap.min(o.swap),
+            disk: self.disk.min(o.disk),
+        }
+    }
+
+    /// Dimension-wise maximum.
+    pub fn max(&self, o: &Resources) -> Resources {
+        Resources {
+            procs: self.procs.max(o.procs),
+            mem: self.mem.max(o.mem),
+            swap: self.swap.max(o.swap),
+            disk: self.disk.max(o.disk),
+        }
+    }
+}
+
+impl std::fmt::Display for Resources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PROCS={}", self.procs)?;
+        if self.mem > 0 {
+            write!(f, ";MEM={}", self.mem)?;
+        }
+        if self.swap > 0 {
+            write!(f, ";SWAP={}", self.swap)?;
+        }
+        if self.disk > 0 {
+            write!(f, ";DISK={}", self.disk)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn arithmetic_never_wraps() {
+        let big = Resources {
+            procs: u32::MAX,
+            mem: u64::MAX,
+            swap: 0,
+            disk: 0,
+        };
+        assert_eq!(big.checked_add(&Resources::procs(1)), None);
+        assert_eq!(Resources::procs(1).checked_sub(&Resources::procs(2)), None);
+        assert_eq!(
+            Resources::procs(1).saturating_sub(&Resources::procs(2)),
+            Resources::ZERO
+        );
+        assert_eq!(big.saturating_add(&big).procs, u32::MAX);
+        assert_eq!(big.checked_mul(2), None);
+    }
+
+    #[test]
+    fn whole_tasks_only() {
+        let task = Resources::procs_mem(2, 512);
+        let node = Resources::procs_mem(4, 1024);
+        assert_eq!(task.times_fits_in(&node), 2);
+        let node = Resources::procs_mem(8, 1024);
+        assert_eq!(task.times_fits_in(&node), 2, "memory bounds it");
+        assert_eq!(Resources::ZERO.times_fits_in(&node), u32::MAX);
+    }
+
+    proptest! {
+        #[test]
+        fn add_then_sub_roundtrips(a in 0u32..1_000_000, b in 0u32..1_000_000, m in 0u64..1<<40, n in 0u64..1<<40) {
+            let x = Resources::procs_mem(a, m);
+            let y = Resources::procs_mem(b, n);
+            let s = x.checked_add(&y).unwrap();
+            prop_assert_eq!(s.checked_sub(&y), Some(x));
+            prop_assert!(x.fits_in(&s));
+        }
+    }
+}
