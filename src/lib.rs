@@ -10,6 +10,7 @@
 pub mod config;
 pub mod ffi;
 pub mod model;
+pub mod util;
 
 /// The crate version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,5 +1,6 @@
 //! The domain model: nodes, jobs, credentials, resources and time.
 
+pub mod cluster;
 pub mod cred;
 pub mod hostlist;
 pub mod job;
@@ -8,6 +9,7 @@ pub mod resources;
 pub mod snapshot;
 pub mod time;
 
+pub use cluster::{Cluster, EffNode, NodeIdx};
 pub use cred::CredKind;
 pub use hostlist::{HostList, HostPattern};
 pub use job::{HoldKind, Job, JobState, NodeTasks};
