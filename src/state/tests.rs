@@ -1,0 +1,205 @@
+use super::*;
+use std::collections::BTreeMap;
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mauisched-state-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Payload {
+    counter: u64,
+    bypass: BTreeMap<String, u32>,
+    filler: String,
+}
+
+fn payload(counter: u64, size: usize) -> Payload {
+    Payload {
+        counter,
+        bypass: BTreeMap::from([("job1".to_string(), counter as u32)]),
+        filler: "x".repeat(size),
+    }
+}
+
+#[test]
+fn opening_creates_the_layout_and_reports_first_start() {
+    let root = tmp("open").join("mauisched");
+    let (dir, notices) = StateDir::open(&root, &Config::default()).unwrap();
+    assert_eq!(notices, vec![StateNotice::Created(root.clone())]);
+    assert!(dir.stats_dir().ends_with("stats") && dir.stats_dir().is_dir());
+    assert!(dir.run_dir().is_dir());
+    let (cp, n) = dir.load_checkpoint::<Payload>(100);
+    assert!(cp.is_none());
+    assert_eq!(n, vec![StateNotice::NoCheckpoint(root.join("maui.ck"))]);
+    fs::remove_dir_all(root.parent().unwrap()).ok();
+}
+
+#[test]
+fn checkpoint_round_trips_and_honours_checkpointfile() {
+    let root = tmp("roundtrip");
+    let cfg = Config::parse("CHECKPOINTFILE state.ck\nSTATDIR fs\n", "t").config;
+    let (dir, _) = StateDir::open(&root, &cfg).unwrap();
+    dir.save_checkpoint(50, &payload(7, 10)).unwrap();
+    assert!(root.join("state.ck").is_file() && root.join("fs").is_dir());
+    let (cp, n) = dir.load_checkpoint::<Payload>(60);
+    assert!(n.is_empty());
+    let cp = cp.unwrap();
+    assert_eq!((cp.saved_at, cp.state), (50, payload(7, 10)));
+    fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn a_corrupt_or_truncated_checkpoint_is_moved_aside_not_overwritten() {
+    let root = tmp("corrupt");
+    let (dir, _) = StateDir::open(&root, &Config::default()).unwrap();
+    dir.save_checkpoint(1, &payload(1, 100)).unwrap();
+    let good = fs::read(dir.checkpoint_path()).unwrap();
+    fs::write(dir.checkpoint_path(), &good[..good.len() / 2]).unwrap();
+    let (cp, n) = dir.load_checkpoint::<Payload>(1234);
+    assert!(cp.is_none());
+    let moved = root.join("maui.ck.corrupt-1234");
+    match &n[..] {
+        [StateNotice::CorruptCheckpoint {
+            path,
+            moved_to,
+            reason,
+        }] => {
+            assert_eq!(path, dir.checkpoint_path());
+            assert_eq!(moved_to, &moved);
+            assert!(reason.contains("EOF"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        fs::read(&moved).unwrap(),
+        good[..good.len() / 2],
+        "kept byte for byte"
+    );
+    assert!(!dir.checkpoint_path().exists());
+    // A second corrupt file at the same second does not clobber the first.
+    fs::write(dir.checkpoint_path(), b"{not json").unwrap();
+    let (_, n) = dir.load_checkpoint::<Payload>(1234);
+    assert!(
+        n[0].to_string().contains("maui.ck.corrupt-1234.1"),
+        "{}",
+        n[0]
+    );
+    // A payload of another shape or version is not silently reset either.
+    fs::write(
+        dir.checkpoint_path(),
+        br#"{"version":99,"saved_at":1,"state":{}}"#,
+    )
+    .unwrap();
+    let (_, n) = dir.load_checkpoint::<Payload>(1300);
+    assert!(n[0].to_string().contains("format version 99"), "{}", n[0]);
+    fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn a_file_where_the_directory_should_be_is_an_error() {
+    let root = tmp("notadir");
+    fs::create_dir_all(root.parent().unwrap()).unwrap();
+    fs::write(&root, b"x").unwrap();
+    let e = StateDir::open(&root, &Config::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("not a directory") || e.contains("File exists"),
+        "{e}"
+    );
+    fs::remove_file(&root).ok();
+}
+
+/// Not a test of its own: the writer process that `kill_mid_write_*`
+/// starts (it re-runs this test binary with MAUISCHED_CRASH_DIR set).
+#[test]
+fn helper_process_for_crash_test() {
+    let Ok(root) = std::env::var("MAUISCHED_CRASH_DIR") else {
+        return;
+    };
+    let (dir, _) = StateDir::open(Path::new(&root), &Config::default()).unwrap();
+    for counter in 1.. {
+        dir.save_checkpoint(counter as i64, &payload(counter, 1 << 16))
+            .unwrap();
+        fs::write(Path::new(&root).join("last-complete"), counter.to_string()).unwrap();
+    }
+}
+
+#[test]
+fn kill_mid_write_leaves_the_old_or_the_new_checkpoint() {
+    let root = tmp("crash");
+    let (dir, _) = StateDir::open(&root, &Config::default()).unwrap();
+    dir.save_checkpoint(0, &payload(0, 1 << 16)).unwrap();
+    let exe = std::env::current_exe().unwrap();
+    // Deterministic pseudo-random kill delays between 1 and 40 ms.
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut kills_mid_run = 0;
+    let mut killed_inside_write = 0;
+    for _ in 0..40 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let delay = (seed >> 33) % 30;
+        let mut child = std::process::Command::new(&exe)
+            .args([
+                "state::tests::helper_process_for_crash_test",
+                "--exact",
+                "--test-threads=1",
+            ])
+            .env("MAUISCHED_CRASH_DIR", &root)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Let the writer get going (process start-up varies), then kill it at
+        // a pseudo-random point of its write loop.
+        let t0 = std::time::Instant::now();
+        while !root.join("last-complete").exists()
+            && t0.elapsed() < std::time::Duration::from_secs(20)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let last: u64 = fs::read_to_string(root.join("last-complete"))
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let (cp, notices) = dir.load_checkpoint::<Payload>(1);
+        assert!(
+            notices.is_empty(),
+            "torn checkpoint after kill: {notices:?}"
+        );
+        let cp = cp.unwrap();
+        // Old (the last completed write) or new (the one in flight).
+        assert!(
+            cp.state.counter == last || cp.state.counter == last + 1,
+            "read {} after last complete {last}",
+            cp.state.counter
+        );
+        assert_eq!(cp.state, payload(cp.state.counter, 1 << 16));
+        if cp.state.counter > 0 {
+            kills_mid_run += 1;
+        }
+        let leftovers: Vec<_> = fs::read_dir(&root)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
+            .collect();
+        if !leftovers.is_empty() {
+            killed_inside_write += 1;
+        }
+        for l in leftovers {
+            fs::remove_file(l.path()).ok(); // a killed writer may leave its temporary; it is never read
+        }
+        fs::remove_file(root.join("last-complete")).ok();
+    }
+    assert!(
+        kills_mid_run > 0,
+        "the writer never got to write before being killed"
+    );
+    eprintln!("{killed_inside_write} of 40 kills landed inside a write (temporary file left)");
+    fs::remove_dir_all(&root).ok();
+}
