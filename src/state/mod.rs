@@ -119,10 +119,7 @@ impl StateDir {
             notices.push(StateNotice::Created(root.to_path_buf()));
         }
         if !root.is_dir() {
-            return Err(err(
-                root,
-                io::Error::new(io::ErrorKind::Other, "not a directory"),
-            ));
+            return Err(err(root, io::Error::other("not a directory")));
         }
         let dir = StateDir {
             root: root.to_path_buf(),
