@@ -49,17 +49,11 @@ fn main() {
          #define MAUISCHED_ABI_MINOR {minor}\n"
     ));
     let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("mauisched.h");
-    // Only src/ffi is the ABI: parse its files, not the whole crate.
-    let mut builder = cbindgen::Builder::new().with_config(cfg);
-    let mut files: Vec<PathBuf> = fs::read_dir(root.join("src/ffi"))
-        .expect("src/ffi")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .collect();
-    files.sort();
-    for f in files {
-        builder = builder.with_src(f);
-    }
+    // Only src/ffi is the ABI: parse its module root (cbindgen follows its
+    // `mod` declarations), not the whole crate.
+    let builder = cbindgen::Builder::new()
+        .with_config(cfg)
+        .with_src(root.join("src/ffi/mod.rs"));
     match builder.generate() {
         Ok(b) => {
             b.write_to_file(&out);

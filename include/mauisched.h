@@ -21,6 +21,437 @@
 #define MAUISCHED_ABI_MINOR 0
 
 
+/**
+ * Log level: an error (the host should show it prominently).
+ */
+#define MAUISCHED_LOG_ERROR 1
+
+/**
+ * Log level: a warning.
+ */
+#define MAUISCHED_LOG_WARN 2
+
+/**
+ * Log level: information about decisions.
+ */
+#define MAUISCHED_LOG_INFO 3
+
+/**
+ * Log level: detail for debugging.
+ */
+#define MAUISCHED_LOG_DEBUG 4
+
+/**
+ * Node state: up, nothing running.
+ */
+#define MAUISCHED_NODE_IDLE 0
+
+/**
+ * Node state: up, some jobs running.
+ */
+#define MAUISCHED_NODE_RUNNING 1
+
+/**
+ * Node state: up, fully used.
+ */
+#define MAUISCHED_NODE_BUSY 2
+
+/**
+ * Node state: finishing its jobs, takes no new work.
+ */
+#define MAUISCHED_NODE_DRAINING 3
+
+/**
+ * Node state: out of service.
+ */
+#define MAUISCHED_NODE_DRAINED 4
+
+/**
+ * Node state: down.
+ */
+#define MAUISCHED_NODE_DOWN 5
+
+/**
+ * Node state: unknown.
+ */
+#define MAUISCHED_NODE_UNKNOWN 6
+
+/**
+ * Job state: queued.
+ */
+#define MAUISCHED_JOB_IDLE 0
+
+/**
+ * Job state: running.
+ */
+#define MAUISCHED_JOB_RUNNING 1
+
+/**
+ * Job state: suspended on its nodes.
+ */
+#define MAUISCHED_JOB_SUSPENDED 2
+
+/**
+ * Job state: completed.
+ */
+#define MAUISCHED_JOB_COMPLETED 3
+
+/**
+ * Job state: removed (cancelled).
+ */
+#define MAUISCHED_JOB_REMOVED 4
+
+/**
+ * Hold bit: user hold.
+ */
+#define MAUISCHED_HOLD_USER 1
+
+/**
+ * Hold bit: system (administrator) hold.
+ */
+#define MAUISCHED_HOLD_SYSTEM 2
+
+/**
+ * Hold bit: batch hold (repeated start failures).
+ */
+#define MAUISCHED_HOLD_BATCH 4
+
+/**
+ * Result of every call. `MAUISCHED_OK` is 0; the others are fixed numbers
+ * in 7000–7999 that are never reused for another meaning.
+ */
+typedef enum mauisched_status_t {
+  /**
+   * Success; outputs were written.
+   */
+  MAUISCHED_OK = 0,
+  /**
+   * A required pointer argument was NULL.
+   */
+  MAUISCHED_NULL_ARG = 7001,
+  /**
+   * A struct's `size` field is smaller than this ABI's first version of it.
+   */
+  MAUISCHED_BAD_STRUCT_SIZE = 7002,
+  /**
+   * A string is not valid UTF-8.
+   */
+  MAUISCHED_BAD_UTF8 = 7003,
+  /**
+   * A value is out of range or malformed (the error text says which field).
+   */
+  MAUISCHED_BAD_VALUE = 7004,
+  /**
+   * The configuration file has errors (the previous one, if any, stays).
+   */
+  MAUISCHED_CONFIG_ERROR = 7010,
+  /**
+   * The state directory cannot be used.
+   */
+  MAUISCHED_STATE_ERROR = 7011,
+  /**
+   * A file could not be read or written.
+   */
+  MAUISCHED_IO_ERROR = 7012,
+  /**
+   * Nodes or jobs were added without `mauisched_snapshot_begin`.
+   */
+  MAUISCHED_NO_SNAPSHOT = 7020,
+  /**
+   * The snapshot is inconsistent (duplicate names, unknown nodes, ...).
+   */
+  MAUISCHED_BAD_SNAPSHOT = 7021,
+  /**
+   * No such job, node or reservation.
+   */
+  MAUISCHED_NOT_FOUND = 7030,
+  /**
+   * An index is beyond the end of a list.
+   */
+  MAUISCHED_OUT_OF_RANGE = 7031,
+  /**
+   * The caller's buffer is too small; `written` holds the size needed.
+   */
+  MAUISCHED_BUFFER_TOO_SMALL = 7040,
+  /**
+   * The request was refused (e.g. a reservation conflicts).
+   */
+  MAUISCHED_REFUSED = 7050,
+  /**
+   * A panic inside the library was caught; the handle is now poisoned.
+   */
+  MAUISCHED_PANIC = 7090,
+  /**
+   * The handle saw a panic earlier and can only be freed.
+   */
+  MAUISCHED_POISONED = 7091,
+} mauisched_status_t;
+
+/**
+ * An engine instance.
+ *
+ * Opaque to C. Created by [`mauisched_new`], freed by [`mauisched_free`].
+ * A handle may be used by one thread at a time (calls on different handles
+ * may run concurrently).
+ */
+typedef struct mauisched_t mauisched_t;
+
+/**
+ * Receives the library's log messages: level (`MAUISCHED_LOG_*`), a
+ * NUL-terminated UTF-8 message valid only during the call, and the
+ * caller's userdata. Called on the thread that called into the library.
+ */
+typedef void (*mauisched_log_fn)(uint32_t level, const char *message, void *userdata);
+
+/**
+ * Options for [`mauisched_new`]. Set `size` to `sizeof(mauisched_options_t)`.
+ */
+typedef struct mauisched_options_t {
+  /**
+   * `sizeof(mauisched_options_t)` as the caller compiled it.
+   */
+  uintptr_t size;
+  /**
+   * maui.cfg to load (required).
+   */
+  const char *config_path;
+  /**
+   * State directory: checkpoint and fairshare files; created if missing (required).
+   */
+  const char *state_dir;
+  /**
+   * Log callback, or NULL to drop messages.
+   */
+  mauisched_log_fn log;
+  /**
+   * Passed back to `log` unchanged.
+   */
+  void *log_userdata;
+} mauisched_options_t;
+
+/**
+ * A node as the RM reports it. Set `size` to `sizeof(mauisched_node_t)`.
+ * Strings are borrowed for the call only; lists are comma-separated.
+ */
+typedef struct mauisched_node_t {
+  /**
+   * `sizeof(mauisched_node_t)` as the caller compiled it.
+   */
+  uintptr_t size;
+  /**
+   * Host name (required, unique).
+   */
+  const char *name;
+  /**
+   * `MAUISCHED_NODE_*`.
+   */
+  uint32_t state;
+  /**
+   * Configured processors.
+   */
+  uint32_t procs;
+  /**
+   * Configured memory in MB.
+   */
+  uint64_t mem_mb;
+  /**
+   * Configured swap in MB.
+   */
+  uint64_t swap_mb;
+  /**
+   * Configured local disk in MB.
+   */
+  uint64_t disk_mb;
+  /**
+   * True when the `avail_*` fields carry what the RM measures as free.
+   */
+  bool avail_valid;
+  /**
+   * Free processors as measured.
+   */
+  uint32_t avail_procs;
+  /**
+   * Free memory in MB as measured.
+   */
+  uint64_t avail_mem_mb;
+  /**
+   * Free swap in MB as measured.
+   */
+  uint64_t avail_swap_mb;
+  /**
+   * Free disk in MB as measured.
+   */
+  uint64_t avail_disk_mb;
+  /**
+   * Features, comma-separated, or NULL.
+   */
+  const char *features;
+  /**
+   * Partition, or NULL.
+   */
+  const char *partition;
+  /**
+   * Relative speed; 0 when unknown (NODECFG SPEED may set it).
+   */
+  double speed;
+  /**
+   * Processor speed in MHz; 0 when unknown.
+   */
+  uint32_t procspeed;
+  /**
+   * One-minute load average.
+   */
+  double load;
+  /**
+   * True when `priority` is set.
+   */
+  bool has_priority;
+  /**
+   * Administrative node priority.
+   */
+  int64_t priority;
+} mauisched_node_t;
+
+/**
+ * A job as the RM reports it. Set `size` to `sizeof(mauisched_job_t)`.
+ * Strings are borrowed for the call only; lists are comma-separated.
+ * Times are seconds since the epoch; 0 means "not set" where noted.
+ */
+typedef struct mauisched_job_t {
+  /**
+   * `sizeof(mauisched_job_t)` as the caller compiled it.
+   */
+  uintptr_t size;
+  /**
+   * Job id (required, unique).
+   */
+  const char *id;
+  /**
+   * User name (required).
+   */
+  const char *user;
+  /**
+   * Group name (required).
+   */
+  const char *group;
+  /**
+   * Account, or NULL.
+   */
+  const char *account;
+  /**
+   * Class (queue, Slurm partition), or NULL.
+   */
+  const char *class_name;
+  /**
+   * QOS, or NULL.
+   */
+  const char *qos;
+  /**
+   * Partition the job is confined to, or NULL.
+   */
+  const char *partition;
+  /**
+   * `MAUISCHED_JOB_*`.
+   */
+  uint32_t state;
+  /**
+   * `MAUISCHED_HOLD_*` bits.
+   */
+  uint32_t holds;
+  /**
+   * False while an RM dependency is unmet.
+   */
+  bool dependency_satisfied;
+  /**
+   * Submission time.
+   */
+  int64_t submit_time;
+  /**
+   * Earliest start (begin time); 0 = none.
+   */
+  int64_t earliest_start;
+  /**
+   * Start time of a running job; 0 = none.
+   */
+  int64_t start_time;
+  /**
+   * Wallclock limit in seconds; 0 = none (SYSTEMDEFAULTJOBWALLTIME applies).
+   */
+  int64_t walltime;
+  /**
+   * Number of tasks (at least 1).
+   */
+  uint32_t tasks;
+  /**
+   * Processors per task.
+   */
+  uint32_t task_procs;
+  /**
+   * Memory per task in MB.
+   */
+  uint64_t task_mem_mb;
+  /**
+   * Swap per task in MB.
+   */
+  uint64_t task_swap_mb;
+  /**
+   * Disk per task in MB.
+   */
+  uint64_t task_disk_mb;
+  /**
+   * Requested node count; 0 = none.
+   */
+  uint32_t nodes;
+  /**
+   * Exact tasks per node; 0 = none.
+   */
+  uint32_t tasks_per_node;
+  /**
+   * Required features, or NULL.
+   */
+  const char *features;
+  /**
+   * Preferred features (PREF), or NULL.
+   */
+  const char *pref_features;
+  /**
+   * Required hosts, or NULL.
+   */
+  const char *hostlist;
+  /**
+   * Excluded hosts, or NULL.
+   */
+  const char *exclude_hosts;
+  /**
+   * Reservation requested (ADVRES), or NULL.
+   */
+  const char *advres;
+  /**
+   * Job attributes for JOBATTRLIST, or NULL.
+   */
+  const char *attributes;
+  /**
+   * Where a running job runs: `node:tasks,node:tasks`, or NULL.
+   */
+  const char *allocation;
+  /**
+   * True when `system_priority` is set (setspri).
+   */
+  bool has_system_priority;
+  /**
+   * Administrator-set system priority.
+   */
+  int64_t system_priority;
+  /**
+   * Processors the job uses now as measured; negative = unknown.
+   */
+  double utilized_procs;
+  /**
+   * Per-job NODEALLOCATIONPOLICY keyword, or NULL.
+   */
+  const char *node_allocation_policy;
+} mauisched_job_t;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -32,6 +463,96 @@ extern "C" {
  * they were built against and refuse to run on a mismatch.
  */
 uint32_t mauisched_abi_version(void);
+
+/**
+ * Creates a handle: loads maui.cfg (refusing a file with errors), opens the
+ * state directory (created if missing) and reports what it found through
+ * the log callback.
+ *
+ * On success `*out` receives the handle. On failure nothing is written to
+ * `*out` and, if `err` is not NULL, the reason is copied into `err` (at
+ * most `err_len` bytes, always NUL-terminated when `err_len > 0`).
+ *
+ * # Safety
+ * `opts` points to an initialised `mauisched_options_t`; `out` is valid for
+ * writing; `err` is NULL or valid for `err_len` bytes.
+ */
+enum mauisched_status_t mauisched_new(const struct mauisched_options_t *opts,
+                                      struct mauisched_t **out,
+                                      char *err,
+                                      uintptr_t err_len);
+
+/**
+ * Frees a handle and everything it owns. NULL is a no-op. Safe to call on
+ * a poisoned handle.
+ *
+ * # Safety
+ * `h` is NULL or a handle from [`mauisched_new`] not freed before.
+ */
+void mauisched_free(struct mauisched_t *h);
+
+/**
+ * Copies the message of the last failed call on this handle into `buf`.
+ *
+ * `*written` receives the bytes needed including the NUL, also when the
+ * buffer is too small (`MAUISCHED_BUFFER_TOO_SMALL`), so the caller can
+ * retry. Works on a poisoned handle (the panic's message is kept).
+ *
+ * # Safety
+ * `h` is a live handle; `buf` is valid for `len` bytes; `written` is NULL or valid.
+ */
+enum mauisched_status_t mauisched_last_error(const struct mauisched_t *h,
+                                             char *buf,
+                                             uintptr_t len,
+                                             uintptr_t *written);
+
+/**
+ * Replaces the log callback (NULL stops logging).
+ *
+ * # Safety
+ * `h` is a live handle.
+ */
+enum mauisched_status_t mauisched_set_log(struct mauisched_t *h,
+                                          mauisched_log_fn log,
+                                          void *userdata);
+
+/**
+ * Rereads maui.cfg: from `config_path`, or from the handle's current path
+ * when NULL. A file with errors is refused: the old configuration stays in
+ * force, the errors go to the log callback and `mauisched_last_error`, and
+ * `MAUISCHED_CONFIG_ERROR` is returned.
+ *
+ * # Safety
+ * `h` is a live handle; `config_path` is NULL or a valid string.
+ */
+enum mauisched_status_t mauisched_reconfigure(struct mauisched_t *h, const char *config_path);
+
+/**
+ * Starts a new snapshot at time `now` (seconds since the epoch), dropping
+ * any snapshot not yet run. Add every node, then every job.
+ *
+ * # Safety
+ * `h` is a live handle.
+ */
+enum mauisched_status_t mauisched_snapshot_begin(struct mauisched_t *h, int64_t now);
+
+/**
+ * Adds a node to the current snapshot (copied; `node` may be reused).
+ *
+ * # Safety
+ * `h` is a live handle; `node` is NULL or a valid `mauisched_node_t`.
+ */
+enum mauisched_status_t mauisched_snapshot_add_node(struct mauisched_t *h,
+                                                    const struct mauisched_node_t *node);
+
+/**
+ * Adds a job to the current snapshot (copied; `job` may be reused).
+ *
+ * # Safety
+ * `h` is a live handle; `job` is NULL or a valid `mauisched_job_t`.
+ */
+enum mauisched_status_t mauisched_snapshot_add_job(struct mauisched_t *h,
+                                                   const struct mauisched_job_t *job);
 
 #ifdef __cplusplus
 } // extern "C"
