@@ -122,7 +122,11 @@ fn helper_process_for_crash_test() {
     for counter in 1.. {
         dir.save_checkpoint(counter as i64, &payload(counter, 1 << 16))
             .unwrap();
-        fs::write(Path::new(&root).join("last-complete"), counter.to_string()).unwrap();
+        crate::util::atomic_write(
+            &Path::new(&root).join("last-complete"),
+            counter.to_string().as_bytes(),
+        )
+        .unwrap();
     }
 }
 
