@@ -3,7 +3,8 @@
 //! Every iteration the caller accrues the usage of running jobs (FSPOLICY:
 //! dedicated processor-seconds, dedicated processor-equivalent-seconds, or
 //! utilized processor-seconds as the RM reports them) into the current
-//! window, per USER, GROUP, ACCOUNT, QOS and CLASS and in TOTAL. Windows are
+//! window, per USER, GROUP, ACCOUNT, QOS and CLASS and in TOTAL (suspended
+//! jobs hold no processors and accrue nothing). Windows are
 //! aligned to multiples of FSINTERVAL since the epoch, so a restart, a
 //! second scheduler or the simulator all cut time at the same boundaries and
 //! a window's file name (`FS.<start>`) is predictable. Accrual over a span
@@ -24,7 +25,7 @@
 //!
 //! FSCAP turns fairshare into a feasibility test ([`Fairshare::fs_cap_exceeded`]).
 //! Window files are read with [`Fairshare::load_dir`] and written with
-//! [`Fairshare::save_dir`] (format in [`file`]).
+//! [`Fairshare::save_dir`] (format in [`mod@file`]).
 
 pub mod diagnose;
 pub mod file;

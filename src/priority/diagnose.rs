@@ -134,15 +134,24 @@ pub fn diagnose_p_rows(
     rows
 }
 
+/// Formats with `prec` decimals, never printing a negative zero (`-0.00`).
+fn fixed(v: f64, prec: usize) -> String {
+    let s = format!("{v:.prec$}");
+    match s.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+        _ => s,
+    }
+}
+
 /// Formats a value compactly: whole numbers without decimals, small ones
 /// with two, others with one.
 fn fmt_val(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
+        fixed(v, 0)
     } else if v.abs() < 10.0 {
-        format!("{v:.2}")
+        fixed(v, 2)
     } else {
-        format!("{v:.1}")
+        fixed(v, 1)
     }
 }
 
@@ -203,7 +212,7 @@ pub fn render_diagnose_p(cfg: &Config, rows: &[PriorityBreakdown]) -> String {
         for r in rows {
             let c = r.component(kind);
             lines.push((
-                format!("{:.2}", r.percent(kind)),
+                fixed(r.percent(kind), 2),
                 active.iter().map(|&i| fmt_val(c.subs[i].value)).collect(),
             ));
         }
@@ -216,10 +225,10 @@ pub fn render_diagnose_p(cfg: &Config, rows: &[PriorityBreakdown]) -> String {
                     .iter()
                     .map(|r| percent_of(r.component(kind).subs[i].contribution, r.raw))
                     .sum();
-                format!("{:.2}", s / n)
+                fixed(s / n, 2)
             })
             .collect();
-        lines.push((format!("{avg:.2}"), sub_avg));
+        lines.push((fixed(avg, 2), sub_avg));
         columns.push(Column { lines }.render());
     }
 
