@@ -204,6 +204,7 @@ impl Fairshare {
     /// Accrues the usage of the running jobs among `jobs` over `[since, now)`,
     /// splitting it at window boundaries; `total` is the cluster's configured
     /// resources (for DEDICATEDPES). Rolls the window even when nothing runs.
+    /// Does nothing under FSPOLICY [NONE]: usage is not tracked at all then.
     pub fn accrue(
         &mut self,
         cfg: &Config,
@@ -212,6 +213,9 @@ impl Fairshare {
         since: Time,
         now: Time,
     ) {
+        if cfg.params.fs_policy.metric.is_none() {
+            return;
+        }
         let i = interval(cfg);
         // Anything older than MAX_FSDEPTH windows would be dropped anyway.
         let mut t = since.max(window_start(now, i) - (MAX_FSDEPTH as Secs) * i);

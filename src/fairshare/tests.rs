@@ -219,6 +219,9 @@ fn usage_metrics_of_fspolicy() {
         fs.accrue(&c, std::slice::from_ref(&sleep), &total, 0, 900);
         let got = fs.windows().first().map_or(0.0, |w| w.total);
         assert_eq!(got, want, "{policy}");
+        if policy == "[NONE]" {
+            assert!(fs.windows().is_empty(), "no tracking, no windows");
+        }
     }
     // DEDICATEDPES: 4 procs with half the memory of the cluster is 8 PE.
     let c = cfg("FSPOLICY DEDICATEDPES\n");
@@ -469,4 +472,40 @@ current window started Fri Oct  4 00:00:00 (epoch 1728000000)
     let r = diagnose_f_report(&c, &fs);
     assert_eq!(r.windows.len(), 4);
     assert!((r.creds[0].usage.unwrap() - john_expected()).abs() < 1e-9);
+}
+
+proptest::proptest! {
+    /// Accruing a span in one call or in many iterations gives the same
+    /// windows: the usage of each interval never depends on how often the
+    /// scheduler polled.
+    #[test]
+    fn accrual_does_not_depend_on_the_polling(
+        cuts in proptest::collection::vec(1i64..20_000, 0..12),
+        procs in 1u32..64,
+        offset in 0i64..3600,
+    ) {
+        let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n");
+        let total = Resources::procs(64);
+        let start = 1000 * 3600 + offset;
+        let end = start + 20_000;
+        let job = running("1", "u", procs, start);
+        let mut once = Fairshare::new();
+        once.accrue(&c, std::slice::from_ref(&job), &total, start, end);
+        let mut points: Vec<Time> = cuts.iter().map(|c| start + c).collect();
+        points.push(end);
+        points.sort();
+        let mut many = Fairshare::new();
+        let mut t = start;
+        for p in points {
+            many.accrue(&c, std::slice::from_ref(&job), &total, t, p);
+            t = p;
+        }
+        proptest::prop_assert_eq!(once.windows().len(), many.windows().len());
+        for (a, b) in once.windows().iter().zip(many.windows()) {
+            proptest::prop_assert_eq!(a.start, b.start);
+            proptest::prop_assert!((a.total - b.total).abs() < 1e-6);
+        }
+        let sum: f64 = once.windows().iter().map(|w| w.total).sum();
+        proptest::prop_assert_eq!(sum, procs as f64 * 20_000.0);
+    }
 }
