@@ -8,8 +8,10 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod fairshare;
 pub mod ffi;
 pub mod model;
+pub mod priority;
 pub mod state;
 pub mod util;
 

@@ -33,6 +33,25 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Maui's diagnose: -p job priorities, -f fairshare usage.
+    #[command(group(clap::ArgGroup::new("what").required(true).args(["priority", "fairshare"])))]
+    Diagnose {
+        /// Job priority: weights and each idle job's components (diagnose -p).
+        #[arg(short = 'p')]
+        priority: bool,
+        /// Fairshare: targets and usage per window for every credential (diagnose -f).
+        #[arg(short = 'f')]
+        fairshare: bool,
+        /// JSON snapshot of nodes and jobs (docs/snapshot.md); needed by -p.
+        #[arg(long, value_name = "FILE")]
+        snapshot: Option<PathBuf>,
+        /// Directory of FS.<epoch> fairshare window files (default: no history).
+        #[arg(long = "fs-dir", value_name = "DIR")]
+        fs_dir: Option<PathBuf>,
+        /// Print JSON instead of Maui's layout.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Writes to stdout; a closed pipe (`mauictl showconfig | head`) ends quietly.
@@ -115,5 +134,88 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Cmd::Diagnose {
+            priority,
+            fairshare: _,
+            snapshot,
+            fs_dir,
+            json,
+        } => diagnose(&loaded, priority, snapshot, fs_dir, json),
     }
+}
+
+/// `mauictl diagnose -p|-f`: exit 1 on a configuration with errors, 2 when
+/// an input cannot be read.
+fn diagnose(
+    loaded: &Loaded,
+    priority: bool,
+    snapshot: Option<PathBuf>,
+    fs_dir: Option<PathBuf>,
+    json: bool,
+) -> ExitCode {
+    use mauisched::fairshare::{self, Fairshare};
+    use mauisched::model::Snapshot;
+    use mauisched::priority;
+    if !loaded.is_ok() {
+        for d in loaded.errors() {
+            eprintln!("{d}");
+        }
+        eprintln!(
+            "mauictl: {} has errors; run `mauictl check`",
+            loaded.config.source
+        );
+        return ExitCode::FAILURE;
+    }
+    let cfg = &loaded.config;
+    let fs = match &fs_dir {
+        None => Fairshare::new(),
+        Some(dir) => match Fairshare::load_dir(dir, cfg) {
+            Ok((fs, issues)) => {
+                for i in issues {
+                    eprintln!("mauictl: {i}");
+                }
+                fs
+            }
+            Err(e) => {
+                eprintln!("mauictl: {}: {e}", dir.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let text = if priority {
+        let Some(path) = snapshot else {
+            eprintln!("mauictl: diagnose -p needs --snapshot FILE");
+            return ExitCode::from(2);
+        };
+        let snap = match std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Snapshot::from_json(&t).map_err(|e| e.to_string()))
+        {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("mauictl: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
+        // A snapshot without "now" is taken as describing the present.
+        let now = snap.now.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64)
+        });
+        let rows = priority::diagnose_p_rows(cfg, &snap, &fs, now);
+        if json {
+            let v = priority::diagnose_p_json(cfg, &rows);
+            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+        } else {
+            priority::render_diagnose_p(cfg, &rows)
+        }
+    } else if json {
+        let r = fairshare::diagnose_f_report(cfg, &fs);
+        format!("{}\n", serde_json::to_string_pretty(&r).unwrap_or_default())
+    } else {
+        fairshare::render_diagnose_f(cfg, &fs)
+    };
+    emit(&text);
+    ExitCode::SUCCESS
 }

@@ -1,0 +1,511 @@
+use super::file::{parse, render};
+use super::*;
+use crate::model::NodeTasks;
+use std::path::PathBuf;
+
+fn cfg(text: &str) -> Config {
+    let l = Config::parse(text, "test.cfg");
+    assert!(l.is_ok(), "{:?}", l.diagnostics);
+    l.config
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mauisched-fs-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn running(id: &str, user: &str, procs: u32, start: Time) -> Job {
+    Job {
+        id: id.into(),
+        user: user.into(),
+        group: "g".into(),
+        state: JobState::Running,
+        start_time: Some(start),
+        tasks: procs,
+        task: Resources::procs(1),
+        ..Job::default()
+    }
+}
+
+const TWELVE_H: Secs = 12 * 3600;
+/// A window boundary under FSINTERVAL 12:00:00.
+const W: Time = 40_000 * TWELVE_H;
+
+/// The guide's John: (60 + .5·0 + .25·10 + .125·50) / (110 + .5·125 + .25·100 + .125·150).
+fn john_expected() -> f64 {
+    100.0 * (60.0 + 0.5 * 0.0 + 0.25 * 10.0 + 0.125 * 50.0)
+        / (110.0 + 0.5 * 125.0 + 0.25 * 100.0 + 0.125 * 150.0)
+}
+
+fn john_cfg() -> Config {
+    cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 12:00:00\nFSDEPTH 4\nFSDECAY 0.5\n")
+}
+
+#[test]
+fn john_example_from_window_files() {
+    let c = john_cfg();
+    let dir = temp_dir("john");
+    // Window 0 is the most recent.
+    for (i, (john, total)) in [(60.0, 110.0), (0.0, 125.0), (10.0, 100.0), (50.0, 150.0)]
+        .iter()
+        .enumerate()
+    {
+        let start = W - i as Time * TWELVE_H;
+        let mut text =
+            format!("# Fairshare Data File (Duration: {TWELVE_H} Seconds) Starting: x\n\n");
+        if *john > 0.0 {
+            text.push_str(&format!("User John {john:.3}\n"));
+        }
+        text.push_str(&format!(
+            "User other {:.3}\nTOTAL {total:.3}\n",
+            total - john
+        ));
+        std::fs::write(dir.join(format!("FS.{start}")), text).unwrap();
+    }
+    let (fs, issues) = Fairshare::load_dir(&dir, &c).unwrap();
+    assert!(issues.is_empty(), "{issues:?}");
+    assert_eq!(fs.windows().len(), 4);
+    let u = fs.usage(&c, CredKind::User, "John").unwrap();
+    assert!((u - john_expected()).abs() < 1e-9, "{u}");
+    assert!((u - 31.79).abs() < 0.01, "68.75 / 216.25 = 31.79%: {u}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn john_example_from_accrued_usage() {
+    let c = john_cfg();
+    let total = Resources::procs(1000);
+    let mut fs = Fairshare::new();
+    // One second per window, usage in processor-seconds: oldest window first.
+    for (i, (john, other)) in [(50, 100), (10, 90), (0, 125), (60, 50)].iter().enumerate() {
+        let start = W - (3 - i as Time) * TWELVE_H;
+        let mut jobs = vec![running("o", "other", *other, start)];
+        if *john > 0 {
+            jobs.push(running("j", "John", *john, start));
+        }
+        fs.accrue(&c, &jobs, &total, start, start + 1);
+    }
+    assert_eq!(fs.windows().len(), 4);
+    assert_eq!(fs.windows()[0].start, W);
+    assert_eq!(fs.windows()[0].total, 110.0);
+    assert_eq!(fs.windows()[3].get(CredKind::User, "John"), 50.0);
+    let u = fs.usage(&c, CredKind::User, "John").unwrap();
+    assert!((u - john_expected()).abs() < 1e-9, "{u}");
+    // Every job counts for its group and the DEFAULT QOS too.
+    assert_eq!(fs.windows()[0].get(CredKind::Group, "g"), 110.0);
+    assert_eq!(fs.windows()[0].get(CredKind::Qos, "DEFAULT"), 110.0);
+    // FSDEPTH 2 only sees the two newest windows.
+    let c2 = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 12:00:00\nFSDEPTH 2\nFSDECAY 0.5\n");
+    let u2 = fs.usage(&c2, CredKind::User, "John").unwrap();
+    assert!((u2 - 100.0 * 60.0 / (110.0 + 0.5 * 125.0)).abs() < 1e-9);
+}
+
+#[test]
+fn decay_table_of_the_guide() {
+    // Guide 6.3.2.2: contribution of windows 0..7 in percent.
+    let table: [(f64, [f64; 8]); 3] = [
+        (0.80, [100., 80., 64., 51., 41., 33., 26., 21.]),
+        (0.75, [100., 75., 56., 42., 31., 23., 17., 12.]),
+        (0.50, [100., 50., 25., 13., 6., 3., 2., 1.]),
+    ];
+    for (decay, row) in table {
+        let c = cfg(&format!("FSDECAY {decay}\nFSINTERVAL 1:00:00\nFSDEPTH 8\n"));
+        // Eight hourly windows, the newest first; only window i holds one
+        // unit of u's usage, so the decayed sum is window i's weight.
+        let weights: Vec<f64> = (0..8)
+            .map(|i| {
+                let ws = (0..8)
+                    .map(|k| {
+                        let mut w = Window {
+                            start: (100 - k) * 3600,
+                            duration: 3600,
+                            ..Window::default()
+                        };
+                        if k == i {
+                            w.add(CredKind::User, "u", 1.0);
+                            w.total = 1.0;
+                        }
+                        w
+                    })
+                    .collect();
+                Fairshare::from_windows(ws)
+                    .decayed(&c, CredKind::User, "u")
+                    .0
+            })
+            .collect();
+        for i in 0..8 {
+            let pct = 100.0 * weights[i];
+            assert!((pct - 100.0 * decay.powi(i as i32)).abs() < 1e-9);
+            if decay == 0.75 && i == 7 {
+                // 0.75^7 = 13.35%; the guide's 12 comes from its own
+                // arithmetic, each entry truncated from the previous one
+                // (75, 56, 42, 31, 23, 17, 12) — checked below.
+                assert!((pct - 13.35).abs() < 0.01);
+                continue;
+            }
+            assert!(
+                (pct - row[i]).abs() < 1.0,
+                "decay {decay} window {i}: {pct:.2}% vs the guide's {}%",
+                row[i]
+            );
+        }
+        if decay == 0.75 {
+            let mut v = 100.0f64;
+            let mut trunc = vec![100.0];
+            for _ in 1..8 {
+                v = (v * 0.75).floor();
+                trunc.push(v);
+            }
+            assert_eq!(trunc, row.to_vec());
+        }
+    }
+}
+
+#[test]
+fn accrual_splits_at_window_boundaries_and_rolls() {
+    let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n");
+    let total = Resources::procs(16);
+    let mut fs = Fairshare::new();
+    let b = 500 * 3600;
+    // A 4-proc job from b-600 to b+900, accrued in one call.
+    fs.accrue(
+        &c,
+        &[running("1", "u", 4, b - 600)],
+        &total,
+        b - 600,
+        b + 900,
+    );
+    assert_eq!(fs.windows().len(), 2);
+    assert_eq!(fs.windows()[0].start, b);
+    assert_eq!(fs.windows()[0].total, 4.0 * 900.0);
+    assert_eq!(fs.windows()[1].start, b - 3600);
+    assert_eq!(fs.windows()[1].total, 4.0 * 600.0);
+    // A job that started mid-span only counts from its start.
+    fs.accrue(
+        &c,
+        &[running("2", "v", 2, b + 1000)],
+        &total,
+        b + 900,
+        b + 1100,
+    );
+    assert_eq!(fs.windows()[0].get(CredKind::User, "v"), 200.0);
+    // Two idle hours observed: each gets its (empty) window.
+    fs.accrue(&c, &[], &total, b + 1100, b + 3 * 3600 + 5);
+    let starts: Vec<Time> = fs.windows().iter().map(|w| w.start).collect();
+    assert_eq!(starts, [b + 3 * 3600, b + 2 * 3600, b + 3600, b, b - 3600]);
+    assert_eq!(fs.windows()[1].total, 0.0);
+}
+
+#[test]
+fn usage_metrics_of_fspolicy() {
+    // Guide 6.3.2.1: a 4-proc /bin/sleep for 15 minutes is 1 proc-hour
+    // dedicated and essentially nothing consumed.
+    let total = Resources::procs_mem(16, 16_000);
+    let mut sleep = running("1", "u", 4, 0);
+    sleep.utilized_procs = Some(0.0);
+    sleep.allocation = vec![NodeTasks {
+        node: "n1".into(),
+        tasks: 4,
+    }];
+    for (policy, want) in [
+        ("DEDICATEDPS", 3600.0),
+        ("UTILIZEDPS", 0.0),
+        ("[NONE]", 0.0),
+    ] {
+        let c = cfg(&format!("FSPOLICY {policy}\n"));
+        let mut fs = Fairshare::new();
+        fs.accrue(&c, std::slice::from_ref(&sleep), &total, 0, 900);
+        let got = fs.windows().first().map_or(0.0, |w| w.total);
+        assert_eq!(got, want, "{policy}");
+        if policy == "[NONE]" {
+            assert!(fs.windows().is_empty(), "no tracking, no windows");
+        }
+    }
+    // DEDICATEDPES: 4 procs with half the memory of the cluster is 8 PE.
+    let c = cfg("FSPOLICY DEDICATEDPES\n");
+    let mut fat = running("2", "u", 4, 0);
+    fat.task = Resources::procs_mem(1, 2000);
+    assert_eq!(job_rate(&c, &fat, &total), 8.0);
+    // UTILIZEDPS without an RM measure falls back to dedicated processors.
+    let c = cfg("FSPOLICY UTILIZEDPS\n");
+    assert_eq!(job_rate(&c, &running("3", "u", 4, 0), &total), 4.0);
+}
+
+#[test]
+fn fairshare_caps_make_jobs_ineligible() {
+    let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\nUSERCFG[hog] FSCAP=30%\nGROUPCFG[DEFAULT] FSCAP=5000\n");
+    let total = Resources::procs(10);
+    let mut fs = Fairshare::new();
+    let t = 1000 * 3600;
+    let mut hog = running("1", "hog", 4, t);
+    hog.group = "a".into();
+    let mut small = running("2", "small", 1, t);
+    small.group = "b".into();
+    let mut other = running("3", "other", 5, t);
+    other.group = "c".into();
+    fs.accrue(&c, &[hog.clone(), small.clone(), other], &total, t, t + 100);
+    // hog: 400 of 1000 = 40% >= 30%.
+    let v = fs.fs_cap_exceeded(&c, &hog).unwrap();
+    assert_eq!((v.kind, v.name.as_str()), (CredKind::User, "hog"));
+    assert_eq!(v.usage, 40.0);
+    assert_eq!(
+        v.to_string(),
+        "fairshare cap reached: USER hog has used 40.00% of delivered usage (FSCAP 30%)"
+    );
+    assert!(fs.fs_cap_exceeded(&c, &small).is_none());
+    // Absolute cap from GROUPCFG[DEFAULT]: group c has used 500 < 5000; then 5500.
+    fs.accrue(&c, &[running("4", "x", 5, t)], &total, t + 100, t + 1100);
+    let mut late = running("5", "new", 1, t);
+    late.group = "g".into();
+    let v = fs.fs_cap_exceeded(&c, &late).unwrap();
+    assert_eq!(
+        (v.kind, v.name.as_str(), v.usage),
+        (CredKind::Group, "g", 5000.0)
+    );
+    assert_eq!(
+        v.to_string(),
+        "fairshare cap reached: GROUP g has used 5000.0 (FSCAP 5000)"
+    );
+}
+
+const SEED_FILE: &str =
+    "# Fairshare Data File (Duration: 172800 Seconds) Starting: Fri Aug 18 18:00:00
+
+User USERA 150000.000
+User USERB 150000.000
+User USERC 200000.000
+User USERD 100000.000
+Group GROUPA 350000.000
+Group GROUPB 250000.000
+Account ACCTA 300000.000
+Account ACCTB 200000.000
+Account ACCTC 100000.000
+QOS 0 50000.000
+QOS 1 450000.000
+QOS 2 100000.000
+TOTAL 600000.00
+";
+
+#[test]
+fn reads_the_guides_sample_file() {
+    let w = parse(SEED_FILE, 966_621_600, 86_400).unwrap();
+    assert_eq!(w.duration, 172_800);
+    assert_eq!(w.total, 600_000.0);
+    assert_eq!(w.get(CredKind::User, "USERC"), 200_000.0);
+    assert_eq!(w.get(CredKind::Qos, "1"), 450_000.0);
+    // Every category sums to the total, as the guide notes.
+    for kind in [
+        CredKind::User,
+        CredKind::Group,
+        CredKind::Account,
+        CredKind::Qos,
+    ] {
+        let sum: f64 = w.usage[&kind].values().sum();
+        assert_eq!(sum, w.total, "{kind}");
+    }
+    // What we write reads back the same, header included.
+    let text = render(&w);
+    assert!(text.starts_with(
+        "# Fairshare Data File (Duration: 172800 Seconds) Starting: Fri Aug 18 18:00:00\n\nUser USERA 150000.000\n"
+    ));
+    assert!(text.ends_with("TOTAL 600000.000\n"));
+    assert_eq!(parse(&text, w.start, 1).unwrap(), w);
+}
+
+#[test]
+fn bad_files_are_reported_with_their_line() {
+    assert_eq!(
+        parse("User a 1.0\nUser b x\nTOTAL 2\n", 0, 60),
+        Err((
+            2,
+            "expected a usage amount (a number >= 0), got \"x\"".into()
+        ))
+    );
+    assert_eq!(
+        parse("Frob a 1.0\nTOTAL 1\n", 0, 60).unwrap_err().0,
+        1,
+        "unknown kind"
+    );
+    assert_eq!(parse("User a 1\n", 0, 60).unwrap_err().1, "no TOTAL line");
+    assert_eq!(
+        parse("User a 1\nUSER a 2\nTOTAL 3\n", 0, 60).unwrap_err(),
+        (2, "User a appears twice (first on line 1)".into())
+    );
+
+    let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n");
+    let dir = temp_dir("bad");
+    std::fs::write(dir.join("FS.7200"), "User a 10\nTOTAL 10\n").unwrap();
+    std::fs::write(dir.join("FS.3600"), "User a 10\nUser b -1\nTOTAL 10\n").unwrap();
+    std::fs::write(
+        dir.join("FS.0"),
+        "# Fairshare Data File (Duration: 7200 Seconds) Starting: x\nUser a 5\nTOTAL 10\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("FS.old"), "junk").unwrap();
+    std::fs::write(dir.join("stats.2024_01_01"), "not ours").unwrap();
+    let (fs, issues) = Fairshare::load_dir(&dir, &c).unwrap();
+    let starts: Vec<Time> = fs.windows().iter().map(|w| w.start).collect();
+    assert_eq!(starts, [7200, 0], "the damaged window is left out");
+    let msgs: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
+    let d = dir.display();
+    assert_eq!(
+        msgs,
+        [
+            format!("{d}/FS.0: note: window of 7200 seconds written under another FSINTERVAL (now 3600); used as one window until it rolls out"),
+            format!("{d}/FS.3600:2: error: expected a usage amount (a number >= 0), got \"-1\" (file ignored)"),
+            format!("{d}/FS.old: error: not a fairshare window file name (expected FS.<epoch seconds>, got FS.old) (file ignored)"),
+        ]
+    );
+    // The older-interval window still counts, decayed as window 1.
+    let u = fs
+        .usage(
+            &cfg("FSINTERVAL 1:00:00\nFSDECAY 0.5\n"),
+            CredKind::User,
+            "a",
+        )
+        .unwrap();
+    assert!((u - 100.0 * 12.5 / 15.0).abs() < 1e-9);
+    // Accrual continues the loaded current window, then rolls.
+    let mut fs = fs;
+    fs.accrue(
+        &c,
+        &[running("1", "a", 1, 7200)],
+        &Resources::procs(1),
+        7200,
+        7300,
+    );
+    assert_eq!(fs.windows()[0].total, 110.0);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        Fairshare::load_dir(&dir, &c)
+            .unwrap()
+            .0
+            .windows()
+            .is_empty(),
+        "no directory yet"
+    );
+}
+
+#[test]
+fn saves_changed_windows_atomically_and_reads_them_back() {
+    let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n");
+    let dir = temp_dir("save").join("stats");
+    let total = Resources::procs(4);
+    let mut fs = Fairshare::new();
+    let t = 10 * 3600;
+    fs.accrue(&c, &[running("1", "u", 2, t)], &total, t, t + 60);
+    assert_eq!(fs.save_dir(&dir).unwrap(), 1);
+    assert_eq!(fs.save_dir(&dir).unwrap(), 0, "nothing changed");
+    // Crossing the boundary changes the old window and opens a new one.
+    fs.accrue(&c, &[running("1", "u", 2, t)], &total, t + 60, t + 3660);
+    assert_eq!(fs.save_dir(&dir).unwrap(), 2);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [format!("FS.{t}"), format!("FS.{}", t + 3600)],
+        "no temporary left"
+    );
+    let (back, issues) = Fairshare::load_dir(&dir, &c).unwrap();
+    assert!(issues.is_empty());
+    assert_eq!(back.windows().len(), 2);
+    assert_eq!(back.windows()[1].total, 2.0 * 3600.0);
+    assert_eq!(back.windows()[0].get(CredKind::User, "u"), 120.0);
+    assert_eq!(
+        back.usage(&c, CredKind::User, "u"),
+        fs.usage(&c, CredKind::User, "u")
+    );
+    std::fs::remove_dir_all(dir.parent().unwrap()).ok();
+}
+
+#[test]
+fn diagnose_f_shows_targets_and_windows() {
+    let c = cfg(
+        "FSPOLICY DEDICATEDPS\nFSINTERVAL 12:00:00\nFSDEPTH 4\nFSDECAY 0.5\n\
+         USERCFG[John] FSTARGET=25\nUSERCFG[idle] FSTARGET=10+\n",
+    );
+    let total = Resources::procs(1000);
+    let mut fs = Fairshare::new();
+    for (i, (john, other)) in [(50, 100), (10, 90), (0, 125), (60, 50)].iter().enumerate() {
+        let start = W - (3 - i as Time) * TWELVE_H;
+        let mut jobs = vec![running("o", "other", *other, start)];
+        if *john > 0 {
+            jobs.push(running("j", "John", *john, start));
+        }
+        fs.accrue(&c, &jobs, &total, start, start + 3600);
+    }
+    let text = render_diagnose_f(&c, &fs);
+    let want = "\
+FairShare Information
+
+Depth: 4 intervals   Interval Length: 12:00:00   Decay Rate: 0.50
+
+FS Policy: DEDICATEDPS (usage is tracked by processor seconds dedicated to each job)
+System FS Settings:  Target Usage: -------
+
+FSInterval        %   Target       0       1       2       3
+FSWeight    -------  -------  1.0000  0.5000  0.2500  0.1250
+TotalUsage   100.00  -------   110.0   125.0   100.0   150.0
+
+USER
+-------------
+John          31.79    25.00   54.55    0.00   10.00   33.33
+idle           0.00   10.00+    0.00    0.00    0.00    0.00
+other         68.21  -------   45.45  100.00   90.00   66.67
+
+GROUP
+-------------
+g            100.00  -------  100.00  100.00  100.00  100.00
+
+QOS
+-------------
+DEFAULT      100.00  -------  100.00  100.00  100.00  100.00
+
+current window started Fri Oct  4 00:00:00 (epoch 1728000000)
+";
+    assert_eq!(text, want);
+    let r = diagnose_f_report(&c, &fs);
+    assert_eq!(r.windows.len(), 4);
+    assert!((r.creds[0].usage.unwrap() - john_expected()).abs() < 1e-9);
+}
+
+proptest::proptest! {
+    /// Accruing a span in one call or in many iterations gives the same
+    /// windows: the usage of each interval never depends on how often the
+    /// scheduler polled.
+    #[test]
+    fn accrual_does_not_depend_on_the_polling(
+        cuts in proptest::collection::vec(1i64..20_000, 0..12),
+        procs in 1u32..64,
+        offset in 0i64..3600,
+    ) {
+        let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n");
+        let total = Resources::procs(64);
+        let start = 1000 * 3600 + offset;
+        let end = start + 20_000;
+        let job = running("1", "u", procs, start);
+        let mut once = Fairshare::new();
+        once.accrue(&c, std::slice::from_ref(&job), &total, start, end);
+        let mut points: Vec<Time> = cuts.iter().map(|c| start + c).collect();
+        points.push(end);
+        points.sort();
+        let mut many = Fairshare::new();
+        let mut t = start;
+        for p in points {
+            many.accrue(&c, std::slice::from_ref(&job), &total, t, p);
+            t = p;
+        }
+        proptest::prop_assert_eq!(once.windows().len(), many.windows().len());
+        for (a, b) in once.windows().iter().zip(many.windows()) {
+            proptest::prop_assert_eq!(a.start, b.start);
+            proptest::prop_assert!((a.total - b.total).abs() < 1e-6);
+        }
+        let sum: f64 = once.windows().iter().map(|w| w.total).sum();
+        proptest::prop_assert_eq!(sum, procs as f64 * 20_000.0);
+    }
+}

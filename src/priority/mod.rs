@@ -1,0 +1,559 @@
+//! Job priority as Maui computes it: a two-level weighted sum.
+//!
+//! ```text
+//! Priority = Σ over components C of
+//!              CWEIGHT × MIN(CCAP, Σ over subcomponents S of SWEIGHT × MIN(SCAP, S))
+//! ```
+//!
+//! with the components of the guide's section 5.1.2 in its order: CRED
+//! (credential priorities), FS (fairshare deltas), RES (requested resources),
+//! SERV (effective queue time, expansion factor, bypass count), TARG (queue
+//! time and expansion factor targets) and USAGE (active jobs only). A cap of 0
+//! means "no cap"; caps bound from above only (`MIN`), as the guide writes them.
+//!
+//! The sum is rounded to an integer and bounded: at most [`MAX_PRIO_VAL`];
+//! at least 1 unless ENABLENEGJOBPRIORITY is set (then at least
+//! `-MAX_PRIO_VAL`, standing in for Maui's "-INFINITY" so the value stays an
+//! integer and below every system priority). A system priority set with
+//! `setspri` replaces the computed value by `MAX_PRIO_VAL + SPRIO`, which is
+//! above any calculated priority (guide 5.1.1 and 5.1.5). REJECTNEGPRIOJOBS
+//! marks a job whose final priority is negative as not startable.
+//!
+//! Everything here is pure: time comes in as [`PriorityContext::now`], the
+//! effective queue time as an argument (see [`accrual`] for how it accrues).
+
+pub mod accrual;
+pub mod diagnose;
+#[cfg(test)]
+mod tests;
+
+pub use accrual::{accrues, snapshot_queue_time, QueueAccrual};
+pub use diagnose::{diagnose_p_json, diagnose_p_rows, render_diagnose_p};
+
+use crate::config::{Config, CredCfg, FsPolicy, FsTarget, FsTargetMode};
+use crate::model::{CredKind, Job, Resources, Secs, Time};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Highest calculated priority (Maui's MAX_PRIO_VAL, one billion); system
+/// priorities start above it.
+pub const MAX_PRIO_VAL: i64 = 1_000_000_000;
+
+/// Where a job's fairshare usage comes from.
+///
+/// [`crate::fairshare::Fairshare`] implements it from its windows; a map of
+/// fixed percentages implements it for tests and what-if questions.
+pub trait FairshareView {
+    /// Decay-weighted usage of a credential in percent of all delivered
+    /// usage, or `None` when nothing was delivered in the windows considered.
+    fn usage(&self, cfg: &Config, kind: CredKind, name: &str) -> Option<f64>;
+}
+
+/// Fixed usage percentages by credential.
+impl FairshareView for BTreeMap<(CredKind, String), f64> {
+    fn usage(&self, _cfg: &Config, kind: CredKind, name: &str) -> Option<f64> {
+        self.get(&(kind, name.to_string())).copied()
+    }
+}
+
+/// No fairshare history at all: every usage is unknown (counts as 0%).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoFairshare;
+
+impl FairshareView for NoFairshare {
+    fn usage(&self, _cfg: &Config, _kind: CredKind, _name: &str) -> Option<f64> {
+        None
+    }
+}
+
+/// What a priority calculation needs besides the job.
+#[derive(Clone, Copy)]
+pub struct PriorityContext<'a> {
+    /// Current time (epoch seconds).
+    pub now: Time,
+    /// The configuration (weights, caps, credential settings).
+    pub cfg: &'a Config,
+    /// Configured resources of the whole cluster (processor equivalents).
+    pub total: Resources,
+    /// Fairshare usage by credential.
+    pub fairshare: &'a dyn FairshareView,
+}
+
+/// The six priority components, in the guide's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum ComponentKind {
+    /// Credential priorities (USERCFG & co. PRIORITY).
+    Cred,
+    /// Fairshare deltas.
+    Fs,
+    /// Requested resources.
+    Res,
+    /// Current service levels.
+    Serv,
+    /// Target service levels.
+    Targ,
+    /// Consumed resources (active jobs).
+    Usage,
+}
+
+impl ComponentKind {
+    /// All components in order.
+    pub const ALL: [ComponentKind; 6] = [
+        ComponentKind::Cred,
+        ComponentKind::Fs,
+        ComponentKind::Res,
+        ComponentKind::Serv,
+        ComponentKind::Targ,
+        ComponentKind::Usage,
+    ];
+
+    /// Maui's name (`CRED`, `FS`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ComponentKind::Cred => "CRED",
+            ComponentKind::Fs => "FS",
+            ComponentKind::Res => "RES",
+            ComponentKind::Serv => "SERV",
+            ComponentKind::Targ => "TARG",
+            ComponentKind::Usage => "USAGE",
+        }
+    }
+}
+
+/// One subcomponent of a job's priority.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Subcomponent {
+    /// Maui's name (`USER`, `FSUSER`, `QUEUETIME`, `PE`, ...).
+    pub name: &'static str,
+    /// Pre-weight value, after its own cap (QUEUETIMECAP, XFACTORCAP, BYPASSCAP).
+    pub value: f64,
+    /// Effective subcomponent weight (QOS QTWEIGHT/XFWEIGHT included).
+    pub weight: f64,
+    /// Points this subcomponent adds to the final (unbounded) priority: its
+    /// share of the component's capped sum times the component weight.
+    pub contribution: f64,
+}
+
+/// One component of a job's priority.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Component {
+    /// Which component.
+    pub kind: ComponentKind,
+    /// Component weight (CREDWEIGHT, FSWEIGHT, ...).
+    pub weight: f64,
+    /// Component cap, if set.
+    pub cap: Option<f64>,
+    /// Σ weight × value of the subcomponents, before the component cap.
+    pub sum: f64,
+    /// weight × MIN(cap, sum): points added to the priority.
+    pub contribution: f64,
+    /// Subcomponents in the guide's order.
+    pub subs: Vec<Subcomponent>,
+}
+
+impl Component {
+    fn build(
+        kind: ComponentKind,
+        weight: i64,
+        cap: f64,
+        subs: Vec<(&'static str, f64, f64)>,
+    ) -> Self {
+        let sum: f64 = subs.iter().map(|(_, v, w)| v * w).sum();
+        let cap = (cap > 0.0).then_some(cap);
+        let capped = cap.map_or(sum, |c| sum.min(c));
+        let weight = weight as f64;
+        let contribution = weight * capped;
+        let subs = subs
+            .into_iter()
+            .map(|(name, value, w)| Subcomponent {
+                name,
+                value,
+                weight: w,
+                contribution: if sum != 0.0 {
+                    contribution * (value * w) / sum
+                } else {
+                    0.0
+                },
+            })
+            .collect();
+        Component {
+            kind,
+            weight,
+            cap,
+            sum,
+            contribution,
+            subs,
+        }
+    }
+
+    /// A subcomponent by name.
+    pub fn sub(&self, name: &str) -> Option<&Subcomponent> {
+        self.subs.iter().find(|s| s.name == name)
+    }
+}
+
+/// The fairshare inputs of one credential of a job.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FsDetail {
+    /// Credential kind.
+    pub kind: CredKind,
+    /// Credential name.
+    pub name: String,
+    /// Decayed usage in percent (`None`: nothing delivered yet).
+    pub usage: Option<f64>,
+    /// Target in force (own or `*CFG[DEFAULT]`'s).
+    pub target: Option<FsTarget>,
+    /// Pre-weight delta used in the priority.
+    pub delta: f64,
+}
+
+/// A job's priority with every component and subcomponent.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PriorityBreakdown {
+    /// Job id.
+    pub job: String,
+    /// The components in the guide's order.
+    pub components: Vec<Component>,
+    /// Fairshare usage and targets per credential of the job.
+    pub fs: Vec<FsDetail>,
+    /// Effective queue time used (seconds).
+    pub eff_queue_time: Secs,
+    /// Expansion factor used.
+    pub xfactor: f64,
+    /// Σ component contributions, unrounded and unbounded.
+    pub raw: f64,
+    /// Calculated priority: rounded and bounded by ENABLENEGJOBPRIORITY and
+    /// [`MAX_PRIO_VAL`].
+    pub calculated: i64,
+    /// Administrator's absolute system priority (setspri), if any.
+    pub system_priority: Option<i64>,
+    /// Final priority: `MAX_PRIO_VAL + SPRIO` with a system priority, else
+    /// the calculated priority.
+    pub priority: i64,
+    /// True when REJECTNEGPRIOJOBS forbids starting the job (negative priority).
+    pub rejected_negative: bool,
+}
+
+impl PriorityBreakdown {
+    /// A component by kind.
+    pub fn component(&self, kind: ComponentKind) -> &Component {
+        self.components
+            .iter()
+            .find(|c| c.kind == kind)
+            .expect("every component is present")
+    }
+
+    /// Percentage of the raw priority a component contributes (0 when the
+    /// raw priority is 0).
+    pub fn percent(&self, kind: ComponentKind) -> f64 {
+        percent_of(self.component(kind).contribution, self.raw)
+    }
+}
+
+pub(crate) fn percent_of(part: f64, whole: f64) -> f64 {
+    if whole != 0.0 {
+        100.0 * part / whole
+    } else {
+        0.0
+    }
+}
+
+/// The name of a job's credential of `kind` as priority and fairshare use it.
+///
+/// A job without a QOS runs in Maui's default QOS, named `DEFAULT` (so
+/// `QOSCFG[DEFAULT]` applies to it); a job without an account or class (or
+/// with an empty group) simply has no such credential.
+pub fn cred_name(job: &Job, kind: CredKind) -> Option<&str> {
+    match (kind, job.cred(kind)) {
+        (CredKind::Qos, None) | (CredKind::Qos, Some("")) => Some("DEFAULT"),
+        (_, Some("")) | (_, None) => None,
+        (_, Some(s)) => Some(s),
+    }
+}
+
+/// A credential attribute: the credential's own setting, else `*CFG[DEFAULT]`'s.
+pub fn cred_attr<T>(
+    cfg: &Config,
+    kind: CredKind,
+    name: &str,
+    get: impl Fn(&CredCfg) -> Option<T>,
+) -> Option<T> {
+    cfg.cred(kind, name)
+        .and_then(&get)
+        .or_else(|| cfg.cred_default(kind).and_then(&get))
+}
+
+/// The fairshare delta of one credential: `target - usage` (percentage
+/// points), or `1 - usage/target` under FSPOLICY `...%`. A floor (`+`) only
+/// counts when usage is below it, a cap (`-`) only when usage is above it,
+/// and no target means no contribution. A ratio against a 0% target is
+/// undefined and contributes nothing.
+pub fn fs_delta(policy: FsPolicy, target: Option<FsTarget>, usage: f64) -> f64 {
+    let Some(t) = target else { return 0.0 };
+    let d = if policy.percent {
+        if t.percent <= 0.0 {
+            return 0.0;
+        }
+        1.0 - usage / t.percent
+    } else {
+        t.percent - usage
+    };
+    match t.mode {
+        FsTargetMode::Target => d,
+        FsTargetMode::Floor => d.max(0.0),
+        FsTargetMode::Cap => d.min(0.0),
+    }
+}
+
+/// Processor equivalents: the largest share of any configured cluster
+/// resource the request takes, times the cluster's processors (guide 5.1.2.3:
+/// 25% of the processors and 50% of the memory of 128 processors is 64 PE).
+pub fn processor_equivalents(req: &Resources, total: &Resources) -> f64 {
+    let share = |need: f64, have: f64| if have > 0.0 { need / have } else { 0.0 };
+    let s = share(req.procs as f64, total.procs as f64)
+        .max(share(req.mem as f64, total.mem as f64))
+        .max(share(req.swap as f64, total.swap as f64))
+        .max(share(req.disk as f64, total.disk as f64));
+    s * total.procs as f64
+}
+
+/// Expansion factor `1 + EFFQUEUETIME / MAX(XFMINWCLIMIT, WALLCLOCKLIMIT)`
+/// (a zero divisor counts as one second).
+pub fn xfactor(eff_queue_time: Secs, walltime: Secs, xf_min_wclimit: Option<Secs>) -> f64 {
+    let div = walltime.max(xf_min_wclimit.unwrap_or(0)).max(1);
+    1.0 + eff_queue_time.max(0) as f64 / div as f64
+}
+
+/// Growth rate of the target curve: it doubles every tenth of the target.
+const TARGET_GROWTH: f64 = 10.0 * std::f64::consts::LN_2;
+
+/// The target-service curve, `x` being the fraction of the target reached
+/// (queue time over QTTARGET, or XFactor progress towards XFTARGET).
+///
+/// Exponential while the target approaches — small far from it, 100 at the
+/// target, doubling every tenth of the way (3.0 at half-way, 25 at 80%, 50
+/// at 90%) — then, once missed, linear with the slope it had at the target
+/// (still growing, no longer exponentially), as guide 5.1.2.5 describes.
+/// The guide gives no formula; this one is mauisched's and documented here.
+pub fn target_value(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 {
+        return 0.0;
+    }
+    let full = TARGET_GROWTH.exp() - 1.0;
+    if x < 1.0 {
+        100.0 * ((TARGET_GROWTH * x).exp() - 1.0) / full
+    } else {
+        let slope = 100.0 * TARGET_GROWTH * TARGET_GROWTH.exp() / full;
+        100.0 + slope * (x - 1.0)
+    }
+}
+
+/// The requested walltime of a job (SYSTEMDEFAULTJOBWALLTIME when it has none).
+pub fn job_walltime(cfg: &Config, job: &Job) -> Secs {
+    job.walltime
+        .unwrap_or(cfg.params.system_default_job_walltime.0)
+        .max(0)
+}
+
+fn opt_cap(v: f64, cap: f64) -> f64 {
+    if cap > 0.0 {
+        v.min(cap)
+    } else {
+        v
+    }
+}
+
+/// Computes a job's priority with its full breakdown.
+///
+/// `eff_queue_time` is the job's effective queue time under
+/// JOBPRIOACCRUALPOLICY (see [`QueueAccrual`] and [`snapshot_queue_time`]).
+pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> PriorityBreakdown {
+    let cfg = ctx.cfg;
+    let p = &cfg.params;
+    let qos = cred_name(job, CredKind::Qos).unwrap_or("DEFAULT");
+    let qos_attr = |get: fn(&CredCfg) -> Option<i64>| cred_attr(cfg, CredKind::Qos, qos, get);
+
+    // CRED
+    let cred_prio = |kind| {
+        cred_name(job, kind)
+            .and_then(|n| cred_attr(cfg, kind, n, |c| c.priority))
+            .unwrap_or(0) as f64
+    };
+    let cred = Component::build(
+        ComponentKind::Cred,
+        p.cred_weight,
+        p.cred_cap,
+        vec![
+            ("USER", cred_prio(CredKind::User), p.user_weight as f64),
+            ("GROUP", cred_prio(CredKind::Group), p.group_weight as f64),
+            (
+                "ACCOUNT",
+                cred_prio(CredKind::Account),
+                p.account_weight as f64,
+            ),
+            ("QOS", cred_prio(CredKind::Qos), p.qos_weight as f64),
+            ("CLASS", cred_prio(CredKind::Class), p.class_weight as f64),
+        ],
+    );
+
+    // FS
+    let mut fs_detail = Vec::new();
+    let mut fs_subs = Vec::new();
+    for (kind, sub, w) in [
+        (CredKind::User, "FSUSER", p.fs_user_weight),
+        (CredKind::Group, "FSGROUP", p.fs_group_weight),
+        (CredKind::Account, "FSACCOUNT", p.fs_account_weight),
+        (CredKind::Qos, "FSQOS", p.fs_qos_weight),
+        (CredKind::Class, "FSCLASS", p.fs_class_weight),
+    ] {
+        let delta = match cred_name(job, kind) {
+            Some(name) => {
+                let target = cred_attr(cfg, kind, name, |c| c.fs_target);
+                let usage = ctx.fairshare.usage(cfg, kind, name);
+                let delta = fs_delta(p.fs_policy, target, usage.unwrap_or(0.0));
+                fs_detail.push(FsDetail {
+                    kind,
+                    name: name.to_string(),
+                    usage,
+                    target,
+                    delta,
+                });
+                delta
+            }
+            None => 0.0,
+        };
+        fs_subs.push((sub, delta, w as f64));
+    }
+    let fs = Component::build(ComponentKind::Fs, p.fs_weight, p.fs_cap, fs_subs);
+
+    // RES
+    let total_req = job.total();
+    let walltime = job_walltime(cfg, job);
+    let procs = job.procs() as f64;
+    let res = Component::build(
+        ComponentKind::Res,
+        p.res_weight,
+        p.res_cap,
+        vec![
+            // NODEWEIGHT applies only when the job asked for a node count (guide, NODEWEIGHT).
+            ("NODE", job.nodes.unwrap_or(0) as f64, p.node_weight as f64),
+            ("PROC", procs, p.proc_weight as f64),
+            ("MEM", total_req.mem as f64, p.mem_weight as f64),
+            ("SWAP", total_req.swap as f64, p.swap_weight as f64),
+            ("DISK", total_req.disk as f64, p.disk_weight as f64),
+            ("PS", procs * walltime as f64, p.ps_weight as f64),
+            (
+                "PE",
+                processor_equivalents(&total_req, &ctx.total),
+                p.pe_weight as f64,
+            ),
+            ("WALLTIME", walltime as f64, p.walltime_weight as f64),
+        ],
+    );
+
+    // SERV
+    let eff = eff_queue_time.max(0);
+    let xf = xfactor(eff, walltime, p.xf_min_wclimit.0);
+    let serv = Component::build(
+        ComponentKind::Serv,
+        p.serv_weight,
+        p.serv_cap,
+        vec![
+            (
+                "QUEUETIME",
+                opt_cap(eff as f64 / 60.0, p.queuetime_cap),
+                (p.queuetime_weight + qos_attr(|c| c.qt_weight).unwrap_or(0)) as f64,
+            ),
+            (
+                "XFACTOR",
+                opt_cap(xf, p.xfactor_cap),
+                (p.xfactor_weight + qos_attr(|c| c.xf_weight).unwrap_or(0)) as f64,
+            ),
+            (
+                "BYPASS",
+                opt_cap(job.bypass_count as f64, p.bypass_cap),
+                p.bypass_weight as f64,
+            ),
+        ],
+    );
+
+    // TARG
+    let qt_target = cred_attr(cfg, CredKind::Qos, qos, |c| c.qt_target);
+    let xf_target = cred_attr(cfg, CredKind::Qos, qos, |c| c.xf_target);
+    let tq = qt_target
+        .filter(|t| *t > 0)
+        .map_or(0.0, |t| target_value(eff as f64 / t as f64));
+    let tx = xf_target.map_or(0.0, |t| {
+        if t > 1.0 {
+            target_value((xf - 1.0) / (t - 1.0))
+        } else {
+            // A target of 1.0 is missed as soon as the job waits at all.
+            target_value(1.0 + (xf - 1.0))
+        }
+    });
+    let targ = Component::build(
+        ComponentKind::Targ,
+        p.targ_weight,
+        p.targ_cap,
+        vec![
+            ("TARGETQUEUETIME", tq, p.target_queuetime_weight as f64),
+            ("TARGETXFACTOR", tx, p.target_xfactor_weight as f64),
+        ],
+    );
+
+    // USAGE (active jobs only)
+    let (consumed, remaining, percent, exec) = match job.start_time {
+        Some(start) if job.state.is_active() => {
+            let elapsed = (ctx.now - start).max(0) as f64;
+            (
+                procs * elapsed,
+                procs * (walltime as f64 - elapsed).max(0.0),
+                percent_of(elapsed, walltime as f64),
+                elapsed,
+            )
+        }
+        _ => (0.0, 0.0, 0.0, 0.0),
+    };
+    let usage = Component::build(
+        ComponentKind::Usage,
+        p.usage_weight,
+        p.usage_cap,
+        vec![
+            ("CONSUMED", consumed, p.usage_consumed_weight as f64),
+            ("REMAINING", remaining, p.usage_remaining_weight as f64),
+            ("PERCENT", percent, p.usage_percent_weight as f64),
+            ("EXECUTIONTIME", exec, p.usage_executiontime_weight as f64),
+        ],
+    );
+
+    let components = vec![cred, fs, res, serv, targ, usage];
+    let raw: f64 = components.iter().map(|c| c.contribution).sum();
+    let lower = if p.enable_neg_job_priority {
+        -MAX_PRIO_VAL
+    } else {
+        1
+    };
+    let calculated = if raw.is_nan() {
+        lower.max(0)
+    } else {
+        // f64 -> i64 `as` saturates; the clamp then bounds it.
+        (raw.round() as i64).clamp(lower, MAX_PRIO_VAL)
+    };
+    let priority = match job.system_priority {
+        Some(sp) => MAX_PRIO_VAL.saturating_add(sp),
+        None => calculated,
+    };
+    PriorityBreakdown {
+        job: job.id.clone(),
+        components,
+        fs: fs_detail,
+        eff_queue_time: eff,
+        xfactor: xf,
+        raw,
+        calculated,
+        system_priority: job.system_priority,
+        priority,
+        rejected_negative: p.reject_neg_prio_jobs && priority < 0,
+    }
+}
