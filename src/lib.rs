@@ -7,9 +7,11 @@
 
 #![deny(missing_docs)]
 
+pub mod allocation;
 pub mod config;
 pub mod ffi;
 pub mod model;
+pub mod throttle;
 pub mod util;
 
 /// The crate version.
