@@ -53,8 +53,8 @@ pub fn priority_terms<'a>(
     }
 }
 
-/// The node's allocation priority for the job: its PRIORITYF (NODECFG[node]
-/// over NODECFG[DEFAULT]), or its admin PRIORITY when it has none.
+/// The node's allocation priority for the job: its PRIORITYF (`NODECFG[node]`
+/// over `NODECFG[DEFAULT]`), or its admin PRIORITY when it has none.
 pub fn priority_value(node: &EffNode, cand: &Candidate, req: &TaskRequest) -> f64 {
     match &node.priorityf {
         Some(f) => f.eval(&priority_terms(node, cand, req)),

@@ -19,6 +19,8 @@
 //!   user, group, account and class, and bound the QOS itself when it has no
 //!   plain limit of that kind (6.2.2);
 //! - idle limits support a hard limit only; a soft value is ignored (6.2.3);
+//! - a job without a credential of some kind (no account, no QOS) is not
+//!   subject to that kind's limits: resolve defaults (QDEF, ...) first;
 //! - QOS flags `IGNUSER`, `IGNGROUP`, `IGNACCOUNT`, `IGNSYSTEM`, `IGNALL`,
 //!   `IGN{JOB,PROC,PS,JOBQUEUED}PER{USER,GROUP,ACCOUNT}` and
 //!   `IGNSYS{MAXPROC,MAXTIME,MAXPS}` exempt the job from those limits (7.3).
@@ -261,6 +263,11 @@ impl Usage {
                 self.idle.entry(scope).or_default().add(t);
             }
         }
+    }
+
+    /// Forgets the eligible idle jobs (each iteration selects them anew).
+    pub fn clear_idle(&mut self) {
+        self.idle.clear();
     }
 
     /// Active usage of a scope (zero when nothing is counted there).
