@@ -114,6 +114,18 @@ fn simple_limit_default_and_john() {
         (LimitKind::Job, "user amy".into(), 4)
     );
     assert_eq!(active(&conf, &J::new("x", "bob"), &u), Verdict::FitsSoft);
+    // An explicit -1 lifts the DEFAULT limit for that user.
+    let conf = cfg("USERCFG[DEFAULT] MAXJOB=4\nUSERCFG[amy] MAXJOB=-1\n");
+    let amy: Vec<J> = (0..10)
+        .map(|i| J::new(&format!("a{i}"), "amy").running())
+        .collect();
+    let u = usage(&conf, &amy);
+    assert_eq!(active(&conf, &J::new("x", "amy"), &u), Verdict::FitsSoft);
+    let amy_cfg = conf.cred(CredKind::User, "amy").unwrap();
+    assert_eq!(
+        amy_cfg.render(),
+        vec![("MAXJOB".to_string(), "-1".to_string())]
+    );
 }
 
 const STEVE: &str = "USERCFG[steve] MAXJOB=2 MAXNODE=30\nGROUPCFG[staff] MAXJOB=5\n\

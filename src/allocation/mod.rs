@@ -17,8 +17,8 @@ mod place;
 mod tests;
 
 use crate::config::{Affinity, Config, NodeAccessPolicy, NodeAllocationPolicy, Params};
-use crate::model::{Cluster, CredKind, EffNode, HostPattern, Job, NodeIdx, Resources, Secs};
-use crate::throttle::{access_limit, AccessRequest, Occupant};
+use crate::model::{Cluster, EffNode, HostPattern, Job, NodeIdx, Resources, Secs};
+use crate::throttle::{access_limit, AccessRequest, Occupant, QosFlags};
 use std::collections::BTreeSet;
 
 pub use order::{priority_terms, priority_value};
@@ -109,13 +109,7 @@ impl TaskRequest {
                 .map(|n| n.index)
                 .collect()
         };
-        let dedicated = job
-            .qos
-            .as_deref()
-            .and_then(|q| cfg.cred(CredKind::Qos, q))
-            .or_else(|| cfg.cred_default(CredKind::Qos))
-            .and_then(|c| c.qflags.as_ref())
-            .is_some_and(|f| f.0.iter().any(|x| x.eq_ignore_ascii_case("DEDICATED")));
+        let dedicated = QosFlags::of(cfg, job).has("DEDICATED");
         let mut features = job.features.clone();
         features.sort();
         features.dedup();

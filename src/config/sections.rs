@@ -183,10 +183,16 @@ impl CredCfg {
                     AttrOutcome::Ok
                 }
                 Ok(None) => {
-                    let probe = LimitSpec::parse(attr, "1").ok().flatten();
-                    if let Some(p) = probe {
+                    // Kept as an explicit "no limit" so that it overrides
+                    // a *CFG[DEFAULT] limit of the same name.
+                    if let Ok(Some(mut p)) = LimitSpec::parse(attr, "1") {
                         let name = p.attr_name();
+                        p.value = SoftHard {
+                            soft: u64::MAX,
+                            hard: u64::MAX,
+                        };
                         self.limits.retain(|o| o.attr_name() != name);
+                        self.limits.push(p);
                     }
                     AttrOutcome::Ok
                 }

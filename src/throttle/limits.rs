@@ -391,16 +391,16 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// QOS exemptions (QFLAGS / FLAGS of the job's QOS).
+/// Flags of the job's QOS (QFLAGS and FLAGS): exemptions and DEDICATED.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct QosExemptions {
+pub struct QosFlags {
     flags: Vec<String>,
 }
 
-impl QosExemptions {
+impl QosFlags {
     /// The flags of the job's QOS (its own QFLAGS and FLAGS, else those of
     /// `QOSCFG[DEFAULT]`).
-    pub fn of(cfg: &Config, job: &Job) -> QosExemptions {
+    pub fn of(cfg: &Config, job: &Job) -> QosFlags {
         let own = job.qos.as_deref().and_then(|q| cfg.cred(CredKind::Qos, q));
         let dflt = cfg.cred_default(CredKind::Qos);
         let pick = |f: fn(&CredCfg) -> Option<&crate::config::value::Names>| {
@@ -413,7 +413,7 @@ impl QosExemptions {
             .collect();
         flags.sort();
         flags.dedup();
-        QosExemptions { flags }
+        QosFlags { flags }
     }
 
     /// True when the flag is set (upper-case name, e.g. `IGNUSER`).
@@ -487,7 +487,7 @@ fn limit_scope(job: &Job, owner: Option<(CredKind, &str)>, l: &LimitSpec) -> Opt
 /// Every limit that applies to the job, in a fixed order: user, group,
 /// account, QOS, class, then system; own limits before DEFAULT ones.
 fn applicable<'a>(cfg: &'a Config, job: &'a Job) -> Vec<Applied<'a>> {
-    let ex = QosExemptions::of(cfg, job);
+    let ex = QosFlags::of(cfg, job);
     let qos_name = job.qos.as_deref();
     let qos_own = qos_name.and_then(|q| cfg.cred(CredKind::Qos, q));
     let qos_dflt = cfg.cred_default(CredKind::Qos);
@@ -628,7 +628,7 @@ pub struct SizeViolation {
 /// honouring the QOS flags IGNSYSMAXPROC, IGNSYSMAXTIME and IGNSYSMAXPS.
 pub fn check_job_size(cfg: &Config, job: &Job) -> Result<(), SizeViolation> {
     let p = &cfg.params;
-    let ex = QosExemptions::of(cfg, job);
+    let ex = QosFlags::of(cfg, job);
     let walltime = job
         .walltime
         .unwrap_or(p.system_default_job_walltime.0)

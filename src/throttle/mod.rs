@@ -10,6 +10,6 @@ pub mod limits;
 
 pub use access::{access_limit, AccessDenial, AccessRequest, Occupant};
 pub use limits::{
-    check_active, check_idle, check_job_size, processor_equivalents, QosExemptions, Scope,
+    check_active, check_idle, check_job_size, processor_equivalents, QosFlags, Scope,
     SizeViolation, Totals, Usage, Verdict, Violation,
 };
