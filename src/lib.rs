@@ -7,12 +7,14 @@
 
 #![deny(missing_docs)]
 
+pub mod allocation;
 pub mod config;
 pub mod fairshare;
 pub mod ffi;
 pub mod model;
 pub mod priority;
 pub mod state;
+pub mod throttle;
 pub mod util;
 
 /// The crate version.

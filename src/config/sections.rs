@@ -59,6 +59,9 @@ pub struct CredCfg {
     pub fs_cap: Option<FsCap>,
     /// Throttling limits.
     pub limits: Vec<LimitSpec>,
+    /// QOS override limits (`OMAXJOB`, `OMAXNODE`, ...): they supersede the
+    /// same limits of the job's user, group, account and class.
+    pub overrides: Vec<LimitSpec>,
     /// QLIST: QOS the credential may use.
     pub qlist: Option<Names>,
     /// QDEF: default QOS.
@@ -86,6 +89,7 @@ pub const CRED_ATTRS: &[&str] = &[
     "PRIORITY", "FSTARGET", "FSCAP", "QLIST", "QDEF", "PLIST", "PDEF", "FLAGS", "QTWEIGHT",
     "XFWEIGHT", "QTTARGET", "XFTARGET", "QFLAGS", "MAXJOB", "MAXNODE", "MAXPROC", "MAXPE", "MAXPS",
     "MAXWC", "MAXMEM", "MAXIJOB", "MAXINODE", "MAXIPROC", "MAXIPE", "MAXIPS", "MAXIWC", "MAXIMEM",
+    "OMAXJOB", "OMAXNODE", "OMAXPROC", "OMAXPE", "OMAXPS", "OMAXWC", "OMAXMEM",
 ];
 
 impl CredCfg {
@@ -156,6 +160,21 @@ impl CredCfg {
                 ));
                 AttrOutcome::Ok
             }),
+            _ if up.starts_with("OMAX") => match qos_only(&up) {
+                Some(ignored) => ignored,
+                None => match LimitSpec::parse(&attr[1..], v) {
+                    Ok(Some(l)) => {
+                        let name = l.attr_name();
+                        self.overrides.retain(|o| o.attr_name() != name);
+                        self.overrides.push(l);
+                        AttrOutcome::Ok
+                    }
+                    Ok(None) => AttrOutcome::Ok,
+                    Err((None, m)) if m.starts_with("unknown limit") => AttrOutcome::Unknown,
+                    Err((None, m)) => AttrOutcome::Bad(0, m),
+                    Err((Some(off), m)) => AttrOutcome::Bad(off, m),
+                },
+            },
             _ if up.starts_with("MAX") => match LimitSpec::parse(attr, v) {
                 Ok(Some(l)) => {
                     let name = l.attr_name();
@@ -164,10 +183,16 @@ impl CredCfg {
                     AttrOutcome::Ok
                 }
                 Ok(None) => {
-                    let probe = LimitSpec::parse(attr, "1").ok().flatten();
-                    if let Some(p) = probe {
+                    // Kept as an explicit "no limit" so that it overrides
+                    // a *CFG[DEFAULT] limit of the same name.
+                    if let Ok(Some(mut p)) = LimitSpec::parse(attr, "1") {
                         let name = p.attr_name();
+                        p.value = SoftHard {
+                            soft: u64::MAX,
+                            hard: u64::MAX,
+                        };
                         self.limits.retain(|o| o.attr_name() != name);
+                        self.limits.push(p);
                     }
                     AttrOutcome::Ok
                 }
@@ -221,6 +246,9 @@ impl CredCfg {
         }
         for l in &self.limits {
             push(&l.attr_name(), l.render());
+        }
+        for l in &self.overrides {
+            push(&format!("O{}", l.attr_name()), l.render());
         }
         out
     }

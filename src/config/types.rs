@@ -314,7 +314,9 @@ impl LimitSpec {
     /// Value as written back.
     pub fn render(&self) -> String {
         let one = |v: u64| {
-            if self.kind.is_duration() {
+            if v == u64::MAX {
+                "-1".to_string()
+            } else if self.kind.is_duration() {
                 fmt_duration(v as Secs)
             } else {
                 v.to_string()

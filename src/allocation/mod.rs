@@ -1,0 +1,384 @@
+//! Node allocation (5.2): choosing nodes and tasks per node for a job.
+//!
+//! [`allocate`] is a pure function. The caller (the scheduling iteration)
+//! has worked out, from its node × time availability profile, which nodes
+//! could host the job at a chosen start time for its whole duration and
+//! describes each as a [`Candidate`]. `allocate` drops candidates that break
+//! the job's hard requirements ([`TaskRequest::check_node`]) or node access
+//! rules ([`crate::throttle::access_limit`]), orders the rest by the
+//! NODEALLOCATIONPOLICY and places whole tasks node by node, honouring the
+//! request's shape (tasks per node, node count, JOBNODEMATCHPOLICY). Ties are
+//! always broken by node index, so the same input gives the same allocation
+//! whatever the order of the candidates.
+
+mod order;
+mod place;
+#[cfg(test)]
+mod tests;
+
+use crate::config::{Affinity, Config, NodeAccessPolicy, NodeAllocationPolicy, Params};
+use crate::model::{Cluster, EffNode, HostPattern, Job, NodeIdx, Resources, Secs};
+use crate::throttle::{access_limit, AccessRequest, Occupant, QosFlags};
+use std::collections::BTreeSet;
+
+pub use order::{priority_terms, priority_value};
+
+/// What a job asks of the nodes, resolved against one cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskRequest {
+    /// Job id.
+    pub job: String,
+    /// Owner (node access).
+    pub user: String,
+    /// Number of tasks.
+    pub tasks: u32,
+    /// Resources of one task (a task never spans nodes).
+    pub task: Resources,
+    /// Tasks per node: at least this many on every node used, or exactly
+    /// this many when `exact_tpn` is set.
+    pub tasks_per_node: Option<u32>,
+    /// Tasks per node are exact (JOBNODEMATCHPOLICY EXACTNODE; Maui otherwise
+    /// reads `nodes=N:ppn=X` as "at least X tasks per node").
+    pub exact_tpn: bool,
+    /// Exact number of distinct nodes (EXACTNODE with a node count).
+    pub node_count: Option<u32>,
+    /// EXACTPROC: only nodes whose configured processors equal the
+    /// processors asked per node.
+    pub exact_proc: bool,
+    /// All tasks on one node (ENABLEMULTINODEJOBS FALSE).
+    pub single_node: bool,
+    /// Required features (all of them).
+    pub features: Vec<String>,
+    /// Preferred features (PREF): satisfied as well as possible.
+    pub pref_features: Vec<String>,
+    /// Required partition.
+    pub partition: Option<String>,
+    /// Nodes allowed by the job's host list, sorted; `None`: any node.
+    pub hosts: Option<Vec<NodeIdx>>,
+    /// Nodes the job must not use, sorted.
+    pub excluded: Vec<NodeIdx>,
+    /// The job's own node access policy (QOS flag DEDICATED: SINGLEJOB).
+    pub access: Option<NodeAccessPolicy>,
+}
+
+/// Why a node cannot host a job at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Mismatch {
+    /// Down, drained, or over its load limit.
+    #[error("node is not usable")]
+    Unusable,
+    /// In another partition.
+    #[error("node is not in partition {0}")]
+    Partition(String),
+    /// Lacks a required feature.
+    #[error("node lacks required features")]
+    Features,
+    /// Not in the job's host list.
+    #[error("node is not in the job's host list")]
+    HostList,
+    /// In the job's exclude list.
+    #[error("node is excluded by the job")]
+    Excluded,
+    /// EXACTPROC and the node's processors differ from the request per node.
+    #[error("node has {have} processors, EXACTPROC needs {want}")]
+    ExactProc {
+        /// Configured processors of the node.
+        have: u32,
+        /// Processors per node asked.
+        want: u64,
+    },
+}
+
+impl TaskRequest {
+    /// Reads a job's request against the cluster and configuration:
+    /// JOBNODEMATCHPOLICY, ENABLEMULTINODEJOBS, the QOS flag DEDICATED, host
+    /// and exclude lists (names, ranges or host expressions; entries naming no
+    /// known node select nothing).
+    pub fn from_job(job: &Job, cluster: &Cluster, cfg: &Config) -> TaskRequest {
+        let p = &cfg.params;
+        let m = p.job_node_match_policy;
+        let resolve = |list: &[String]| -> Vec<NodeIdx> {
+            let pats: Vec<HostPattern> = list
+                .iter()
+                .map(|e| HostPattern::parse(e).unwrap_or_else(|_| HostPattern::Exact(e.clone())))
+                .collect();
+            cluster
+                .nodes
+                .iter()
+                .filter(|n| pats.iter().any(|p| p.matches(&n.name)))
+                .map(|n| n.index)
+                .collect()
+        };
+        let dedicated = QosFlags::of(cfg, job).has("DEDICATED");
+        let mut features = job.features.clone();
+        features.sort();
+        features.dedup();
+        let mut pref = job.pref_features.clone();
+        pref.sort();
+        pref.dedup();
+        TaskRequest {
+            job: job.id.clone(),
+            user: job.user.clone(),
+            tasks: job.tasks,
+            task: job.task,
+            tasks_per_node: job.tasks_per_node.filter(|t| *t > 0),
+            exact_tpn: m.exact_node && job.tasks_per_node.is_some_and(|t| t > 0),
+            node_count: job.nodes.filter(|n| m.exact_node && *n > 0),
+            exact_proc: m.exact_proc,
+            single_node: !p.enable_multi_node_jobs,
+            features,
+            pref_features: pref,
+            partition: job.partition.clone(),
+            hosts: (!job.hostlist.is_empty()).then(|| resolve(&job.hostlist)),
+            excluded: resolve(&job.exclude_hosts),
+            access: dedicated.then_some(NodeAccessPolicy::SingleJob),
+        }
+    }
+
+    /// Processors per node the request fixes, if any (for EXACTPROC).
+    pub fn procs_per_node(&self) -> Option<u64> {
+        self.tasks_per_node
+            .map(|t| t as u64 * self.task.procs as u64)
+    }
+
+    /// Checks the hard requirements a node must meet before resources are
+    /// even looked at: usable, partition, features, host and exclude lists,
+    /// EXACTPROC.
+    pub fn check_node(&self, node: &EffNode) -> Result<(), Mismatch> {
+        if !node.usable {
+            return Err(Mismatch::Unusable);
+        }
+        if let Some(p) = &self.partition {
+            if node.partition.as_ref() != Some(p) {
+                return Err(Mismatch::Partition(p.clone()));
+            }
+        }
+        if !node.has_features(&self.features) {
+            return Err(Mismatch::Features);
+        }
+        if let Some(h) = &self.hosts {
+            if h.binary_search(&node.index).is_err() {
+                return Err(Mismatch::HostList);
+            }
+        }
+        if self.excluded.binary_search(&node.index).is_ok() {
+            return Err(Mismatch::Excluded);
+        }
+        if self.exact_proc {
+            if let Some(want) = self.procs_per_node() {
+                if node.configured.procs as u64 != want {
+                    return Err(Mismatch::ExactProc {
+                        have: node.configured.procs,
+                        want,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of the job's preferred features the node has.
+    pub fn pref_count(&self, node: &EffNode) -> usize {
+        self.pref_features
+            .iter()
+            .filter(|f| node.features.binary_search(f).is_ok())
+            .count()
+    }
+
+    /// The node access view of this request.
+    pub fn access_request(&self) -> AccessRequest<'_> {
+        AccessRequest {
+            job: &self.job,
+            user: &self.user,
+            access: self.access,
+        }
+    }
+}
+
+/// One node that could host the job at the chosen start time for its whole
+/// duration, as the caller's availability profile sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// The node.
+    pub node: NodeIdx,
+    /// How many of the job's tasks fit in the node's free resources over the
+    /// whole window (authoritative; access rules and requirements are applied
+    /// on top by [`allocate`]).
+    pub tasks: u32,
+    /// Resources free over the whole window (AMEM, APROCS, ... and best fit).
+    pub free: Resources,
+    /// The job's affinity for a reservation covering the node in the window;
+    /// `None` when no reservation is involved.
+    pub affinity: Option<Affinity>,
+    /// Time from the job's end to the next reservation or usage change on
+    /// the node (LASTAVAILABLE); `None` when nothing follows.
+    pub gap: Option<Secs>,
+    /// Jobs on the node now (PRIORITYF JOBCOUNT).
+    pub job_count: u32,
+    /// Other jobs holding resources on the node during the window.
+    pub occupants: Vec<Occupant>,
+}
+
+impl Candidate {
+    /// A candidate with no reservation, nothing following and no occupants.
+    pub fn new(node: NodeIdx, tasks: u32, free: Resources) -> Candidate {
+        Candidate {
+            node,
+            tasks,
+            free,
+            affinity: None,
+            gap: None,
+            job_count: 0,
+            occupants: Vec::new(),
+        }
+    }
+}
+
+/// The chosen nodes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Allocation {
+    /// Nodes and the number of the job's tasks on each, by node index.
+    pub nodes: Vec<(NodeIdx, u32)>,
+    /// The policy actually applied (CPULOAD for a future start and a
+    /// declined LOCAL fall back, see [`allocate`]).
+    pub policy: NodeAllocationPolicy,
+}
+
+/// A site's own allocation algorithm (NODEALLOCATIONPOLICY LOCAL), reached
+/// through the C ABI.
+pub trait LocalAllocator {
+    /// Chooses nodes and tasks per node among `candidates` (already filtered
+    /// by requirements and node access, `tasks` capped accordingly), or
+    /// `None` to decline. An answer that breaks the request is treated as a
+    /// refusal.
+    fn allocate(
+        &self,
+        req: &TaskRequest,
+        candidates: &[Candidate],
+        cluster: &Cluster,
+        immediate: bool,
+    ) -> Option<Vec<(NodeIdx, u32)>>;
+}
+
+/// The policy for a job: its own override, else NODEALLOCATIONPOLICY.
+pub fn effective_policy(job: &Job, params: &Params) -> NodeAllocationPolicy {
+    job.node_allocation_policy
+        .unwrap_or(params.node_allocation_policy)
+}
+
+/// A candidate that passed requirements and access, with its usable tasks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Slot<'a> {
+    pub cand: &'a Candidate,
+    pub node: &'a EffNode,
+    pub cap: u32,
+}
+
+/// Candidates that may host tasks of the job, each capped by node access,
+/// in node index order (later duplicates of a node are ignored).
+fn eligible<'a>(
+    req: &TaskRequest,
+    candidates: &'a [Candidate],
+    cluster: &'a Cluster,
+) -> Vec<Slot<'a>> {
+    let mut seen = BTreeSet::new();
+    let mut out: Vec<Slot<'a>> = Vec::new();
+    for c in candidates {
+        if !seen.insert(c.node) {
+            continue;
+        }
+        let Some(node) = cluster.nodes.get(c.node as usize) else {
+            continue;
+        };
+        if req.check_node(node).is_err() {
+            continue;
+        }
+        let Ok(limit) = access_limit(node, &req.access_request(), &c.occupants) else {
+            continue;
+        };
+        let mut cap = c.tasks.min(limit);
+        if req.exact_tpn {
+            // No node ever takes more than the exact count.
+            cap = cap.min(req.tasks_per_node.unwrap_or(u32::MAX));
+        }
+        if cap > 0 {
+            out.push(Slot { cand: c, node, cap });
+        }
+    }
+    out.sort_by_key(|s| s.node.index);
+    out
+}
+
+/// Chooses nodes and tasks per node for a job by `policy`, or `None` when
+/// the candidates cannot hold it.
+///
+/// `immediate` says the job would start now (CPULOAD applies only then; a
+/// future reservation uses MINRESOURCE, as the guide says). For LOCAL the
+/// site's allocator is asked first; when there is none, it declines or its
+/// answer breaks the request, LASTAVAILABLE (Maui's default) decides and the
+/// returned [`Allocation::policy`] says so.
+pub fn allocate(
+    req: &TaskRequest,
+    candidates: &[Candidate],
+    cluster: &Cluster,
+    policy: NodeAllocationPolicy,
+    immediate: bool,
+    local: Option<&dyn LocalAllocator>,
+) -> Option<Allocation> {
+    if req.tasks == 0 {
+        return None;
+    }
+    let slots = eligible(req, candidates, cluster);
+    let mut policy = match policy {
+        NodeAllocationPolicy::CpuLoad if !immediate => NodeAllocationPolicy::MinResource,
+        p => p,
+    };
+    if policy == NodeAllocationPolicy::Local {
+        if let Some(l) = local {
+            let offered: Vec<Candidate> = slots
+                .iter()
+                .map(|s| Candidate {
+                    tasks: s.cap,
+                    ..s.cand.clone()
+                })
+                .collect();
+            if let Some(mut answer) = l.allocate(req, &offered, cluster, immediate) {
+                answer.sort_unstable();
+                if place::valid(req, &slots, &answer) {
+                    return Some(Allocation {
+                        nodes: answer,
+                        policy,
+                    });
+                }
+            }
+        }
+        policy = NodeAllocationPolicy::LastAvailable;
+    }
+    let chosen = match policy {
+        NodeAllocationPolicy::Contiguous => place::contiguous(req, &slots),
+        NodeAllocationPolicy::MaxBalance => place::max_balance(req, &slots),
+        p => {
+            let ordered = order::ordered(req, &slots, p);
+            place::place(req, &ordered, false)
+        }
+    }?;
+    let mut nodes = chosen;
+    nodes.sort_unstable();
+    Some(Allocation { nodes, policy })
+}
+
+/// True when `nodes` is a correct allocation of the request among the
+/// candidates: every node eligible and used once, within its access and
+/// resource bounds, the task count and shape honoured. For tests and for
+/// callers that want to check a placement they were given.
+pub fn is_valid_allocation(
+    req: &TaskRequest,
+    candidates: &[Candidate],
+    cluster: &Cluster,
+    nodes: &[(NodeIdx, u32)],
+) -> bool {
+    let slots = eligible(req, candidates, cluster);
+    let mut sorted = nodes.to_vec();
+    sorted.sort_unstable();
+    place::valid(req, &slots, &sorted)
+}

@@ -1,0 +1,141 @@
+//! The order in which each policy offers nodes to the placement step.
+//!
+//! Every policy but PRIORITY first honours reservation affinity (positive
+//! before neutral or none before negative: "use reserved resources first" /
+//! "only as a last resort") and then the job's preferred features (more
+//! before fewer), and ends with the node index so the order is total. Under
+//! PRIORITY the site's PRIORITYF decides alone; RESAFFINITY and PREF are its
+//! terms for that.
+
+use super::{Candidate, Slot, TaskRequest};
+use crate::config::priorityf::Term;
+use crate::config::{Affinity, NodeAllocationPolicy};
+use crate::model::EffNode;
+use std::cmp::{Ordering, Reverse};
+
+fn affinity_rank(a: Option<Affinity>) -> u8 {
+    match a {
+        Some(Affinity::Positive) => 0,
+        None | Some(Affinity::Neutral) => 1,
+        Some(Affinity::Negative) => 2,
+    }
+}
+
+/// The value of each PRIORITYF term for the node, the candidate window and
+/// the job. PREF counts the job's preferred features the node has;
+/// RESAFFINITY is 1 / 0 / -1 for positive / neutral or none / negative;
+/// SPEED is PROCSPEED when set, else the relative SPEED.
+pub fn priority_terms<'a>(
+    node: &'a EffNode,
+    cand: &'a Candidate,
+    req: &'a TaskRequest,
+) -> impl Fn(Term) -> f64 + 'a {
+    move |t| match t {
+        Term::ADisk => cand.free.disk as f64,
+        Term::AMem => cand.free.mem as f64,
+        Term::AProcs => cand.free.procs as f64,
+        Term::ASwap => cand.free.swap as f64,
+        Term::CDisk => node.configured.disk as f64,
+        Term::CMem => node.configured.mem as f64,
+        Term::CProcs => node.configured.procs as f64,
+        Term::CSwap => node.configured.swap as f64,
+        Term::JobCount => cand.job_count as f64,
+        Term::Load => node.load,
+        Term::Pref => req.pref_count(node) as f64,
+        Term::Priority => node.priority as f64,
+        Term::ResAffinity => match cand.affinity {
+            Some(Affinity::Positive) => 1.0,
+            None | Some(Affinity::Neutral) => 0.0,
+            Some(Affinity::Negative) => -1.0,
+        },
+        Term::Speed => node.procspeed.map_or(node.speed, |p| p as f64),
+        Term::Usage => node.usage,
+    }
+}
+
+/// The node's allocation priority for the job: its PRIORITYF (`NODECFG[node]`
+/// over `NODECFG[DEFAULT]`), or its admin PRIORITY when it has none.
+pub fn priority_value(node: &EffNode, cand: &Candidate, req: &TaskRequest) -> f64 {
+    match &node.priorityf {
+        Some(f) => f.eval(&priority_terms(node, cand, req)),
+        None => node.priority as f64,
+    }
+}
+
+/// A fixed pseudo-random rank per node (splitmix64 of the index), for
+/// FASTEST when nodes have no speed to tell them apart.
+fn shuffle_rank(index: u32) -> u64 {
+    let mut z = (index as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Slots in the order the policy prefers them. CONTIGUOUS and MAXBALANCE
+/// use this with FIRSTAVAILABLE inside their own search.
+pub(crate) fn ordered<'a>(
+    req: &TaskRequest,
+    slots: &[Slot<'a>],
+    policy: NodeAllocationPolicy,
+) -> Vec<Slot<'a>> {
+    use NodeAllocationPolicy as P;
+    let mut v: Vec<(Slot<'a>, f64)> = slots
+        .iter()
+        .map(|s| {
+            let score = match policy {
+                P::Priority => priority_value(s.node, s.cand, req),
+                P::CpuLoad => s.node.configured.procs as f64 - s.node.load,
+                _ => 0.0,
+            };
+            (*s, score)
+        })
+        .collect();
+    let prefix = |s: &Slot<'_>| {
+        (
+            affinity_rank(s.cand.affinity),
+            Reverse(req.pref_count(s.node)),
+        )
+    };
+    v.sort_by(|(a, sa), (b, sb)| {
+        let by_policy = match policy {
+            P::Priority => return sb.total_cmp(sa).then(a.node.index.cmp(&b.node.index)),
+            P::FirstAvailable | P::Contiguous | P::MaxBalance | P::Local => Ordering::Equal,
+            // Best fit in time, then best fit in space (pack SMP nodes).
+            P::LastAvailable => gap_key(a)
+                .cmp(&gap_key(b))
+                .then(free_key(a).cmp(&free_key(b))),
+            P::MinResource => config_key(a)
+                .cmp(&config_key(b))
+                .then(free_key(a).cmp(&free_key(b))),
+            P::CpuLoad => sb.total_cmp(sa),
+            P::Fastest => b
+                .node
+                .speed
+                .total_cmp(&a.node.speed)
+                .then(b.node.procspeed.cmp(&a.node.procspeed))
+                .then(shuffle_rank(a.node.index).cmp(&shuffle_rank(b.node.index))),
+        };
+        prefix(a)
+            .cmp(&prefix(b))
+            .then(by_policy)
+            .then(a.node.index.cmp(&b.node.index))
+    });
+    v.into_iter().map(|(s, _)| s).collect()
+}
+
+fn gap_key(s: &Slot<'_>) -> (bool, i64) {
+    match s.cand.gap {
+        Some(g) => (false, g.max(0)),
+        None => (true, 0),
+    }
+}
+
+fn free_key(s: &Slot<'_>) -> (u32, u64, u64, u64) {
+    let f = &s.cand.free;
+    (f.procs, f.mem, f.swap, f.disk)
+}
+
+fn config_key(s: &Slot<'_>) -> (u32, u64, u64, u64) {
+    let c = &s.node.configured;
+    (c.procs, c.mem, c.swap, c.disk)
+}
