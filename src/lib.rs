@@ -10,6 +10,7 @@
 pub mod config;
 pub mod ffi;
 pub mod model;
+pub mod sim;
 pub mod util;
 
 /// The crate version.
