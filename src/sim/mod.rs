@@ -1,13 +1,19 @@
 //! Trace-driven simulation: the input side.
 //!
 //! Workloads come from the Parallel Workloads Archive's Standard Workload
-//! Format ([`swf`]).
+//! Format ([`swf`]) or from Maui's own workload traces ([`mauitrace`]),
+//! which also reads Maui's resource traces. [`workload`] turns trace
+//! records into engine jobs with the actual runtime kept beside them, and
+//! applies `--jobs`, `--start-at` and `--scale-load`.
 //!
 //! Nothing here is random, so no seed is needed: the same files and options
 //! give the same jobs and nodes, in the same order.
 
 pub mod input;
+pub mod mauitrace;
 pub mod swf;
+pub mod workload;
 
 pub use input::{InputError, ReadOptions, ReadStats};
 pub use swf::{SwfHeader, SwfReader, SwfRecord, SwfStatus};
+pub use workload::{MapOptions, NoRequest, SimJob, SkipReason, Workload};
