@@ -6,12 +6,14 @@
 //! `docs/cluster-format.md`), from Maui's resource traces, or synthesised
 //! from an SWF header. [`workload`] turns trace records into engine jobs
 //! with the actual runtime kept beside them, and applies `--jobs`,
-//! `--start-at` and `--scale-load`.
+//! `--start-at` and `--scale-load`. [`demo`] holds the bundled data behind
+//! `mauictl simulate --demo`.
 //!
 //! Nothing here is random, so no seed is needed: the same files and options
 //! give the same jobs and nodes, in the same order.
 
 pub mod cluster;
+pub mod demo;
 pub mod input;
 pub mod mauitrace;
 pub mod swf;
