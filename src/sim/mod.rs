@@ -7,13 +7,14 @@
 //! from an SWF header. [`workload`] turns trace records into engine jobs
 //! with the actual runtime kept beside them, and applies `--jobs`,
 //! `--start-at` and `--scale-load`. [`demo`] holds the bundled data behind
-//! `mauictl simulate --demo`.
+//! `mauictl simulate --demo`; [`info`] the `mauictl trace-info` report.
 //!
 //! Nothing here is random, so no seed is needed: the same files and options
 //! give the same jobs and nodes, in the same order.
 
 pub mod cluster;
 pub mod demo;
+pub mod info;
 pub mod input;
 pub mod mauitrace;
 pub mod swf;
