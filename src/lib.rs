@@ -13,6 +13,7 @@ pub mod fairshare;
 pub mod ffi;
 pub mod model;
 pub mod priority;
+pub mod sim;
 pub mod state;
 pub mod throttle;
 pub mod util;

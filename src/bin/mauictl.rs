@@ -52,6 +52,76 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Summarise a workload trace (SWF or Maui workload trace, plain or gzip).
+    TraceInfo(TraceInfoArgs),
+}
+
+#[derive(clap::Args)]
+struct TraceInfoArgs {
+    /// Trace file (omit with --demo).
+    #[arg(required_unless_present = "demo")]
+    file: Option<PathBuf>,
+    /// Use the bundled demo trace and cluster.
+    #[arg(long, conflicts_with = "file")]
+    demo: bool,
+    /// Cluster file (text format or Maui resource trace); default: from the header.
+    #[arg(long, value_name = "FILE")]
+    cluster: Option<PathBuf>,
+    /// Skip malformed lines and count them instead of stopping at the first.
+    #[arg(long)]
+    lenient: bool,
+    /// Keep the first N jobs.
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Start at a duration after the trace start ([[DD:]HH:]MM:SS) or at job:ID.
+    #[arg(long, value_name = "WHEN")]
+    start_at: Option<mauisched::sim::workload::StartAt>,
+    /// Divide interarrival times by F (1.5, 3/2): F > 1 raises the load.
+    #[arg(long, value_name = "F")]
+    scale_load: Option<mauisched::sim::workload::LoadScale>,
+    /// Walltime of jobs without one: runtime, default (SYSTEMDEFAULTJOBWALLTIME) or a duration.
+    #[arg(long, value_name = "HOW", default_value = "runtime")]
+    no_request: mauisched::sim::NoRequest,
+    /// Turn trace partition numbers into required partitions p<N>.
+    #[arg(long)]
+    partitions: bool,
+}
+
+fn trace_info(a: TraceInfoArgs) -> Result<String, String> {
+    use mauisched::sim::{cluster, demo, info, workload, MapOptions, ReadOptions};
+    let map = MapOptions {
+        no_request: a.no_request,
+        partitions: a.partitions,
+        ..MapOptions::default()
+    };
+    let mut w = match &a.file {
+        Some(p) => workload::load_path(p, ReadOptions { lenient: a.lenient }, &map)
+            .map_err(|e| e.to_string())?,
+        None => demo::workload_with(&map),
+    };
+    w.select(&workload::Selection {
+        start_at: a.start_at,
+        jobs: a.jobs,
+        scale_load: a.scale_load,
+    })?;
+    let c = match (&a.cluster, a.demo) {
+        (Some(p), _) => info::ClusterInfo::File {
+            source: p.display().to_string(),
+            nodes: cluster::load_cluster(p).map_err(|e| e.to_string())?,
+        },
+        (None, true) => info::ClusterInfo::File {
+            source: demo::CLUSTER_LABEL.into(),
+            nodes: demo::cluster(),
+        },
+        (None, false) => match cluster::synth_spec(&w.header, &w.jobs) {
+            Some(spec) => info::ClusterInfo::Synthesised {
+                nodes: cluster::parse_cluster(&spec, "<synthesised>").map_err(|e| e.to_string())?,
+                spec,
+            },
+            None => info::ClusterInfo::None,
+        },
+    };
+    Ok(info::render(&w, &c))
 }
 
 /// Writes to stdout; a closed pipe (`mauictl showconfig | head`) ends quietly.
@@ -112,6 +182,16 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
+        Cmd::TraceInfo(a) => match trace_info(a) {
+            Ok(text) => {
+                emit(&text);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("mauictl: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Cmd::Showconfig { json } => {
             if !loaded.is_ok() {
                 for d in loaded.errors() {

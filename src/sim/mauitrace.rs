@@ -1,0 +1,781 @@
+//! Maui's own trace formats: resource traces (one compute node per line,
+//! 21 fields, guide section 16.2) and workload traces (one job per line, 44
+//! fields, section 16.3).
+//!
+//! Both are whitespace-separated; `[NONE]` marks an empty value; lists are
+//! written `[a][b]`; lines starting with `#` and blank lines are comments.
+//! The guide's own workload sample predates its table in places: it writes
+//! `0` where a name is absent (QOS, account, partition, resource manager) and
+//! a numeric flag word in the flags field. The reader accepts both: `0` in
+//! those name fields and a bare number as flags mean "none".
+//!
+//! What a record carries beyond the engine's model (operating system,
+//! architecture, network adapters, run classes of a node; a job's node
+//! memory and disk comparisons, executable, set constraints...) is kept in
+//! the typed record but not mapped.
+
+use super::input::{self, InputError, LineReader, ReadOptions, ReadStats};
+use super::swf::FieldError;
+use super::workload::{MapOptions, NoRequest, SimJob, SkipReason};
+use crate::model::{Job, Node, NodeState, Resources, Secs, Time};
+use std::io::BufRead;
+
+/// Field names of a resource trace line, in order.
+pub const RESOURCE_FIELDS: [&str; 21] = [
+    "resource type",
+    "event type",
+    "event time",
+    "resource id",
+    "resource manager name",
+    "configured swap",
+    "configured memory",
+    "configured disk",
+    "configured processors",
+    "frame location",
+    "slot location",
+    "slot use count",
+    "operating system",
+    "architecture",
+    "node features",
+    "run classes",
+    "network adapters",
+    "relative speed",
+    "reserved field 1",
+    "reserved field 2",
+    "reserved field 3",
+];
+
+/// Field names of a workload trace line, in order.
+pub const WORKLOAD_FIELDS: [&str; 44] = [
+    "job id",
+    "nodes requested",
+    "tasks requested",
+    "user name",
+    "group name",
+    "wallclock limit",
+    "job completion state",
+    "required class",
+    "submission time",
+    "dispatch time",
+    "start time",
+    "completion time",
+    "required network adapter",
+    "required node architecture",
+    "required node operating system",
+    "required node memory comparison",
+    "required node memory",
+    "required node disk comparison",
+    "required node disk",
+    "required node attributes",
+    "system queue time",
+    "tasks allocated",
+    "required tasks per node",
+    "QOS",
+    "job flags",
+    "account name",
+    "executable",
+    "comment",
+    "bypass count",
+    "proc-seconds utilized",
+    "partition name",
+    "dedicated processors per task",
+    "dedicated memory per task",
+    "dedicated disk per task",
+    "dedicated swap per task",
+    "start date",
+    "end date",
+    "allocated host list",
+    "resource manager name",
+    "required host mask",
+    "reservation",
+    "set description",
+    "application simulator data",
+    "reserved field 1",
+];
+
+/// Resource trace field 2: the state a node starts in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResourceEvent {
+    /// `AVAILABLE`: the node starts Idle.
+    Available,
+    /// `DEFINED`: the node exists but starts Down.
+    Defined,
+    /// `DRAINED`: the node starts Drained.
+    Drained,
+}
+
+/// One resource trace line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResourceRecord {
+    /// Field 2: starting state.
+    pub event: ResourceEvent,
+    /// Field 3: event time (Maui ignores it).
+    pub event_time: Time,
+    /// Field 4: node name.
+    pub name: String,
+    /// Field 5: resource manager.
+    pub rm: Option<String>,
+    /// Field 6: swap, MB.
+    pub swap: u64,
+    /// Field 7: real memory, MB.
+    pub mem: u64,
+    /// Field 8: local disk, MB.
+    pub disk: u64,
+    /// Field 9: processors.
+    pub procs: u32,
+    /// Field 10: SP2 frame (`-1`: none).
+    pub frame: i64,
+    /// Field 11: SP2 first slot (`-1`: none).
+    pub slot: i64,
+    /// Field 12: SP2 slots used.
+    pub slot_count: i64,
+    /// Field 13: operating system.
+    pub os: Option<String>,
+    /// Field 14: architecture.
+    pub arch: Option<String>,
+    /// Field 15: features.
+    pub features: Vec<String>,
+    /// Field 16: run classes with their slot counts (`[batch:2]`).
+    pub classes: Vec<(String, u32)>,
+    /// Field 17: network adapters.
+    pub networks: Vec<String>,
+    /// Field 18: relative speed.
+    pub speed: f64,
+    /// Fields 19-21, reserved.
+    pub reserved: [Option<String>; 3],
+}
+
+impl ResourceRecord {
+    /// Parses one line.
+    pub fn parse(line: &[u8]) -> Result<ResourceRecord, FieldError> {
+        let f = split_exact(line, &RESOURCE_FIELDS)?;
+        let p = Fields {
+            f: &f,
+            names: &RESOURCE_FIELDS,
+        };
+        let kind = p.text(0);
+        if !kind.eq_ignore_ascii_case("COMPUTENODE") {
+            return Err(p.err(0, format!("expected COMPUTENODE, got \"{kind}\"")));
+        }
+        let ev = p.text(1);
+        let event = match ev.to_ascii_uppercase().as_str() {
+            "AVAILABLE" => ResourceEvent::Available,
+            "DEFINED" => ResourceEvent::Defined,
+            "DRAINED" => ResourceEvent::Drained,
+            _ => {
+                return Err(p.err(
+                    1,
+                    format!("expected AVAILABLE, DEFINED or DRAINED, got \"{ev}\""),
+                ))
+            }
+        };
+        let name = p
+            .name(3)
+            .ok_or_else(|| p.err(3, "a node name is required".into()))?;
+        let speed = p.real(17)?;
+        if speed <= 0.0 {
+            return Err(p.err(17, format!("speed must be positive, got {speed}")));
+        }
+        Ok(ResourceRecord {
+            event,
+            event_time: p.int(2, 0)?,
+            name,
+            rm: p.name(4),
+            swap: p.int(5, 0)? as u64,
+            mem: p.int(6, 0)? as u64,
+            disk: p.int(7, 0)? as u64,
+            procs: p.u32(8)?,
+            frame: p.int(9, -1)?,
+            slot: p.int(10, -1)?,
+            slot_count: p.int(11, -1)?,
+            os: p.name(12),
+            arch: p.name(13),
+            features: p.list(14)?,
+            classes: p.classes(15)?,
+            networks: p.list(16)?,
+            speed,
+            reserved: [p.name(18), p.name(19), p.name(20)],
+        })
+    }
+
+    /// The node this line describes.
+    pub fn to_node(&self) -> Node {
+        Node {
+            name: self.name.clone(),
+            state: match self.event {
+                ResourceEvent::Available => NodeState::Idle,
+                ResourceEvent::Defined => NodeState::Down,
+                ResourceEvent::Drained => NodeState::Drained,
+            },
+            configured: Resources {
+                procs: self.procs,
+                mem: self.mem,
+                swap: self.swap,
+                disk: self.disk,
+            },
+            features: self.features.clone(),
+            speed: Some(self.speed),
+            ..Node::default()
+        }
+    }
+}
+
+/// Workload trace field 7.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionState {
+    /// Ran to completion.
+    Completed,
+    /// Cancelled (possibly after starting).
+    Removed,
+    /// Never ran.
+    NotRun,
+}
+
+/// Comparison of a node requirement (fields 16 and 18).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `=`
+    Eq,
+    /// `<=`
+    Le,
+    /// `<`
+    Lt,
+}
+
+/// One workload trace line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkloadRecord {
+    /// 1: job id.
+    pub id: String,
+    /// 2: nodes requested (0: no node count).
+    pub nodes: u32,
+    /// 3: tasks requested.
+    pub tasks: u32,
+    /// 4: user.
+    pub user: String,
+    /// 5: group.
+    pub group: String,
+    /// 6: wallclock limit, seconds.
+    pub walltime: Secs,
+    /// 7: how it ended.
+    pub state: CompletionState,
+    /// 8: required classes with instance counts (`[batch:1]`).
+    pub classes: Vec<(String, u32)>,
+    /// 9: submission time (epoch).
+    pub submit: Time,
+    /// 10: dispatch time.
+    pub dispatch: Time,
+    /// 11: start time.
+    pub start: Time,
+    /// 12: completion time.
+    pub completion: Time,
+    /// 13: required network adapter.
+    pub network: Option<String>,
+    /// 14: required node architecture.
+    pub arch: Option<String>,
+    /// 15: required node operating system.
+    pub os: Option<String>,
+    /// 16-17: required node memory (MB) and how it compares.
+    pub node_mem: (Cmp, u64),
+    /// 18-19: required node disk (MB) and how it compares.
+    pub node_disk: (Cmp, u64),
+    /// 20: required node features.
+    pub features: Vec<String>,
+    /// 21: time the job met all fairness policies.
+    pub system_queue_time: Time,
+    /// 22: tasks allocated.
+    pub tasks_allocated: u32,
+    /// 23: required tasks per node (`None`: no requirement).
+    pub tasks_per_node: Option<u32>,
+    /// 24: QOS requested.
+    pub qos_requested: Option<String>,
+    /// 24: QOS delivered.
+    pub qos_delivered: Option<String>,
+    /// 25: job flags (`[BACKFILL][PREEMPTEE]`).
+    pub flags: Vec<String>,
+    /// 26: account.
+    pub account: Option<String>,
+    /// 27: executable.
+    pub executable: Option<String>,
+    /// 28: RM-specific comment.
+    pub comment: Option<String>,
+    /// 29: times bypassed by backfill (`None`: not recorded).
+    pub bypass: Option<u32>,
+    /// 30: processor-seconds actually used (statistics only).
+    pub proc_seconds: f64,
+    /// 31: partition the job ran in.
+    pub partition: Option<String>,
+    /// 32: processors per task.
+    pub procs_per_task: u32,
+    /// 33: memory per task, MB.
+    pub mem_per_task: u64,
+    /// 34: disk per task, MB.
+    pub disk_per_task: u64,
+    /// 35: swap per task, MB.
+    pub swap_per_task: u64,
+    /// 36: earliest start (epoch, 0: none).
+    pub start_date: Time,
+    /// 37: deadline (epoch, 0: none).
+    pub end_date: Time,
+    /// 38: hosts allocated.
+    pub alloc_hosts: Vec<String>,
+    /// 39: resource manager.
+    pub rm: Option<String>,
+    /// 40: required hosts.
+    pub host_mask: Vec<String>,
+    /// 41: required reservation.
+    pub reservation: Option<String>,
+    /// 42: set constraint (`ONEOF:PROCSPEED:350:450`).
+    pub set_description: Option<String>,
+    /// 43: application simulator data.
+    pub app_sim: Option<String>,
+    /// 44: reserved.
+    pub reserved: Option<String>,
+}
+
+impl WorkloadRecord {
+    /// Parses one line.
+    pub fn parse(line: &[u8]) -> Result<WorkloadRecord, FieldError> {
+        let f = split_exact(line, &WORKLOAD_FIELDS)?;
+        let p = Fields {
+            f: &f,
+            names: &WORKLOAD_FIELDS,
+        };
+        let st = p.text(6);
+        let state = match st.to_ascii_lowercase().as_str() {
+            "completed" => CompletionState::Completed,
+            "removed" => CompletionState::Removed,
+            "notrun" => CompletionState::NotRun,
+            _ => {
+                return Err(p.err(
+                    6,
+                    format!("expected Completed, Removed or NotRun, got \"{st}\""),
+                ))
+            }
+        };
+        let qos = p.name_or_zero(23);
+        let (qos_requested, qos_delivered) = match qos.as_deref().map(|q| q.split_once(':')) {
+            Some(Some((r, d))) => (
+                (!r.is_empty()).then(|| r.to_string()),
+                (!d.is_empty()).then(|| d.to_string()),
+            ),
+            Some(None) => (qos, None),
+            None => (None, None),
+        };
+        let flags_text = p.text(24);
+        let flags = if flags_text.bytes().all(|b| b.is_ascii_digit()) {
+            Vec::new()
+        } else {
+            p.list(24)?
+        };
+        let tpn = p.int(22, -1)?;
+        let bypass = p.int(28, -1)?;
+        Ok(WorkloadRecord {
+            id: p
+                .name(0)
+                .ok_or_else(|| p.err(0, "a job id is required".into()))?,
+            nodes: p.u32(1)?,
+            tasks: p.u32(2)?,
+            user: p
+                .name(3)
+                .ok_or_else(|| p.err(3, "a user name is required".into()))?,
+            group: p
+                .name(4)
+                .ok_or_else(|| p.err(4, "a group name is required".into()))?,
+            walltime: p.int(5, 0)?,
+            state,
+            classes: p.classes(7)?,
+            submit: p.int(8, 0)?,
+            dispatch: p.int(9, 0)?,
+            start: p.int(10, 0)?,
+            completion: p.int(11, 0)?,
+            network: p.name(12),
+            arch: p.name(13),
+            os: p.name(14),
+            node_mem: (p.cmp(15)?, p.int(16, 0)? as u64),
+            node_disk: (p.cmp(17)?, p.int(18, 0)? as u64),
+            features: p.list(19)?,
+            system_queue_time: p.int(20, 0)?,
+            tasks_allocated: p.u32(21)?,
+            tasks_per_node: (tpn > 0).then_some(tpn as u32),
+            qos_requested,
+            qos_delivered,
+            flags,
+            account: p.name_or_zero(25),
+            executable: p.name(26),
+            comment: p.name(27),
+            bypass: (bypass >= 0).then_some(bypass as u32),
+            proc_seconds: p.real(29)?,
+            partition: p.name_or_zero(30),
+            procs_per_task: p.u32(31)?,
+            mem_per_task: p.int(32, 0)? as u64,
+            disk_per_task: p.int(33, 0)? as u64,
+            swap_per_task: p.int(34, 0)? as u64,
+            start_date: p.int(35, 0)?,
+            end_date: p.int(36, 0)?,
+            alloc_hosts: p.hosts(37)?,
+            rm: p.name_or_zero(38),
+            host_mask: p.hosts(39)?,
+            reservation: p.name(40),
+            set_description: p.name(41),
+            app_sim: p.name(42),
+            reserved: p.name(43),
+        })
+    }
+}
+
+/// Partition names that mean "no particular partition" in Maui.
+fn is_any_partition(p: &str) -> bool {
+    p.eq_ignore_ascii_case("DEFAULT") || p.eq_ignore_ascii_case("ALL")
+}
+
+/// Turns a workload trace record into a job.
+///
+/// Conventions: tasks requested (else allocated) tasks of
+/// `procs_per_task` processors (at least one) with the dedicated memory,
+/// swap and disk per task; a node count when one was requested; the first
+/// required class unless it is Maui's `DEFAULT`; the requested QOS; flags as
+/// job attributes; the required host mask as host list; submit time as
+/// recorded (0 means unknown); the start date as earliest start; runtime =
+/// completion - start, as the guide says the simulator computes it; the
+/// wallclock limit (field 6) as walltime, [`MapOptions::no_request`] when it
+/// is 0. The partition (where the job ran) becomes a requirement only with
+/// [`MapOptions::partitions`] and never for `DEFAULT`/`ALL`. `NotRun` jobs,
+/// and `Removed` jobs that never started, are skipped.
+pub fn map_workload_record(rec: &WorkloadRecord, opts: &MapOptions) -> Result<SimJob, SkipReason> {
+    if rec.state == CompletionState::NotRun {
+        return Err(SkipReason::NotRun);
+    }
+    if rec.start <= 0 || rec.completion <= 0 {
+        return Err(if rec.state == CompletionState::Removed {
+            SkipReason::CancelledBeforeStart
+        } else {
+            SkipReason::NoRuntime
+        });
+    }
+    if rec.submit <= 0 {
+        return Err(SkipReason::NoSubmitTime);
+    }
+    let runtime = rec.completion - rec.start;
+    if runtime < 0 {
+        return Err(SkipReason::NoRuntime);
+    }
+    let tasks = if rec.tasks > 0 {
+        rec.tasks
+    } else {
+        rec.tasks_allocated
+    };
+    if tasks == 0 {
+        return Err(SkipReason::NoProcs);
+    }
+    let ppt = rec.procs_per_task.max(1);
+    let procs = tasks as u64 * ppt as u64;
+    if opts.max_procs.is_some_and(|m| procs > m as u64) {
+        return Err(SkipReason::TooLarge);
+    }
+    let walltime = if rec.walltime > 0 {
+        Some(rec.walltime)
+    } else {
+        match opts.no_request {
+            NoRequest::Runtime => Some(runtime.max(1)),
+            NoRequest::SystemDefault => None,
+            NoRequest::Fixed(t) => Some(t),
+        }
+    };
+    let job = Job {
+        id: rec.id.clone(),
+        user: rec.user.clone(),
+        group: rec.group.clone(),
+        account: rec.account.clone(),
+        class: rec
+            .classes
+            .first()
+            .map(|(c, _)| c)
+            .filter(|c| !c.eq_ignore_ascii_case("DEFAULT"))
+            .cloned(),
+        qos: rec.qos_requested.clone(),
+        partition: rec
+            .partition
+            .as_ref()
+            .filter(|p| opts.partitions && !is_any_partition(p))
+            .cloned(),
+        submit_time: rec.submit,
+        earliest_start: (rec.start_date > 0).then_some(rec.start_date),
+        walltime,
+        tasks,
+        task: Resources {
+            procs: ppt,
+            mem: rec.mem_per_task,
+            swap: rec.swap_per_task,
+            disk: rec.disk_per_task,
+        },
+        nodes: (rec.nodes > 0).then_some(rec.nodes),
+        tasks_per_node: rec.tasks_per_node,
+        features: rec.features.clone(),
+        hostlist: rec.host_mask.clone(),
+        advres: rec.reservation.clone(),
+        attributes: rec.flags.clone(),
+        ..Job::default()
+    };
+    Ok(SimJob {
+        job,
+        runtime,
+        trace_wait: Some((rec.start - rec.submit).max(0)),
+    })
+}
+
+/// Reads a workload trace, handing each record to `f`.
+pub fn read_workload<R: BufRead>(
+    r: R,
+    file: &str,
+    opts: ReadOptions,
+    stats: &mut ReadStats,
+    mut f: impl FnMut(WorkloadRecord),
+) -> Result<(), InputError> {
+    read_lines(r, file, opts, stats, WorkloadRecord::parse, &mut f)
+}
+
+/// Reads a resource trace into records.
+pub fn read_resources<R: BufRead>(
+    r: R,
+    file: &str,
+    opts: ReadOptions,
+) -> Result<(Vec<ResourceRecord>, ReadStats), InputError> {
+    let mut out = Vec::new();
+    let mut stats = ReadStats::default();
+    read_lines(r, file, opts, &mut stats, ResourceRecord::parse, &mut |x| {
+        out.push(x)
+    })?;
+    Ok((out, stats))
+}
+
+/// The nodes of a resource trace, in file order. A node listed again takes
+/// the later line's values (a later event for the same node) but keeps its
+/// first position.
+pub fn resource_nodes(records: &[ResourceRecord]) -> Vec<Node> {
+    let mut out: Vec<Node> = Vec::new();
+    let mut at = std::collections::HashMap::new();
+    for r in records {
+        let n = r.to_node();
+        match at.get(&r.name) {
+            Some(&i) => out[i] = n,
+            None => {
+                at.insert(r.name.clone(), out.len());
+                out.push(n);
+            }
+        }
+    }
+    for (i, n) in out.iter_mut().enumerate() {
+        n.index = i as u32;
+    }
+    out
+}
+
+fn read_lines<R: BufRead, T>(
+    r: R,
+    file: &str,
+    opts: ReadOptions,
+    stats: &mut ReadStats,
+    parse: fn(&[u8]) -> Result<T, FieldError>,
+    f: &mut dyn FnMut(T),
+) -> Result<(), InputError> {
+    let mut lines = LineReader::new(r);
+    while let Some(l) = lines.next_line().map_err(|e| InputError::io(file, e))? {
+        stats.lines += 1;
+        let t = l.trim_ascii_start();
+        if t.is_empty() || t[0] == b'#' {
+            stats.comments += 1;
+            continue;
+        }
+        match parse(l) {
+            Ok(rec) => {
+                stats.records += 1;
+                f(rec);
+            }
+            Err(e) => {
+                stats.malformed(InputError::syntax(file, lines.line, e.col, e.message), opts)?
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Splits a line into exactly `names.len()` fields.
+fn split_exact<'a>(line: &'a [u8], names: &[&str]) -> Result<Vec<(u32, &'a [u8])>, FieldError> {
+    let f: Vec<(u32, &[u8])> = input::fields(line).collect();
+    let n = names.len();
+    if f.len() < n {
+        return Err(FieldError {
+            col: line.len() as u32 + 1,
+            message: format!(
+                "expected {n} fields, found {} (missing field {}, {})",
+                f.len(),
+                f.len() + 1,
+                names[f.len()]
+            ),
+        });
+    }
+    if f.len() > n {
+        return Err(FieldError {
+            col: f[n].0,
+            message: format!(
+                "expected {n} fields, found {} (extra field \"{}\")",
+                f.len(),
+                input::show(f[n].1)
+            ),
+        });
+    }
+    Ok(f)
+}
+
+/// Typed access to the fields of one line, with positioned errors.
+struct Fields<'a> {
+    f: &'a [(u32, &'a [u8])],
+    names: &'a [&'a str],
+}
+
+impl Fields<'_> {
+    fn err(&self, i: usize, message: String) -> FieldError {
+        FieldError {
+            col: self.f[i].0,
+            message: format!("field {} ({}): {message}", i + 1, self.names[i]),
+        }
+    }
+
+    fn text(&self, i: usize) -> String {
+        String::from_utf8_lossy(self.f[i].1).into_owned()
+    }
+
+    /// A name, `None` for `[NONE]`/`NONE`.
+    fn name(&self, i: usize) -> Option<String> {
+        let t = self.text(i);
+        (!is_none(&t)).then_some(t)
+    }
+
+    /// A name where the guide's sample writes `0` for "none".
+    fn name_or_zero(&self, i: usize) -> Option<String> {
+        self.name(i).filter(|t| t != "0")
+    }
+
+    /// An integer not below `min` (`-1` where the format uses it for "none").
+    fn int(&self, i: usize, min: i64) -> Result<i64, FieldError> {
+        let t = self.text(i);
+        let v: i64 = t.parse().map_err(|_| {
+            self.err(
+                i,
+                format!("expected an integer, got \"{}\"", input::show(self.f[i].1)),
+            )
+        })?;
+        if v < min {
+            return Err(self.err(i, format!("{v} is below the smallest allowed value {min}")));
+        }
+        Ok(v)
+    }
+
+    fn u32(&self, i: usize) -> Result<u32, FieldError> {
+        let v = self.int(i, 0)?;
+        u32::try_from(v).map_err(|_| self.err(i, format!("{v} is too large")))
+    }
+
+    fn real(&self, i: usize) -> Result<f64, FieldError> {
+        let t = self.text(i);
+        t.parse::<f64>()
+            .ok()
+            .filter(|r| r.is_finite())
+            .ok_or_else(|| {
+                self.err(
+                    i,
+                    format!("expected a number, got \"{}\"", input::show(self.f[i].1)),
+                )
+            })
+    }
+
+    fn cmp(&self, i: usize) -> Result<Cmp, FieldError> {
+        Ok(match self.text(i).as_str() {
+            ">" => Cmp::Gt,
+            ">=" => Cmp::Ge,
+            "=" | "==" => Cmp::Eq,
+            "<=" => Cmp::Le,
+            "<" => Cmp::Lt,
+            t if is_none(t) => Cmp::Ge,
+            t => return Err(self.err(i, format!("expected one of >, >=, =, <=, <, got \"{t}\""))),
+        })
+    }
+
+    /// `[a][b]` (or `[NONE]`) as a list.
+    fn list(&self, i: usize) -> Result<Vec<String>, FieldError> {
+        let t = self.text(i);
+        if is_none(&t) {
+            return Ok(Vec::new());
+        }
+        bracket_list(&t).ok_or_else(|| {
+            self.err(
+                i,
+                format!(
+                    "expected a list like [a][b] or [NONE], got \"{}\"",
+                    input::show(self.f[i].1)
+                ),
+            )
+        })
+    }
+
+    /// `[batch:2][fast]` as names with counts (1 when not given).
+    fn classes(&self, i: usize) -> Result<Vec<(String, u32)>, FieldError> {
+        self.list(i)?
+            .into_iter()
+            .map(|c| match c.split_once(':') {
+                None => Ok((c, 1)),
+                Some((n, k)) => k
+                    .parse()
+                    .map(|k| (n.to_string(), k))
+                    .map_err(|_| self.err(i, format!("expected NAME:COUNT, got \"{c}\""))),
+            })
+            .collect()
+    }
+
+    /// Host lists: `a:b:c` or `[a][b]`.
+    fn hosts(&self, i: usize) -> Result<Vec<String>, FieldError> {
+        let t = self.text(i);
+        if is_none(&t) || t == "0" {
+            return Ok(Vec::new());
+        }
+        if t.starts_with('[') {
+            return self.list(i);
+        }
+        Ok(t.split(':')
+            .filter(|h| !h.is_empty())
+            .map(String::from)
+            .collect())
+    }
+}
+
+fn is_none(t: &str) -> bool {
+    t.eq_ignore_ascii_case("[NONE]") || t.eq_ignore_ascii_case("NONE")
+}
+
+/// Reads `[a][b:2]` into `["a", "b:2"]`; `None` when not of that shape.
+fn bracket_list(t: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rest = t;
+    while !rest.is_empty() {
+        let body = rest.strip_prefix('[')?;
+        let end = body.find(']')?;
+        let item = &body[..end];
+        if item.is_empty() || item.contains('[') {
+            return None;
+        }
+        if !is_none(&format!("[{item}]")) {
+            out.push(item.to_string());
+        }
+        rest = &body[end + 1..];
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+#[path = "mauitrace_tests.rs"]
+mod tests;
