@@ -7,6 +7,11 @@ mode=${1:-test}
 
 pkgs_demo=(gcc libc6-dev)
 pkgs_test=("${pkgs_demo[@]}")
+# The Slurm end-to-end tests (tests/slurm_e2e.rs, tests/slurm/): a real
+# Slurm 22.05 cluster on this host and the plugins built against its
+# headers. Never slurm-wlm-emulator: it switches /usr/sbin/slurm{ctld,d,stepd}
+# to builds that cannot start on Debian 12.
+pkgs_slurm=(slurmctld slurmd slurm-client slurm-wlm-basic-plugins libslurm-dev munge make)
 
 case "$mode" in
   demo) want=("${pkgs_demo[@]}") ;;
@@ -14,10 +19,30 @@ case "$mode" in
   *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac
 
+is_missing() {
+  ! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+
 missing=()
 for p in "${want[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  is_missing "$p" && missing+=("$p")
 done
+# The Slurm tests run daemons and create test users: they need root, and
+# skip with a message without it. So their packages are installed only
+# when running as root; elsewhere their absence is reported, not fatal.
+if [ "$mode" = test ]; then
+  slurm_missing=()
+  for p in "${pkgs_slurm[@]}"; do
+    is_missing "$p" && slurm_missing+=("$p")
+  done
+  if [ ${#slurm_missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+      missing+=("${slurm_missing[@]}")
+    else
+      echo "deps: not root: the Slurm end-to-end tests will be skipped (missing: ${slurm_missing[*]})" >&2
+    fi
+  fi
+fi
 if ! command -v cargo >/dev/null; then
   echo "deps: cargo not found: install the Rust toolchain (https://rustup.rs) first" >&2
   exit 1
