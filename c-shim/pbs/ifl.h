@@ -89,6 +89,8 @@ struct ifl_api {
    * function returning its address instead.  Exactly one is set. */
   int *errno_var;
   int *(*errno_loc)(void);
+  /* Optional (NULL when absent): text of an error number, for log lines. */
+  char *(*strerror_fn)(int err);
 };
 
 /* Default library name: the SONAME of Torque 4, 5 and 6's client library. */
@@ -105,6 +107,9 @@ void ifl_unload(struct ifl_api *api);
 
 /* Current value of pbs_errno. */
 int ifl_errno(const struct ifl_api *api);
+
+/* Text for an error number: pbs_strerror when the library has it, else "". */
+const char *ifl_strerror(const struct ifl_api *api, int err);
 
 /* Sets pbs_errno (to 0 before a call whose NULL result may mean "empty"). */
 void ifl_clear_errno(const struct ifl_api *api);

@@ -64,6 +64,9 @@ int ifl_load(struct ifl_api *api, const char *path, char *err, size_t errlen)
     }
     memcpy(&api->errno_loc, &p, sizeof p);
   }
+  p = dlsym(api->handle, "pbs_strerror");
+  if (p != NULL)
+    memcpy(&api->strerror_fn, &p, sizeof p);
   return 0;
 
 fail:
@@ -99,4 +102,10 @@ void ifl_clear_errno(const struct ifl_api *api)
   int *e = errno_ptr(api);
   if (e != NULL)
     *e = 0;
+}
+
+const char *ifl_strerror(const struct ifl_api *api, int err)
+{
+  const char *s = api->strerror_fn != NULL ? api->strerror_fn(err) : NULL;
+  return s != NULL ? s : "";
 }

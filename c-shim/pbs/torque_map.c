@@ -35,8 +35,22 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 /* Keeps the first problem of an object: later ones are usually consequences. */
 static void keep_err(char *dst, const char *attr, const char *msg)
 {
-  if (dst[0] == '\0')
-    snprintf(dst, TM_ERRLEN, "%s: %s", attr, msg);
+  /* "attr: msg", cut to the buffer (a long message is still useful) */
+  const char *parts[3];
+  size_t pos = 0, i;
+  if (dst[0] != '\0')
+    return;
+  parts[0] = attr;
+  parts[1] = ": ";
+  parts[2] = msg;
+  for (i = 0; i < 3; i++) {
+    size_t l = strlen(parts[i]);
+    if (l > TM_ERRLEN - 1 - pos)
+      l = TM_ERRLEN - 1 - pos;
+    memcpy(dst + pos, parts[i], l);
+    pos += l;
+  }
+  dst[pos] = '\0';
 }
 
 static const char *skip_ws(const char *s)
