@@ -84,6 +84,7 @@ fn built() -> &'static Built {
         let san = [
             "-O1",
             "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=undefined",
             "-fno-omit-frame-pointer",
         ];
         let b = Built {
@@ -683,6 +684,47 @@ fn connection_lost_during_runjob_reconnects_and_finishes_the_work() {
         .filter(|c| c.text.starts_with("connect ") && !c.text.contains("-> -1"))
         .count();
     assert_eq!(connects, 2, "one reconnect");
+}
+
+#[test]
+fn dropped_connections_failed_calls_and_a_short_outage_are_ridden_out() {
+    let fixture = format!("{HEAD}{}", node("n1", 4, &[]));
+    let d = Daemon::start("outages", &fixture, &["--allow-unprivileged"]);
+    d.wait_iterations(1);
+    let connects = |d: &Daemon, ok: bool| {
+        d.calls()
+            .iter()
+            .filter(|c| c.text.starts_with("connect ") && c.text.contains("-> -1") != ok)
+            .count()
+    };
+
+    // the server drops the (idle) connection: lost, reconnected, served
+    d.control(&[
+        "disconnect",
+        "submit 90.vm Resource_List.nodes=1:ppn=1 qtime=100",
+    ]);
+    d.send(NEW);
+    d.wait("90.vm started", || started(&d).len() == 1);
+    assert_eq!((connects(&d, true), connects(&d, false)), (2, 0));
+
+    // the next 3 calls fail (the status call, then two connects)
+    d.control(&[
+        "server fail-calls 3",
+        "submit 91.vm Resource_List.nodes=1:ppn=1 qtime=101",
+    ]);
+    d.send(NEW);
+    d.wait("91.vm started", || started(&d).len() == 2);
+    assert_eq!((connects(&d, true), connects(&d, false)), (3, 2));
+
+    // the server is gone for one second
+    d.control(&[
+        "server down 1",
+        "submit 92.vm Resource_List.nodes=1:ppn=1 qtime=102",
+    ]);
+    d.send(NEW);
+    d.wait("92.vm started", || started(&d).len() == 3);
+    assert_eq!(connects(&d, true), 4);
+    assert_eq!(d.log().matches("lost pbs_server").count(), 3);
 }
 
 #[test]
