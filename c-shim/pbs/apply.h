@@ -1,0 +1,39 @@
+/*
+ * apply.h - carries a plan out on pbs_server.
+ */
+#ifndef MAUISCHED_PBS_APPLY_H
+#define MAUISCHED_PBS_APPLY_H
+
+#include <stddef.h>
+
+#include "decide.h"
+#include "ifl.h"
+#include "torque_map.h"
+
+/* What one application did. */
+struct apply_stats {
+  int started;        /* pbs_runjob succeeded */
+  int start_failed;   /* refused for that job (15046, 15001, ...) */
+  int comments;       /* comments written */
+  int comments_kept;  /* comment already said that: not rewritten */
+  int comment_failed; /* pbs_alterjob refused */
+};
+
+/* Longest comment written (pbs_server keeps comments short). */
+#define APPLY_COMMENT_MAX 250
+
+/* Formats the comment of a waiting job: "mauisched: <reason>" and, when
+ * known, "; estimated start <local time>".  Returns buf. */
+char *apply_comment_text(const struct decision *d, char *buf, size_t len);
+
+/* Applies the plan in order: pbs_runjob(location) for starts, pbs_alterjob
+ * of `comment` for waiting jobs whose comment differs.  A request refused
+ * for one job is logged and the next one is tried; when the connection
+ * itself is gone (a failed request followed by a failed probe) it stops and
+ * returns -1 with the reason in err.  dry_run logs instead of calling. */
+int apply_decisions(const struct ifl_api *api, int conn,
+                    const struct tm_snapshot *s, const struct decisions *d,
+                    int dry_run, struct apply_stats *st, char *err,
+                    size_t errlen);
+
+#endif

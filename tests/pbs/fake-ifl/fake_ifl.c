@@ -1,0 +1,1001 @@
+/*
+ * fake_ifl.c - a test double of Torque's IFL client library.
+ *
+ * Exports the IFL functions mauisched-pbs uses, with Torque's names and
+ * signatures, and serves an in-memory cluster instead of talking to a
+ * pbs_server.  The daemon loads it with --libtorque, exactly as it loads
+ * libtorque.so.2, so everything above the IFL is exercised for real.
+ *
+ * Environment (read at the first call):
+ *   FAKE_IFL_FIXTURE  cluster to serve (format: README.md)     [required]
+ *   FAKE_IFL_LOG      every call is appended here, one line each
+ *   FAKE_IFL_CONTROL  commands appended by the test ("complete 12.vm",
+ *                     "server down", ...) are applied before each call
+ *
+ * Not thread-safe (the daemon is single-threaded).  Written for this project
+ * from the public IFL interface; no Torque code.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- the public IFL types, as the daemon declares them ------------------- */
+
+enum batch_op { SET, UNSET, INCR, DECR, EQ, NE, GE, GT, LE, LT, DFLT };
+
+struct attrl {
+  struct attrl *next;
+  char *name;
+  char *resource;
+  char *value;
+  enum batch_op op;
+};
+
+struct batch_status {
+  struct batch_status *next;
+  char *name;
+  struct attrl *attribs;
+  char *text;
+};
+
+/* Error numbers served.  15001 and 15046 are the values a real Torque 6.1.3
+ * returned (unknown job; allocation exceeds available nodes); the others
+ * are this double's choices, the daemon does not rely on their values. */
+#define E_UNKJOBID 15001
+#define E_BADSTATE 15018
+#define E_PROTOCOL 15031
+#define E_NOSERVER 15034
+#define E_RESCUNAV 15046
+
+int pbs_errno = 0;
+
+/* ---- model --------------------------------------------------------------- */
+
+struct kv {
+  char *name;
+  char *res;
+  char *val;
+};
+
+struct obj {
+  char *name;
+  struct kv *a;
+  size_t n;
+};
+
+struct fnode {
+  struct obj o; /* fixture attributes other than state/np/jobs */
+  int np;
+  int down;
+  int offline;
+  char **slot; /* np entries: job id holding the slot, or NULL */
+};
+
+struct inject {
+  char call[16]; /* "runjob", "alterjob" */
+  char *job;
+  int code;     /* pbs_errno to return; 0 with lost = 1 */
+  int lost;     /* drop the connection */
+  int left;     /* remaining uses, -1 = always */
+};
+
+static int initialised;
+static struct obj server;
+static struct obj *queues;
+static size_t nqueues;
+static struct fnode *nodes;
+static size_t nnodes;
+static struct obj *jobs;
+static size_t njobs;
+static struct inject *injects;
+static size_t ninjects;
+
+static FILE *logf;
+static char control_path[4096];
+static long control_off;
+static char control_buf[8192];
+static size_t control_len;
+
+#define MAXCONN 4096
+static unsigned char conn_alive[MAXCONN];
+static int next_conn = 1;
+static char conn_msg[MAXCONN][256];
+
+static int server_down;        /* "server down" without a period */
+static double down_until;      /* "server down N": monotonic deadline */
+static long fail_calls;        /* "server fail-calls N" */
+
+static double mono(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void die(const char *fmt, ...)
+{
+  va_list ap;
+  fprintf(stderr, "fake-ifl: ");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  exit(3);
+}
+
+static char *xdup(const char *s)
+{
+  char *d = strdup(s ? s : "");
+  if (d == NULL)
+    die("out of memory");
+  return d;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+  void *q = realloc(p, n ? n : 1);
+  if (q == NULL)
+    die("out of memory");
+  return q;
+}
+
+static void rec(const char *fmt, ...)
+{
+  va_list ap;
+  if (logf == NULL)
+    return;
+  fprintf(logf, "%.0f ", mono() * 1000.0);
+  va_start(ap, fmt);
+  vfprintf(logf, fmt, ap);
+  va_end(ap);
+  fputc('\n', logf);
+  fflush(logf);
+}
+
+static const char *obj_get(const struct obj *o, const char *name, const char *res)
+{
+  size_t i;
+  for (i = 0; i < o->n; i++)
+    if (strcmp(o->a[i].name, name) == 0 &&
+        (res == NULL ? o->a[i].res == NULL
+                     : (o->a[i].res != NULL && strcmp(o->a[i].res, res) == 0)))
+      return o->a[i].val;
+  return NULL;
+}
+
+static void obj_set(struct obj *o, const char *name, const char *res, const char *val)
+{
+  size_t i;
+  for (i = 0; i < o->n; i++)
+    if (strcmp(o->a[i].name, name) == 0 &&
+        (res == NULL ? o->a[i].res == NULL
+                     : (o->a[i].res != NULL && strcmp(o->a[i].res, res) == 0))) {
+      if (val == NULL) {
+        free(o->a[i].name);
+        free(o->a[i].res);
+        free(o->a[i].val);
+        o->a[i] = o->a[--o->n];
+      } else {
+        free(o->a[i].val);
+        o->a[i].val = xdup(val);
+      }
+      return;
+    }
+  if (val == NULL)
+    return;
+  o->a = xrealloc(o->a, (o->n + 1) * sizeof *o->a);
+  o->a[o->n].name = xdup(name);
+  o->a[o->n].res = res ? xdup(res) : NULL;
+  o->a[o->n].val = xdup(val);
+  o->n++;
+}
+
+static void obj_free(struct obj *o)
+{
+  size_t i;
+  for (i = 0; i < o->n; i++) {
+    free(o->a[i].name);
+    free(o->a[i].res);
+    free(o->a[i].val);
+  }
+  free(o->a);
+  free(o->name);
+  memset(o, 0, sizeof *o);
+}
+
+static struct obj *find_job(const char *id)
+{
+  size_t i;
+  for (i = 0; i < njobs; i++)
+    if (strcmp(jobs[i].name, id) == 0)
+      return &jobs[i];
+  return NULL;
+}
+
+static struct fnode *find_node(const char *name)
+{
+  size_t i;
+  for (i = 0; i < nnodes; i++)
+    if (strcmp(nodes[i].o.name, name) == 0)
+      return &nodes[i];
+  return NULL;
+}
+
+static void release_slots(const char *job)
+{
+  size_t i;
+  int k;
+  for (i = 0; i < nnodes; i++)
+    for (k = 0; k < nodes[i].np; k++)
+      if (nodes[i].slot[k] != NULL && strcmp(nodes[i].slot[k], job) == 0) {
+        free(nodes[i].slot[k]);
+        nodes[i].slot[k] = NULL;
+      }
+}
+
+static void delete_job(const char *id)
+{
+  size_t i;
+  for (i = 0; i < njobs; i++)
+    if (strcmp(jobs[i].name, id) == 0) {
+      release_slots(id);
+      obj_free(&jobs[i]);
+      jobs[i] = jobs[--njobs];
+      return;
+    }
+}
+
+/* Assigns slots from an exec_host string ("vm/0-1+runsc/0") at load time. */
+static void claim_exec_host(const char *job, const char *eh)
+{
+  char *buf = xdup(eh), *part, *save = NULL;
+  for (part = strtok_r(buf, "+", &save); part; part = strtok_r(NULL, "+", &save)) {
+    char *slash = strchr(part, '/'), *r, *s2 = NULL;
+    struct fnode *n;
+    if (slash == NULL)
+      die("fixture: job %s: bad exec_host \"%s\"", job, eh);
+    *slash = '\0';
+    n = find_node(part);
+    if (n == NULL)
+      die("fixture: job %s: exec_host names unknown node %s", job, part);
+    for (r = strtok_r(slash + 1, ",", &s2); r; r = strtok_r(NULL, ",", &s2)) {
+      int a, b, k;
+      if (sscanf(r, "%d-%d", &a, &b) != 2) {
+        if (sscanf(r, "%d", &a) != 1)
+          die("fixture: job %s: bad exec_host \"%s\"", job, eh);
+        b = a;
+      }
+      for (k = a; k <= b; k++) {
+        if (k < 0 || k >= n->np || n->slot[k] != NULL)
+          die("fixture: job %s: slot %d of %s is not available", job, k, n->o.name);
+        n->slot[k] = xdup(job);
+      }
+    }
+  }
+  free(buf);
+}
+
+/* ---- fixture ------------------------------------------------------------- */
+
+static char *trim(char *s)
+{
+  char *e;
+  while (isspace((unsigned char)*s))
+    s++;
+  e = s + strlen(s);
+  while (e > s && isspace((unsigned char)e[-1]))
+    *--e = '\0';
+  return s;
+}
+
+/* Sets "name[.resource]" = value on an object. */
+static void set_dotted(struct obj *o, const char *key, const char *val)
+{
+  const char *dot = strchr(key, '.');
+  if (dot != NULL) {
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(dot - key), key);
+    obj_set(o, name, dot + 1, val);
+  } else {
+    obj_set(o, key, NULL, val);
+  }
+}
+
+static void finish_node(struct fnode *n)
+{
+  const char *np = obj_get(&n->o, "np", NULL), *st = obj_get(&n->o, "state", NULL);
+  n->np = np ? atoi(np) : 1;
+  if (n->np < 0 || n->np > 100000)
+    die("fixture: node %s: bad np", n->o.name);
+  n->slot = calloc((size_t)n->np + 1, sizeof *n->slot);
+  if (n->slot == NULL)
+    die("out of memory");
+  n->down = st != NULL && strstr(st, "down") != NULL;
+  n->offline = st != NULL && strstr(st, "offline") != NULL;
+  obj_set(&n->o, "np", NULL, NULL);
+  obj_set(&n->o, "state", NULL, NULL);
+  obj_set(&n->o, "jobs", NULL, NULL);
+}
+
+static void load_fixture(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  char line[16384];
+  struct obj *cur = NULL;
+  int lineno = 0;
+  size_t i;
+
+  if (f == NULL)
+    die("cannot open fixture %s: %s", path, strerror(errno));
+  while (fgets(line, sizeof line, f) != NULL) {
+    char *t;
+    lineno++;
+    line[strcspn(line, "\n")] = '\0';
+    t = trim(line);
+    if (*t == '\0' || *t == '#')
+      continue;
+    if (!isspace((unsigned char)line[0])) {
+      char kind[32], name[1024];
+      if (sscanf(t, "%31s %1023s", kind, name) != 2)
+        die("%s:%d: expected \"server|queue|node|job NAME\"", path, lineno);
+      if (strcmp(kind, "server") == 0) {
+        cur = &server;
+      } else if (strcmp(kind, "queue") == 0) {
+        queues = xrealloc(queues, (nqueues + 1) * sizeof *queues);
+        cur = &queues[nqueues++];
+      } else if (strcmp(kind, "node") == 0) {
+        nodes = xrealloc(nodes, (nnodes + 1) * sizeof *nodes);
+        memset(&nodes[nnodes], 0, sizeof *nodes);
+        cur = &nodes[nnodes++].o;
+      } else if (strcmp(kind, "job") == 0) {
+        jobs = xrealloc(jobs, (njobs + 1) * sizeof *jobs);
+        cur = &jobs[njobs++];
+      } else {
+        die("%s:%d: unknown object kind \"%s\"", path, lineno, kind);
+      }
+      if (cur != &server)
+        memset(cur, 0, sizeof *cur);
+      free(cur->name);
+      cur->name = xdup(name);
+    } else {
+      char *eq = strstr(t, " = ");
+      if (cur == NULL || eq == NULL)
+        die("%s:%d: expected \"    name[.resource] = value\" under an object", path, lineno);
+      *eq = '\0';
+      set_dotted(cur, trim(t), trim(eq + 3));
+    }
+  }
+  fclose(f);
+  for (i = 0; i < nnodes; i++)
+    finish_node(&nodes[i]);
+  for (i = 0; i < njobs; i++) {
+    const char *st = obj_get(&jobs[i], "job_state", NULL), *eh = obj_get(&jobs[i], "exec_host", NULL);
+    if (st != NULL && strcmp(st, "R") == 0 && eh != NULL)
+      claim_exec_host(jobs[i].name, eh);
+  }
+}
+
+static void init(void)
+{
+  const char *fx, *lg, *ct;
+  if (initialised)
+    return;
+  initialised = 1;
+  fx = getenv("FAKE_IFL_FIXTURE");
+  lg = getenv("FAKE_IFL_LOG");
+  ct = getenv("FAKE_IFL_CONTROL");
+  if (lg != NULL && *lg != '\0') {
+    logf = fopen(lg, "a");
+    if (logf == NULL)
+      die("cannot open log %s: %s", lg, strerror(errno));
+  }
+  if (ct != NULL)
+    snprintf(control_path, sizeof control_path, "%s", ct);
+  if (fx == NULL || *fx == '\0')
+    die("FAKE_IFL_FIXTURE is not set");
+  if (server.name == NULL)
+    server.name = xdup("fake");
+  load_fixture(fx);
+  rec("init fixture=%s nodes=%zu jobs=%zu", fx, nnodes, njobs);
+}
+
+/* ---- control commands ---------------------------------------------------- */
+
+static void drop_connections(void)
+{
+  memset(conn_alive, 0, sizeof conn_alive);
+}
+
+static void control(char *line)
+{
+  char *w[16];
+  int n = 0;
+  char *save = NULL, *t;
+  for (t = strtok_r(line, " \t", &save); t && n < 16; t = strtok_r(NULL, " \t", &save))
+    w[n++] = t;
+  if (n == 0)
+    return;
+  if (strcmp(w[0], "complete") == 0 && n == 2) {
+    struct obj *j = find_job(w[1]);
+    if (j != NULL) {
+      release_slots(w[1]);
+      obj_set(j, "job_state", NULL, "C");
+      obj_set(j, "exec_host", NULL, NULL);
+    }
+  } else if (strcmp(w[0], "delete") == 0 && n == 2) {
+    delete_job(w[1]);
+  } else if (strcmp(w[0], "node") == 0 && n == 3) {
+    struct fnode *nd = find_node(w[1]);
+    if (nd == NULL)
+      die("control: unknown node %s", w[1]);
+    if (strcmp(w[2], "down") == 0)
+      nd->down = 1;
+    else if (strcmp(w[2], "up") == 0)
+      nd->down = 0;
+    else if (strcmp(w[2], "offline") == 0)
+      nd->offline = 1;
+    else if (strcmp(w[2], "online") == 0)
+      nd->offline = 0;
+    else
+      die("control: node %s: unknown state %s", w[1], w[2]);
+  } else if (strcmp(w[0], "server") == 0 && n >= 2) {
+    if (strcmp(w[1], "down") == 0) {
+      drop_connections();
+      if (n == 3)
+        down_until = mono() + atof(w[2]);
+      else
+        server_down = 1;
+    } else if (strcmp(w[1], "up") == 0) {
+      server_down = 0;
+      down_until = 0;
+    } else if (strcmp(w[1], "fail-calls") == 0 && n == 3) {
+      fail_calls = atol(w[2]);
+      drop_connections();
+    } else {
+      die("control: unknown server command %s", w[1]);
+    }
+  } else if (strcmp(w[0], "disconnect") == 0) {
+    drop_connections();
+  } else if (strcmp(w[0], "fail") == 0 && (n == 4 || n == 5)) {
+    struct inject *in;
+    injects = xrealloc(injects, (ninjects + 1) * sizeof *injects);
+    in = &injects[ninjects++];
+    memset(in, 0, sizeof *in);
+    snprintf(in->call, sizeof in->call, "%s", w[1]);
+    in->job = xdup(w[2]);
+    if (strcmp(w[3], "lost") == 0)
+      in->lost = 1, in->code = E_PROTOCOL;
+    else
+      in->code = atoi(w[3]);
+    in->left = n == 5 ? atoi(w[4]) : 1;
+  } else if (strcmp(w[0], "submit") == 0 && n >= 2) {
+    struct obj *j;
+    int i;
+    jobs = xrealloc(jobs, (njobs + 1) * sizeof *jobs);
+    j = &jobs[njobs++];
+    memset(j, 0, sizeof *j);
+    j->name = xdup(w[1]);
+    obj_set(j, "job_state", NULL, "Q");
+    obj_set(j, "queue", NULL, "batch");
+    for (i = 2; i < n; i++) {
+      char *eq = strchr(w[i], '=');
+      if (eq == NULL)
+        die("control: submit: expected name=value, got %s", w[i]);
+      *eq = '\0';
+      set_dotted(j, w[i], eq + 1);
+    }
+  } else if (strcmp(w[0], "set") == 0 && n == 4) {
+    /* set server|job-id attribute value (value without blanks) */
+    struct obj *o = strcmp(w[1], "server") == 0 ? &server : find_job(w[1]);
+    if (o == NULL)
+      die("control: set: unknown object %s", w[1]);
+    set_dotted(o, w[2], w[3]);
+  } else {
+    die("control: cannot understand \"%s\"", w[0]);
+  }
+}
+
+/* Applies complete lines appended to the control file since the last call. */
+static void poll_control(void)
+{
+  FILE *f;
+  size_t got;
+  char *nl;
+  if (control_path[0] == '\0')
+    return;
+  f = fopen(control_path, "r");
+  if (f == NULL)
+    return;
+  if (fseek(f, control_off, SEEK_SET) != 0) {
+    fclose(f);
+    return;
+  }
+  got = fread(control_buf + control_len, 1, sizeof control_buf - 1 - control_len, f);
+  fclose(f);
+  control_off += (long)got;
+  control_len += got;
+  control_buf[control_len] = '\0';
+  while ((nl = strchr(control_buf, '\n')) != NULL) {
+    size_t used = (size_t)(nl - control_buf) + 1;
+    *nl = '\0';
+    rec("control %s", control_buf);
+    control(control_buf);
+    memmove(control_buf, control_buf + used, control_len - used + 1);
+    control_len -= used;
+  }
+}
+
+/* Every call starts here: initialise, apply control lines, decide whether
+ * the server is reachable.  Returns 0 when the call may proceed. */
+static int enter(int conn, const char *call)
+{
+  init();
+  poll_control();
+  pbs_errno = 0;
+  if (fail_calls > 0) {
+    fail_calls--;
+    drop_connections();
+    pbs_errno = conn < 0 ? E_NOSERVER : E_PROTOCOL;
+    return -1;
+  }
+  if (server_down || (down_until > 0 && mono() < down_until)) {
+    drop_connections();
+    pbs_errno = conn < 0 ? E_NOSERVER : E_PROTOCOL;
+    return -1;
+  }
+  if (conn >= 0 && (conn >= MAXCONN || !conn_alive[conn])) {
+    pbs_errno = E_PROTOCOL;
+    if (conn < MAXCONN)
+      snprintf(conn_msg[conn], sizeof conn_msg[conn], "%s: connection closed", call);
+    return -1;
+  }
+  return 0;
+}
+
+static void set_msg(int conn, const char *fmt, ...)
+{
+  va_list ap;
+  if (conn < 0 || conn >= MAXCONN)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(conn_msg[conn], sizeof conn_msg[conn], fmt, ap);
+  va_end(ap);
+}
+
+/* ---- status replies ------------------------------------------------------ */
+
+static int wanted(const struct attrl *filter, const char *name)
+{
+  if (filter == NULL)
+    return 1;
+  for (; filter != NULL; filter = filter->next)
+    if (filter->name != NULL && strcmp(filter->name, name) == 0)
+      return 1;
+  return 0;
+}
+
+static void push_attr(struct attrl **head, struct attrl **tail, const char *name,
+                      const char *res, const char *val)
+{
+  struct attrl *a = calloc(1, sizeof *a);
+  if (a == NULL)
+    die("out of memory");
+  a->name = xdup(name);
+  a->resource = res ? xdup(res) : NULL;
+  a->value = xdup(val);
+  a->op = SET;
+  if (*tail)
+    (*tail)->next = a;
+  else
+    *head = a;
+  *tail = a;
+}
+
+static struct batch_status *bs_of(const struct obj *o, const struct attrl *filter)
+{
+  struct batch_status *b = calloc(1, sizeof *b);
+  struct attrl *tail = NULL;
+  size_t i;
+  if (b == NULL)
+    die("out of memory");
+  b->name = xdup(o->name);
+  for (i = 0; i < o->n; i++)
+    if (wanted(filter, o->a[i].name))
+      push_attr(&b->attribs, &tail, o->a[i].name, o->a[i].res, o->a[i].val);
+  return b;
+}
+
+static void append(struct batch_status **head, struct batch_status **tail,
+                   struct batch_status *b)
+{
+  if (*tail)
+    (*tail)->next = b;
+  else
+    *head = b;
+  *tail = b;
+}
+
+static int used_slots(const struct fnode *n)
+{
+  int k, u = 0;
+  for (k = 0; k < n->np; k++)
+    u += n->slot[k] != NULL;
+  return u;
+}
+
+/* Node `state` and `jobs` as Torque 6 shows them. */
+static void node_state(const struct fnode *n, char *buf, size_t len)
+{
+  int u = used_slots(n);
+  buf[0] = '\0';
+  if (n->down)
+    snprintf(buf + strlen(buf), len - strlen(buf), "%sdown", buf[0] ? "," : "");
+  if (n->offline)
+    snprintf(buf + strlen(buf), len - strlen(buf), "%soffline", buf[0] ? "," : "");
+  if (n->np > 0 && u == n->np)
+    snprintf(buf + strlen(buf), len - strlen(buf), "%sjob-exclusive", buf[0] ? "," : "");
+  if (buf[0] == '\0')
+    snprintf(buf, len, "free");
+}
+
+static char *node_jobs(const struct fnode *n)
+{
+  size_t cap = 64, len = 0;
+  char *out = calloc(cap, 1);
+  char *done = calloc((size_t)n->np + 1, 1);
+  int k;
+  if (out == NULL || done == NULL)
+    die("out of memory");
+  for (k = 0; k < n->np; k++) {
+    int m, first = 1;
+    const char *job = n->slot[k];
+    if (job == NULL || done[k])
+      continue;
+    /* every slot of this job: ranges joined by ',', then "/jobid" */
+    for (m = k; m < n->np; m++) {
+      int e = m;
+      char piece[64];
+      if (done[m] || n->slot[m] == NULL || strcmp(n->slot[m], job) != 0)
+        continue;
+      while (e + 1 < n->np && n->slot[e + 1] != NULL && strcmp(n->slot[e + 1], job) == 0)
+        e++;
+      if (e > m)
+        snprintf(piece, sizeof piece, "%s%d-%d", first ? (len ? "," : "") : ",", m, e);
+      else
+        snprintf(piece, sizeof piece, "%s%d", first ? (len ? "," : "") : ",", m);
+      first = 0;
+      while (len + strlen(piece) + strlen(job) + 3 > cap)
+        out = xrealloc(out, cap *= 2);
+      strcpy(out + len, piece);
+      len += strlen(piece);
+      for (; m <= e; m++)
+        done[m] = 1;
+      m = e;
+    }
+    while (len + strlen(job) + 3 > cap)
+      out = xrealloc(out, cap *= 2);
+    out[len++] = '/';
+    strcpy(out + len, job);
+    len += strlen(job);
+  }
+  free(done);
+  return out;
+}
+
+static struct batch_status *node_bs(const struct fnode *n, const struct attrl *filter)
+{
+  struct batch_status *b = bs_of(&n->o, filter);
+  struct attrl *tail = b->attribs;
+  char st[64], np[16];
+  char *jl;
+  while (tail && tail->next)
+    tail = tail->next;
+  node_state(n, st, sizeof st);
+  snprintf(np, sizeof np, "%d", n->np);
+  if (wanted(filter, "state"))
+    push_attr(&b->attribs, &tail, "state", NULL, st);
+  if (wanted(filter, "np"))
+    push_attr(&b->attribs, &tail, "np", NULL, np);
+  jl = node_jobs(n);
+  if (jl[0] != '\0' && wanted(filter, "jobs"))
+    push_attr(&b->attribs, &tail, "jobs", NULL, jl);
+  free(jl);
+  return b;
+}
+
+/* ---- the IFL ------------------------------------------------------------- */
+
+int pbs_connect(char *srv)
+{
+  int c;
+  if (enter(-1, "connect") != 0) {
+    rec("connect server=%s -> -1 errno=%d", srv ? srv : "(null)", pbs_errno);
+    return -1;
+  }
+  if (next_conn >= MAXCONN)
+    next_conn = 1;
+  c = next_conn++;
+  conn_alive[c] = 1;
+  conn_msg[c][0] = '\0';
+  rec("connect server=%s -> %d", srv ? srv : "(null)", c);
+  return c;
+}
+
+int pbs_disconnect(int conn)
+{
+  init();
+  rec("disconnect %d", conn);
+  if (conn > 0 && conn < MAXCONN)
+    conn_alive[conn] = 0;
+  return 0;
+}
+
+char *pbs_geterrmsg(int conn)
+{
+  if (conn < 0 || conn >= MAXCONN || conn_msg[conn][0] == '\0')
+    return NULL;
+  return conn_msg[conn];
+}
+
+char *pbs_strerror(int err)
+{
+  switch (err) {
+  case E_UNKJOBID: return (char *)"Unknown Job Id";
+  case E_BADSTATE: return (char *)"Request invalid for state of job";
+  case E_PROTOCOL: return (char *)"Protocol error";
+  case E_NOSERVER: return (char *)"No server to connect to";
+  case E_RESCUNAV: return (char *)"Resources temporarily unavailable";
+  default: return NULL;
+  }
+}
+
+void pbs_statfree(struct batch_status *bs)
+{
+  while (bs != NULL) {
+    struct batch_status *nb = bs->next;
+    struct attrl *a = bs->attribs;
+    while (a != NULL) {
+      struct attrl *na = a->next;
+      free(a->name);
+      free(a->resource);
+      free(a->value);
+      free(a);
+      a = na;
+    }
+    free(bs->name);
+    free(bs->text);
+    free(bs);
+    bs = nb;
+  }
+}
+
+struct batch_status *pbs_statserver(int conn, struct attrl *attrib, char *extend)
+{
+  (void)extend;
+  if (enter(conn, "statserver") != 0) {
+    rec("statserver %d -> NULL errno=%d", conn, pbs_errno);
+    return NULL;
+  }
+  rec("statserver %d -> 1", conn);
+  return bs_of(&server, attrib);
+}
+
+struct batch_status *pbs_statque(int conn, char *id, struct attrl *attrib, char *extend)
+{
+  struct batch_status *head = NULL, *tail = NULL;
+  size_t i, n = 0;
+  (void)extend;
+  if (enter(conn, "statque") != 0) {
+    rec("statque %d -> NULL errno=%d", conn, pbs_errno);
+    return NULL;
+  }
+  for (i = 0; i < nqueues; i++)
+    if (id == NULL || *id == '\0' || strcmp(id, queues[i].name) == 0)
+      append(&head, &tail, bs_of(&queues[i], attrib)), n++;
+  rec("statque %d -> %zu", conn, n);
+  return head;
+}
+
+struct batch_status *pbs_statnode(int conn, char *id, struct attrl *attrib, char *extend)
+{
+  struct batch_status *head = NULL, *tail = NULL;
+  size_t i, n = 0;
+  (void)extend;
+  if (enter(conn, "statnode") != 0) {
+    rec("statnode %d -> NULL errno=%d", conn, pbs_errno);
+    return NULL;
+  }
+  for (i = 0; i < nnodes; i++)
+    if (id == NULL || *id == '\0' || strcmp(id, nodes[i].o.name) == 0)
+      append(&head, &tail, node_bs(&nodes[i], attrib)), n++;
+  rec("statnode %d -> %zu", conn, n);
+  return head;
+}
+
+struct batch_status *pbs_statjob(int conn, char *id, struct attrl *attrib, char *extend)
+{
+  struct batch_status *head = NULL, *tail = NULL;
+  size_t i, n = 0;
+  if (enter(conn, "statjob") != 0) {
+    rec("statjob %d -> NULL errno=%d", conn, pbs_errno);
+    return NULL;
+  }
+  for (i = 0; i < njobs; i++)
+    if (id == NULL || *id == '\0' || strcmp(id, jobs[i].name) == 0)
+      append(&head, &tail, bs_of(&jobs[i], attrib)), n++;
+  if (id != NULL && *id != '\0' && n == 0) {
+    pbs_errno = E_UNKJOBID;
+    set_msg(conn, "Unknown Job Id %s", id);
+  }
+  rec("statjob %d extend=%s -> %zu", conn, extend ? extend : "(null)", n);
+  return head;
+}
+
+/* Consumes an injected error for (call, job); returns its code or 0. */
+static int injected(const char *call, const char *job, int *lost)
+{
+  size_t i;
+  *lost = 0;
+  for (i = 0; i < ninjects; i++) {
+    struct inject *in = &injects[i];
+    if (in->left == 0 || strcmp(in->call, call) != 0 || strcmp(in->job, job) != 0)
+      continue;
+    if (in->left > 0)
+      in->left--;
+    *lost = in->lost;
+    return in->code;
+  }
+  return 0;
+}
+
+int pbs_runjob(int conn, char *jobid, char *location, char *extend)
+{
+  struct obj *j;
+  const char *st;
+  int code, lost;
+  char *buf, *part, *save = NULL;
+  struct { struct fnode *n; int want; } take[256];
+  size_t nt = 0, i;
+  char eh[8192] = "";
+  (void)extend;
+
+  if (enter(conn, "runjob") != 0) {
+    rec("runjob %d %s %s -> -1 errno=%d", conn, jobid, location ? location : "", pbs_errno);
+    return -1;
+  }
+  code = injected("runjob", jobid, &lost);
+  if (code != 0) {
+    if (lost)
+      drop_connections();
+    if (code == E_UNKJOBID)
+      delete_job(jobid); /* the job went away between stat and run */
+    pbs_errno = code;
+    set_msg(conn, "%s", pbs_strerror(code) ? pbs_strerror(code) : "injected error");
+    rec("runjob %d %s %s -> %d injected", conn, jobid, location ? location : "", code);
+    return code;
+  }
+  j = find_job(jobid);
+  if (j == NULL) {
+    pbs_errno = E_UNKJOBID;
+    set_msg(conn, "Unknown Job Id %s", jobid);
+    rec("runjob %d %s %s -> %d", conn, jobid, location ? location : "", pbs_errno);
+    return pbs_errno;
+  }
+  st = obj_get(j, "job_state", NULL);
+  if (st == NULL || strcmp(st, "Q") != 0) {
+    pbs_errno = E_BADSTATE;
+    set_msg(conn, "Request invalid for state of job");
+    rec("runjob %d %s %s -> %d", conn, jobid, location ? location : "", pbs_errno);
+    return pbs_errno;
+  }
+  /* location: host or host:ppn=N, joined by '+' */
+  buf = xdup(location ? location : "");
+  for (part = strtok_r(buf, "+", &save); part && nt < 256; part = strtok_r(NULL, "+", &save)) {
+    char *colon = strchr(part, ':');
+    int want = 1;
+    if (colon != NULL) {
+      *colon = '\0';
+      if (strncmp(colon + 1, "ppn=", 4) != 0 || (want = atoi(colon + 5)) < 1)
+        want = -1;
+    }
+    take[nt].n = find_node(part);
+    take[nt].want = want;
+    if (take[nt].n == NULL || want < 0) {
+      nt = 0;
+      break;
+    }
+    nt++;
+  }
+  free(buf);
+  for (i = 0; i < nt; i++) {
+    size_t k;
+    int need = take[i].want;
+    for (k = 0; k < nt; k++) /* one host listed twice needs both amounts */
+      if (k != i && take[k].n == take[i].n)
+        need += take[k].want;
+    if (take[i].n->down || take[i].n->offline || take[i].n->np - used_slots(take[i].n) < need)
+      break;
+  }
+  if (nt == 0 || i < nt) {
+    pbs_errno = E_RESCUNAV;
+    set_msg(conn, "job allocation request exceeds currently available cluster nodes, "
+            "%s requested", location ? location : "");
+    rec("runjob %d %s %s -> %d", conn, jobid, location ? location : "", pbs_errno);
+    return pbs_errno;
+  }
+  for (i = 0; i < nt; i++) {
+    struct fnode *n = take[i].n;
+    int k, got = 0, start = -1;
+    for (k = 0; k <= n->np; k++) {
+      /* take free slots, lowest first; write them as host/a-b runs */
+      int taken = k < n->np && got < take[i].want && n->slot[k] == NULL;
+      if (taken) {
+        n->slot[k] = xdup(jobid);
+        got++;
+        if (start < 0)
+          start = k;
+        continue;
+      }
+      if (start >= 0) {
+        if (k - 1 > start)
+          snprintf(eh + strlen(eh), sizeof eh - strlen(eh), "%s%s/%d-%d", eh[0] ? "+" : "",
+                   n->o.name, start, k - 1);
+        else
+          snprintf(eh + strlen(eh), sizeof eh - strlen(eh), "%s%s/%d", eh[0] ? "+" : "",
+                   n->o.name, start);
+        start = -1;
+      }
+    }
+  }
+  obj_set(j, "job_state", NULL, "R");
+  obj_set(j, "exec_host", NULL, eh);
+  conn_msg[conn][0] = '\0';
+  rec("runjob %d %s %s -> 0 exec_host=%s", conn, jobid, location, eh);
+  return 0;
+}
+
+int pbs_alterjob(int conn, char *jobid, struct attrl *attrib, char *extend)
+{
+  struct obj *j;
+  struct attrl *a;
+  int code, lost;
+  char what[1024] = "";
+  (void)extend;
+
+  for (a = attrib; a != NULL; a = a->next)
+    snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s%s%s=\"%s\"",
+             what[0] ? " " : "", a->name ? a->name : "", a->resource ? "." : "",
+             a->resource ? a->resource : "", a->value ? a->value : "");
+  if (enter(conn, "alterjob") != 0) {
+    rec("alterjob %d %s %s -> -1 errno=%d", conn, jobid, what, pbs_errno);
+    return -1;
+  }
+  code = injected("alterjob", jobid, &lost);
+  if (code != 0) {
+    if (lost)
+      drop_connections();
+    if (code == E_UNKJOBID)
+      delete_job(jobid);
+    pbs_errno = code;
+    set_msg(conn, "%s", pbs_strerror(code) ? pbs_strerror(code) : "injected error");
+    rec("alterjob %d %s %s -> %d injected", conn, jobid, what, code);
+    return code;
+  }
+  j = find_job(jobid);
+  if (j == NULL) {
+    pbs_errno = E_UNKJOBID;
+    set_msg(conn, "Unknown Job Id %s", jobid);
+    rec("alterjob %d %s %s -> %d", conn, jobid, what, pbs_errno);
+    return pbs_errno;
+  }
+  for (a = attrib; a != NULL; a = a->next)
+    if (a->name != NULL)
+      obj_set(j, a->name, a->resource, a->value);
+  rec("alterjob %d %s %s -> 0", conn, jobid, what);
+  return 0;
+}
