@@ -1,0 +1,193 @@
+//! The plan: what one iteration decided, as data.
+
+use crate::config::LimitKind;
+use crate::model::{HoldKind, NodeTasks, Secs, Time};
+use crate::priority::PriorityBreakdown;
+use serde::Serialize;
+
+/// Why a job is not started in this iteration (machine-readable).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "code")]
+pub enum Reason {
+    /// Eligible and the resources exist, but they are held for
+    /// higher-priority jobs (their reservations or earlier starts).
+    Priority,
+    /// Not enough free resources for the job's shape and walltime.
+    Resources,
+    /// The resources it needs are held by a reservation whose ACL excludes it.
+    Reservation {
+        /// Reservation id.
+        id: String,
+    },
+    /// A throttling policy blocks it.
+    Policy {
+        /// Limit (MAXJOB, MAXPROC, ...).
+        limit: LimitKind,
+        /// Credential label, e.g. `user steve` or `class batch, user steve`.
+        credential: String,
+        /// True when the hard limit blocks (not only the soft one).
+        hard: bool,
+        /// Maui's wording.
+        detail: String,
+    },
+    /// A hold is in place.
+    Hold {
+        /// Kind of hold.
+        kind: HoldKind,
+    },
+    /// An RM dependency is not met.
+    Dependency,
+    /// The job may not start before this time (begin time).
+    BeginTime {
+        /// Earliest start.
+        at: Time,
+    },
+    /// A fairshare cap (FSCAP) is reached.
+    FairshareCap {
+        /// The credential and its usage against the cap.
+        detail: String,
+    },
+    /// REJECTNEGPRIOJOBS: the job's priority is negative.
+    NegativePriority,
+    /// The job can never run on this cluster as configured.
+    NoFit {
+        /// Why.
+        detail: String,
+    },
+}
+
+impl Reason {
+    /// The short code: `Priority`, `Resources`, `Reservation`, `Policy`, ...
+    pub fn code(&self) -> &'static str {
+        match self {
+            Reason::Priority => "Priority",
+            Reason::Resources => "Resources",
+            Reason::Reservation { .. } => "Reservation",
+            Reason::Policy { .. } => "Policy",
+            Reason::Hold { .. } => "Hold",
+            Reason::Dependency => "Dependency",
+            Reason::BeginTime { .. } => "BeginTime",
+            Reason::FairshareCap { .. } => "FairshareCap",
+            Reason::NegativePriority => "NegativePriority",
+            Reason::NoFit { .. } => "NoFit",
+        }
+    }
+
+    /// True when the job is not eligible at all (not a matter of resources).
+    pub fn is_blocking(&self) -> bool {
+        !matches!(self, Reason::Priority | Reason::Resources | Reason::Reservation { .. })
+    }
+}
+
+impl std::fmt::Display for Reason {
+    /// `Reservation interactive.0`, `Policy MAXJOB user steve`, ...
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reason::Reservation { id } => write!(f, "Reservation {id}"),
+            Reason::Policy { limit, credential, .. } => write!(f, "Policy {} {credential}", limit.keyword()),
+            Reason::Hold { kind } => write!(f, "Hold {}", match kind {
+                HoldKind::User => "User",
+                HoldKind::System => "System",
+                HoldKind::Batch => "Batch",
+            }),
+            Reason::BeginTime { at } => write!(f, "BeginTime {}", crate::model::time::fmt_time(*at)),
+            Reason::FairshareCap { detail } => write!(f, "FairshareCap {detail}"),
+            Reason::NoFit { detail } => write!(f, "NoFit {detail}"),
+            other => f.write_str(other.code()),
+        }
+    }
+}
+
+/// A job to start now.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Start {
+    /// Job id.
+    pub job: String,
+    /// Nodes and tasks per node, in node order.
+    pub allocation: Vec<NodeTasks>,
+    /// Started by backfill (out of priority order).
+    pub backfill: bool,
+    /// The reservation the job runs in, if it asked for one (ADVRES) or
+    /// uses reserved resources it is admitted to.
+    pub reservation: Option<String>,
+}
+
+/// What became of one idle job.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JobPlan {
+    /// Job id.
+    pub job: String,
+    /// Priority (final value used for ordering).
+    pub priority: i64,
+    /// Started in this iteration.
+    pub started: bool,
+    /// Why it waits (None when started).
+    pub reason: Option<Reason>,
+    /// Estimated start (its reservation's start, or a profile estimate).
+    pub estimated_start: Option<Time>,
+    /// Its job reservation, if it got one.
+    pub reservation: Option<String>,
+    /// Times bypassed by backfill so far.
+    pub bypass_count: u32,
+    /// Effective queue time used for priority.
+    pub eff_queue_time: Secs,
+}
+
+/// A reservation as the plan reports it (job, admin and standing).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlanReservation {
+    /// Id.
+    pub id: String,
+    /// `Job`, `User` (admin), `Standing`.
+    pub kind: String,
+    /// The job, for job reservations.
+    pub job: Option<String>,
+    /// Start.
+    pub start: Time,
+    /// End.
+    pub end: Time,
+    /// Nodes and tasks.
+    pub allocation: Vec<NodeTasks>,
+}
+
+/// Counters of one iteration.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    /// Idle jobs seen.
+    pub idle: usize,
+    /// Idle jobs eligible to run (no hold, policy or dependency in the way).
+    pub eligible: usize,
+    /// Running jobs seen.
+    pub running: usize,
+    /// Jobs started in priority order.
+    pub started_priority: usize,
+    /// Jobs started by backfill.
+    pub started_backfill: usize,
+    /// Job reservations made.
+    pub job_reservations: usize,
+}
+
+/// The decisions of one iteration.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Plan {
+    /// Iteration time.
+    pub now: Time,
+    /// Jobs to start now.
+    pub starts: Vec<Start>,
+    /// Every idle job, in priority order.
+    pub jobs: Vec<JobPlan>,
+    /// Reservations in force (job reservations made now, admin, standing).
+    pub reservations: Vec<PlanReservation>,
+    /// Priority breakdowns of idle jobs (for diagnose -p and checkjob).
+    #[serde(skip)]
+    pub priorities: Vec<PriorityBreakdown>,
+    /// Counters.
+    pub stats: Stats,
+}
+
+impl Plan {
+    /// The plan of a job by id.
+    pub fn job(&self, id: &str) -> Option<&JobPlan> {
+        self.jobs.iter().find(|j| j.job == id)
+    }
+}
