@@ -10,6 +10,8 @@
 pub mod config;
 pub mod ffi;
 pub mod model;
+pub mod profile;
+pub mod reservation;
 pub mod util;
 
 /// The crate version.
