@@ -1128,7 +1128,8 @@ impl Profile {
         admits_job: &dyn Fn(JobIdx) -> bool,
     ) -> Resources {
         // (from cell index, capacity moved, job usage moved with it)
-        let mut moves: Vec<(usize, Resources, Vec<(JobIdx, Resources)>)> = Vec::new();
+        type Move = (usize, Resources, Vec<(JobIdx, Resources)>);
+        let mut moves: Vec<Move> = Vec::new();
         let mut left = amount;
         let mut order: Vec<usize> = (0..seg.cells.len())
             .filter(|&i| !self.stacks.contains(seg.cells[i].stack, res))
