@@ -418,6 +418,16 @@ enum Rank {
     Negative,
 }
 
+/// Buffers reused across nodes by [`Profile::earliest_start`].
+#[derive(Default)]
+struct Scratch {
+    seen: Vec<ResIdx>,
+    critical: Vec<Time>,
+    g: Vec<u32>,
+    cands: Vec<Time>,
+    dq: std::collections::VecDeque<usize>,
+}
+
 /// The node × time availability profile.
 #[derive(Clone, Debug)]
 pub struct Profile {
@@ -776,9 +786,14 @@ impl Profile {
         let nodes: Vec<NodeIdx> = (0..self.lines.len() as NodeIdx)
             .filter(|&n| filter(n))
             .collect();
+        // Most queries (backfill) are answered by "now": check it first.
+        if let Some(fit) = self.check_at(&nodes, from, d, req, adm) {
+            return Some(fit);
+        }
         let mut events: Vec<(Time, u32, u32)> = Vec::new();
+        let mut scratch = Scratch::default();
         for (pos, &n) in nodes.iter().enumerate() {
-            self.node_events(n, pos as u32, req, adm, from, d, &mut events);
+            self.node_events(n, pos as u32, req, adm, from, d, &mut scratch, &mut events);
         }
         events.sort_unstable();
         let mut cur = vec![0u32; nodes.len()];
@@ -851,6 +866,7 @@ impl Profile {
         adm: &A,
         from: Time,
         d: Secs,
+        scratch: &mut Scratch,
         out: &mut Vec<(Time, u32, u32)>,
     ) {
         let Some(line) = self.line(node) else {
@@ -860,26 +876,28 @@ impl Profile {
         let segs = &line.segs[first..];
         let st = |i: usize| if i == 0 { from } else { segs[i].start };
         // Reservations whose admission depends on the job's window.
-        let mut seen: Vec<ResIdx> = segs
-            .iter()
-            .flat_map(|s| s.cells.iter())
-            .flat_map(|c| self.stacks.get(c.stack).iter().copied())
-            .collect();
+        let seen = &mut scratch.seen;
+        seen.clear();
+        seen.extend(
+            segs.iter()
+                .flat_map(|s| s.cells.iter())
+                .flat_map(|c| self.stacks.get(c.stack).iter().copied()),
+        );
         seen.sort_unstable();
         seen.dedup();
-        let critical: Vec<Time> = seen
-            .iter()
-            .flat_map(|&r| adm.critical_starts(r, d))
-            .filter(|&t| t > from)
-            .collect();
+        let critical = &mut scratch.critical;
+        critical.clear();
+        for &r in seen.iter() {
+            critical.extend(adm.critical_starts(r, d).into_iter().filter(|&t| t > from));
+        }
         // Tasks fitting in each segment on its own.
-        let g: Vec<u32> = (0..segs.len())
-            .map(|i| {
-                let s = st(i);
-                req.task
-                    .times_fits_in(&self.seg_free(&segs[i], adm, s, s.saturating_add(d)))
-            })
-            .collect();
+        let g = &mut scratch.g;
+        g.clear();
+        g.extend((0..segs.len()).map(|i| {
+            let s = st(i);
+            req.task
+                .times_fits_in(&self.seg_free(&segs[i], adm, s, s.saturating_add(d)))
+        }));
         // The window [t, t+d) changes its segment set when t reaches a
         // segment start (one leaves) or t+d passes one (one enters).
         let leaves = (1..segs.len()).map(|i| segs[i].start);
@@ -887,17 +905,18 @@ impl Profile {
             .map(|i| segs[i].start.saturating_sub(d).saturating_add(1))
             .filter(|&t| t > from);
         let slow = !critical.is_empty();
-        let mut cands: Vec<Time> = std::iter::once(from)
-            .chain(leaves)
-            .chain(enters)
-            .chain(critical)
-            .collect();
+        let cands = &mut scratch.cands;
+        cands.clear();
+        cands.push(from);
+        cands.extend(leaves);
+        cands.extend(enters);
+        cands.extend(critical.iter().copied());
         cands.sort_unstable();
         cands.dedup();
         if slow {
             // Admission varies with the start: evaluate each candidate exactly.
             let mut last: Option<u32> = None;
-            for t in cands {
+            for &t in cands.iter() {
                 let f = self.tasks_fit(node, t, t.saturating_add(d), &req.task, adm);
                 let c = req.contribution(f);
                 if last != Some(c) {
@@ -908,10 +927,11 @@ impl Profile {
             return;
         }
         // Sliding-window minimum of g over the segments the window covers.
-        let mut dq: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+        let dq = &mut scratch.dq;
+        dq.clear();
         let (mut lo, mut hi) = (0usize, 0usize);
         let mut last: Option<u32> = None;
-        for t in cands {
+        for &t in cands.iter() {
             let tend = t.saturating_add(d);
             while hi < segs.len() && st(hi) < tend {
                 while dq.back().is_some_and(|&b| g[b] >= g[hi]) {
