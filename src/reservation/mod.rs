@@ -216,7 +216,6 @@ pub struct Reservation {
 
 impl Reservation {
     /// An unplaced reservation (no claims yet).
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         id: String,
         kind: ResKind,
