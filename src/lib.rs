@@ -13,6 +13,8 @@ pub mod fairshare;
 pub mod ffi;
 pub mod model;
 pub mod priority;
+pub mod profile;
+pub mod reservation;
 pub mod sim;
 pub mod state;
 pub mod throttle;

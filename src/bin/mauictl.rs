@@ -54,6 +54,23 @@ enum Cmd {
     },
     /// Summarise a workload trace (SWF or Maui workload trace, plain or gzip).
     TraceInfo(TraceInfoArgs),
+    /// Show reservations (running jobs, admin and standing reservations) of a snapshot.
+    Showres {
+        /// One line per reserved node.
+        #[arg(short = 'n')]
+        nodes: bool,
+        /// Print JSON instead of Maui's layout.
+        #[arg(long)]
+        json: bool,
+        /// RM snapshot (JSON) to show; its "now" is the current time.
+        #[arg(long, value_name = "FILE")]
+        snapshot: PathBuf,
+        /// Administrative reservation store (JSON) to include.
+        #[arg(long, value_name = "FILE")]
+        store: Option<PathBuf>,
+        /// Only this reservation.
+        reservation: Option<String>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -221,6 +238,29 @@ fn main() -> ExitCode {
             fs_dir,
             json,
         } => diagnose(&loaded, priority, snapshot, fs_dir, json),
+        Cmd::Showres {
+            nodes,
+            json,
+            snapshot,
+            store,
+            reservation,
+        } => match showres(
+            &loaded,
+            nodes,
+            json,
+            &snapshot,
+            store.as_deref(),
+            reservation.as_deref(),
+        ) {
+            Ok(text) => {
+                emit(&text);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("mauictl: {e}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }
 
@@ -298,4 +338,45 @@ fn diagnose(
     };
     emit(&text);
     ExitCode::SUCCESS
+}
+
+/// Builds the snapshot's reservations and renders them.
+fn showres(
+    loaded: &Loaded,
+    per_node: bool,
+    json: bool,
+    snapshot: &std::path::Path,
+    store: Option<&std::path::Path>,
+    id: Option<&str>,
+) -> Result<String, String> {
+    use mauisched::reservation::{showres, view, AdminStore, RmOrder};
+    if !loaded.is_ok() {
+        return Err(format!(
+            "{} has errors; run `mauictl check`",
+            loaded.config.source
+        ));
+    }
+    let text =
+        std::fs::read_to_string(snapshot).map_err(|e| format!("{}: {e}", snapshot.display()))?;
+    let snap = mauisched::model::Snapshot::from_json(&text)
+        .map_err(|e| format!("{}: {e}", snapshot.display()))?;
+    let admin = match store {
+        Some(p) => Some(AdminStore::load(p).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let v = view::build(&loaded.config, &snap, admin.as_ref(), &RmOrder)
+        .map_err(|e| format!("{}: {e}", snapshot.display()))?;
+    if let Some(i) = id {
+        if !v.reservations.iter().any(|r| r.id == i) {
+            return Err(format!("no reservation \"{i}\""));
+        }
+    }
+    Ok(if json {
+        let j = showres::showres_json(&v.reservations, &v.cluster, v.now, id);
+        format!("{}\n", serde_json::to_string_pretty(&j).unwrap_or_default())
+    } else if per_node {
+        showres::showres_nodes(&v.reservations, &v.cluster, v.now, id)
+    } else {
+        showres::showres(&v.reservations, v.now, id)
+    })
 }

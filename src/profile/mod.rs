@@ -1,0 +1,1262 @@
+//! The availability profile: per node, resources as a step function of time.
+//!
+//! Maui views the cluster as node × time space (seed 5.2.1.3): running jobs
+//! hold resources until start + walltime, reservations claim resources over
+//! their timeframe, and every scheduling question ("can this job start now?",
+//! "when is the earliest start?", "how long is the hole after this job?") is
+//! a query on that space. This module answers them without knowing about
+//! jobs' credentials or reservations' ACLs: callers pass the job's
+//! *admission* ([`Admits`]: which reservations admit it, with which affinity)
+//! and the profile does the arithmetic.
+//!
+//! # Model
+//!
+//! Each node has a capacity and a sorted list of *segments* (a segment holds
+//! from its start to the next segment's start; the last one holds forever).
+//! Within a segment the capacity is split into *cells*, each keyed by the set
+//! of reservations that claim it (its *stack*):
+//!
+//! - the unclaimed cell (empty stack) is usable by every job;
+//! - a cell claimed by reservation `r` is usable only by jobs `r` admits;
+//! - a cell claimed by `r` and `s` (stacked) only by jobs both admit: access
+//!   is the AND across stacked reservations (seed 7.1.5.2.3, example 3).
+//!
+//! A new claim goes side by side onto unclaimed capacity before it stacks
+//! onto claimed capacity, and only stacks when its [`ClaimMode`] allows it
+//! (ACCESS=SHARED or a non-floating reservation). Resources a running job
+//! holds are never taken by a claim that does not admit that job: a
+//! non-floating reservation placed over a busy node gets the job's share when
+//! the job ends. A job the claim admits counts against the claim first.
+//!
+//! Jobs consume from the cells they may use, by affinity: cells whose
+//! reservations give positive affinity first, then unclaimed capacity, then
+//! neutral, then negative ("last resort") cells. Each cell records which job
+//! uses how much of it, so claims and jobs can be removed again.
+//!
+//! A task is atomic: all its resources come from one node; within a node a
+//! job may use any mix of the cells it is admitted to (seed 7.1.5.1.3: "a job
+//! can use the resources covered by an accessible reservation in whatever
+//! way it needs").
+//!
+//! # Complexity
+//!
+//! With `s` segments on a node (at most two per job placement and claim on
+//! it), `c` cells per segment (1 + distinct stacks there), `k` reservations
+//! per stack (admission calls, usually 1) and `j` job entries per cell:
+//!
+//! | operation | cost |
+//! |-----------|------|
+//! | [`Profile::free`], [`Profile::tasks_fit`] on one node | `O(log s + w·c·k)`, `w` = segments in the window |
+//! | [`Profile::gap_after`], [`Profile::next_change`] | `O(log s + w·c·k)` / `O(log s)` |
+//! | [`Profile::earliest_start`] over `n` filtered nodes | `O(Σ s·c·k + E log E)`, `E ≤ 3·Σ s` events, plus an exact check `O(n·w·c·k)` of the start found; nodes with TIMELIMIT reservations evaluate each of their `e` candidate starts exactly, `O(e·w·c·k)` |
+//! | [`Profile::add_job`], [`Profile::add_claim`] | `O(s + w·c·(j + k))` (split, update, coalesce) |
+//! | [`Profile::remove_job`], [`Profile::remove_claim`] | `O(s·c·j)` |
+//! | memory | `O(Σ s·c + job entries)` |
+//!
+//! No query costs `O(nodes × reservations)`: a reservation only shows up in
+//! the segments of the nodes it claims. Sized for 10,000 nodes and tens of
+//! thousands of reservations, where `s` and `c` stay small per node.
+
+use crate::config::Affinity;
+use crate::model::{Cluster, NodeIdx, Resources, Secs, Time};
+use std::collections::BTreeMap;
+
+#[cfg(test)]
+mod tests;
+
+/// Index of a reservation, assigned by the caller (its position in the
+/// iteration's reservation table).
+pub type ResIdx = u32;
+
+/// Index of a job, assigned by the caller.
+pub type JobIdx = u32;
+
+/// Index of a user (interned name), assigned by the caller.
+pub type UserIdx = u32;
+
+/// End time of something that never ends (PERIOD=INFINITY reservations).
+pub const INFINITY: Time = Time::MAX;
+
+/// What remains of a running job that is already past its walltime.
+///
+/// The RM has not killed it yet, so it still holds its resources; we assume
+/// it ends within one default RM poll interval (60 s) rather than treating
+/// it as gone (which would double-book its nodes) or as running forever
+/// (which would block every reservation behind it).
+pub const OVERRUN_REMAINDER: Secs = 60;
+
+/// The window a running job holds its node for: from its start until
+/// start + walltime, or until `now` + [`OVERRUN_REMAINDER`] when it is past
+/// its walltime.
+pub fn running_window(start: Time, walltime: Secs, now: Time) -> (Time, Time) {
+    let end = start.saturating_add(walltime.max(0));
+    let end = if end <= now {
+        now.saturating_add(OVERRUN_REMAINDER)
+    } else {
+        end
+    };
+    (start, end)
+}
+
+/// Which reservations admit one job, and with which affinity.
+///
+/// Computed by the caller from the reservations' ACLs (see
+/// `reservation::acl`); the window is the job's `[start, end)`, since a
+/// reservation's TIMELIMIT depends on how much the job overlaps it.
+pub trait Admits {
+    /// `Some(affinity)` when reservation `res` admits the job running over
+    /// `[start, end)`, `None` when it does not.
+    fn admits(&self, res: ResIdx, start: Time, end: Time) -> Option<Affinity>;
+
+    /// Job start times (for a job lasting `duration`) at which the answer
+    /// for `res` may change: where a TIMELIMIT overlap crosses its limit.
+    /// Empty (the default) when admission does not depend on the window.
+    fn critical_starts(&self, res: ResIdx, duration: Secs) -> Vec<Time> {
+        let _ = (res, duration);
+        Vec::new()
+    }
+}
+
+impl<F> Admits for F
+where
+    F: Fn(ResIdx, Time, Time) -> Option<Affinity>,
+{
+    fn admits(&self, res: ResIdx, start: Time, end: Time) -> Option<Affinity> {
+        self(res, start, end)
+    }
+}
+
+/// Admission of a job no reservation admits: it sees unclaimed resources only.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unreserved;
+
+impl Admits for Unreserved {
+    fn admits(&self, _: ResIdx, _: Time, _: Time) -> Option<Affinity> {
+        None
+    }
+}
+
+/// Admission as an explicit set of reservations (window-independent).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AdmitSet(pub BTreeMap<ResIdx, Affinity>);
+
+impl Admits for AdmitSet {
+    fn admits(&self, res: ResIdx, _: Time, _: Time) -> Option<Affinity> {
+        self.0.get(&res).copied()
+    }
+}
+
+/// Whether a new claim may stack onto capacity other reservations claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimMode {
+    /// Only unclaimed capacity (ACCESS=DEDICATED floating reservations).
+    SideBySide,
+    /// Unclaimed capacity first, then on top of other claims
+    /// (ACCESS=SHARED, or non-floating reservations that take their hosts
+    /// "no matter what").
+    MayStack,
+}
+
+/// A job's placement on one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Occupant {
+    /// The job.
+    pub job: JobIdx,
+    /// Its user (for SINGLEUSER and MAXJOBPERUSER).
+    pub user: UserIdx,
+    /// Start of the placement.
+    pub start: Time,
+    /// End of the placement ([`INFINITY`] for none).
+    pub end: Time,
+    /// Resources of one task.
+    pub task: Resources,
+    /// Tasks on this node.
+    pub tasks: u32,
+}
+
+impl Occupant {
+    /// Resources of all its tasks on the node (saturating).
+    pub fn total(&self) -> Resources {
+        self.task.checked_mul(self.tasks).unwrap_or(Resources {
+            procs: u32::MAX,
+            mem: u64::MAX,
+            swap: u64::MAX,
+            disk: u64::MAX,
+        })
+    }
+}
+
+/// A job shape to find room for in [`Profile::earliest_start`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FitRequest {
+    /// Tasks wanted in total.
+    pub tasks: u32,
+    /// Resources of one (atomic) task.
+    pub task: Resources,
+    /// How long the job runs (its walltime).
+    pub duration: Secs,
+    /// Earliest start considered (now, or the job's release time).
+    pub earliest: Time,
+    /// A node counts only if at least this many tasks fit on it (TPN,
+    /// `ppn`); 0 and 1 mean any.
+    pub min_per_node: u32,
+    /// At most this many tasks are counted per node.
+    pub max_per_node: Option<u32>,
+    /// Exactly this many nodes, each with at least one task, if requested.
+    pub nodes: Option<u32>,
+}
+
+impl FitRequest {
+    /// `tasks` tasks of `task` for `duration`, from `earliest`, no per-node rules.
+    pub fn new(tasks: u32, task: Resources, duration: Secs, earliest: Time) -> FitRequest {
+        FitRequest {
+            tasks,
+            task,
+            duration,
+            earliest,
+            min_per_node: 0,
+            max_per_node: None,
+            nodes: None,
+        }
+    }
+
+    /// Tasks a node contributes when `fit` tasks fit on it.
+    fn contribution(&self, fit: u32) -> u32 {
+        if fit < self.min_per_node.max(1) {
+            return 0;
+        }
+        match self.max_per_node {
+            Some(m) => fit.min(m),
+            None => fit,
+        }
+    }
+}
+
+/// Where and when a request fits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fit {
+    /// The earliest start.
+    pub start: Time,
+    /// Every filtered node that can take tasks at that start, with how many
+    /// (after the per-node rules), in node order. Together they hold at
+    /// least the requested tasks; the node allocation policy chooses among them.
+    pub nodes: Vec<(NodeIdx, u32)>,
+}
+
+/// A profile operation that could not be done.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProfileError {
+    /// The node index is outside the profile.
+    #[error("node {0} is not in the profile")]
+    NoSuchNode(NodeIdx),
+    /// The job's tasks do not fit on the node over its window.
+    #[error("job {job} does not fit on node {node} between {start} and {end}")]
+    NoFit {
+        /// Job.
+        job: JobIdx,
+        /// Node.
+        node: NodeIdx,
+        /// Window start.
+        start: Time,
+        /// Window end.
+        end: Time,
+    },
+}
+
+type StackId = u32;
+const UNCLAIMED: StackId = 0;
+
+/// Interned reservation sets (stacks); id 0 is the empty set.
+#[derive(Clone, Debug)]
+struct Stacks {
+    sets: Vec<Vec<ResIdx>>,
+    index: BTreeMap<Vec<ResIdx>, StackId>,
+}
+
+impl Default for Stacks {
+    fn default() -> Self {
+        Stacks {
+            sets: vec![Vec::new()],
+            index: BTreeMap::from([(Vec::new(), UNCLAIMED)]),
+        }
+    }
+}
+
+impl Stacks {
+    fn get(&self, id: StackId) -> &[ResIdx] {
+        &self.sets[id as usize]
+    }
+
+    fn intern(&mut self, set: Vec<ResIdx>) -> StackId {
+        if let Some(&id) = self.index.get(&set) {
+            return id;
+        }
+        let id = self.sets.len() as StackId;
+        self.sets.push(set.clone());
+        self.index.insert(set, id);
+        id
+    }
+
+    fn contains(&self, id: StackId, r: ResIdx) -> bool {
+        self.get(id).binary_search(&r).is_ok()
+    }
+
+    fn with(&mut self, id: StackId, r: ResIdx) -> StackId {
+        let mut s = self.get(id).to_vec();
+        match s.binary_search(&r) {
+            Ok(_) => id,
+            Err(i) => {
+                s.insert(i, r);
+                self.intern(s)
+            }
+        }
+    }
+
+    fn without(&mut self, id: StackId, r: ResIdx) -> StackId {
+        let mut s = self.get(id).to_vec();
+        match s.binary_search(&r) {
+            Ok(i) => {
+                s.remove(i);
+                self.intern(s)
+            }
+            Err(_) => id,
+        }
+    }
+}
+
+/// Capacity claimed by one stack of reservations within a segment, and the
+/// jobs using it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Cell {
+    stack: StackId,
+    cap: Resources,
+    used: Resources,
+    /// Sorted by job, one entry per job.
+    jobs: Vec<(JobIdx, Resources)>,
+}
+
+impl Cell {
+    fn new(stack: StackId) -> Cell {
+        Cell {
+            stack,
+            cap: Resources::ZERO,
+            used: Resources::ZERO,
+            jobs: Vec::new(),
+        }
+    }
+
+    fn free(&self) -> Resources {
+        self.cap.saturating_sub(&self.used)
+    }
+
+    fn add_job(&mut self, job: JobIdx, r: &Resources) {
+        if r.is_zero() {
+            return;
+        }
+        self.used = self.used.saturating_add(r);
+        match self.jobs.binary_search_by_key(&job, |e| e.0) {
+            Ok(i) => self.jobs[i].1 = self.jobs[i].1.saturating_add(r),
+            Err(i) => self.jobs.insert(i, (job, *r)),
+        }
+    }
+
+    fn sub_job(&mut self, job: JobIdx, r: &Resources) {
+        if let Ok(i) = self.jobs.binary_search_by_key(&job, |e| e.0) {
+            let left = self.jobs[i].1.saturating_sub(r);
+            let taken = self.jobs[i].1.saturating_sub(&left);
+            self.used = self.used.saturating_sub(&taken);
+            if left.is_zero() {
+                self.jobs.remove(i);
+            } else {
+                self.jobs[i].1 = left;
+            }
+        }
+    }
+}
+
+/// The node's state from `start` until the next segment's start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Seg {
+    start: Time,
+    /// Sorted by stack; `cells[0]` is always the unclaimed cell.
+    cells: Vec<Cell>,
+}
+
+impl Seg {
+    fn cell_mut(&mut self, stack: StackId) -> &mut Cell {
+        let i = match self.cells.binary_search_by_key(&stack, |c| c.stack) {
+            Ok(i) => i,
+            Err(i) => {
+                self.cells.insert(i, Cell::new(stack));
+                i
+            }
+        };
+        &mut self.cells[i]
+    }
+
+    /// Drops empty claimed cells so equal states compare equal.
+    fn normalize(&mut self) {
+        self.cells
+            .retain(|c| c.stack == UNCLAIMED || !c.cap.is_zero() || !c.jobs.is_empty());
+    }
+}
+
+/// One node's timeline.
+#[derive(Clone, Debug)]
+struct Line {
+    cap: Resources,
+    segs: Vec<Seg>,
+    jobs: Vec<Occupant>,
+}
+
+/// Order in which a job consumes the cells it may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Rank {
+    Positive,
+    Open,
+    Neutral,
+    Negative,
+}
+
+/// Buffers reused across nodes by [`Profile::earliest_start`].
+#[derive(Default)]
+struct Scratch {
+    seen: Vec<ResIdx>,
+    critical: Vec<Time>,
+    g: Vec<u32>,
+    cands: Vec<Time>,
+    dq: std::collections::VecDeque<usize>,
+}
+
+/// The node × time availability profile.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    origin: Time,
+    lines: Vec<Line>,
+    stacks: Stacks,
+}
+
+/// Dimension-wise minimum (`Resources` is `Ord`, so `.min` would pick the
+/// lexicographically smaller vector instead).
+fn dmin(a: &Resources, b: &Resources) -> Resources {
+    Resources::min(a, b)
+}
+
+fn overlaps(a0: Time, a1: Time, b0: Time, b1: Time) -> bool {
+    a0 < b1 && b0 < a1
+}
+
+impl Profile {
+    /// An empty profile from `origin` (now) with one node per capacity, in order.
+    pub fn new(origin: Time, capacities: impl IntoIterator<Item = Resources>) -> Profile {
+        let lines = capacities
+            .into_iter()
+            .map(|cap| Line {
+                cap,
+                segs: vec![Seg {
+                    start: origin,
+                    cells: vec![Cell {
+                        stack: UNCLAIMED,
+                        cap,
+                        used: Resources::ZERO,
+                        jobs: Vec::new(),
+                    }],
+                }],
+                jobs: Vec::new(),
+            })
+            .collect();
+        Profile {
+            origin,
+            lines,
+            stacks: Stacks::default(),
+        }
+    }
+
+    /// An empty profile of the cluster's nodes (configured resources, every
+    /// node whatever its state: callers filter unusable nodes for jobs, and
+    /// non-floating reservations claim nodes whatever their state).
+    pub fn from_cluster(cluster: &Cluster, origin: Time) -> Profile {
+        Profile::new(origin, cluster.nodes.iter().map(|n| n.configured))
+    }
+
+    /// The profile's start (nothing before it is represented).
+    pub fn origin(&self) -> Time {
+        self.origin
+    }
+
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// A node's capacity.
+    pub fn capacity(&self, node: NodeIdx) -> Resources {
+        self.lines
+            .get(node as usize)
+            .map(|l| l.cap)
+            .unwrap_or_default()
+    }
+
+    /// Number of segments on a node (for sizing and benchmarks).
+    pub fn segment_count(&self, node: NodeIdx) -> usize {
+        self.lines
+            .get(node as usize)
+            .map(|l| l.segs.len())
+            .unwrap_or(0)
+    }
+
+    fn line(&self, node: NodeIdx) -> Option<&Line> {
+        self.lines.get(node as usize)
+    }
+
+    /// Index of the segment holding time `t` (clamped to the origin).
+    fn seg_at(line: &Line, t: Time) -> usize {
+        line.segs
+            .partition_point(|s| s.start <= t)
+            .saturating_sub(1)
+    }
+
+    /// Segment indexes intersecting `[start, end)`.
+    fn seg_range(line: &Line, start: Time, end: Time) -> std::ops::Range<usize> {
+        let lo = Self::seg_at(line, start);
+        let hi = line.segs.partition_point(|s| s.start < end).max(lo + 1);
+        lo..hi
+    }
+
+    /// Rank of a stack for the job, `None` when the job may not use it.
+    fn rank<A: Admits + ?Sized>(
+        &self,
+        stack: StackId,
+        adm: &A,
+        start: Time,
+        end: Time,
+    ) -> Option<Rank> {
+        if stack == UNCLAIMED {
+            return Some(Rank::Open);
+        }
+        let mut neg = false;
+        let mut neutral = false;
+        for &r in self.stacks.get(stack) {
+            match adm.admits(r, start, end)? {
+                Affinity::Negative => neg = true,
+                Affinity::Neutral => neutral = true,
+                Affinity::Positive => {}
+            }
+        }
+        Some(if neg {
+            Rank::Negative
+        } else if neutral {
+            Rank::Neutral
+        } else {
+            Rank::Positive
+        })
+    }
+
+    /// Free resources the job may use in one segment.
+    fn seg_free<A: Admits + ?Sized>(
+        &self,
+        seg: &Seg,
+        adm: &A,
+        start: Time,
+        end: Time,
+    ) -> Resources {
+        seg.cells
+            .iter()
+            .filter(|c| self.rank(c.stack, adm, start, end).is_some())
+            .fold(Resources::ZERO, |acc, c| acc.saturating_add(&c.free()))
+    }
+
+    /// Free resources a job admitted as `adm` may use on `node` throughout
+    /// `[start, end)` (dimension-wise minimum over the window).
+    pub fn free<A: Admits + ?Sized>(
+        &self,
+        node: NodeIdx,
+        start: Time,
+        end: Time,
+        adm: &A,
+    ) -> Resources {
+        let Some(line) = self.line(node) else {
+            return Resources::ZERO;
+        };
+        let start = start.max(self.origin);
+        let end = end.max(start.saturating_add(1));
+        let mut out: Option<Resources> = None;
+        for i in Self::seg_range(line, start, end) {
+            let f = self.seg_free(&line.segs[i], adm, start, end);
+            out = Some(match out {
+                Some(o) => dmin(&o, &f),
+                None => f,
+            });
+        }
+        out.unwrap_or_default()
+    }
+
+    /// How many whole tasks of `task` the job may place on `node` over `[start, end)`.
+    pub fn tasks_fit<A: Admits + ?Sized>(
+        &self,
+        node: NodeIdx,
+        start: Time,
+        end: Time,
+        task: &Resources,
+        adm: &A,
+    ) -> u32 {
+        task.times_fits_in(&self.free(node, start, end, adm))
+    }
+
+    /// The first segment boundary after `after` on `node`: the next time a
+    /// claim or job usage changes there. `None` if nothing changes any more.
+    pub fn next_change(&self, node: NodeIdx, after: Time) -> Option<Time> {
+        let line = self.line(node)?;
+        let i = line.segs.partition_point(|s| s.start <= after);
+        line.segs.get(i).map(|s| s.start)
+    }
+
+    /// How long after `end` a footprint of `need` would still fit on `node`
+    /// for the job (its hole's trailing slack, for LASTAVAILABLE's best fit in
+    /// time): `Some(0)` when something it cannot use starts right at `end`,
+    /// `None` when the room never closes. Admission is evaluated for a job
+    /// running over `[start, end)`.
+    pub fn gap_after<A: Admits + ?Sized>(
+        &self,
+        node: NodeIdx,
+        start: Time,
+        end: Time,
+        need: &Resources,
+        adm: &A,
+    ) -> Option<Secs> {
+        let line = self.line(node)?;
+        let end = end.max(self.origin);
+        for i in Self::seg_at(line, end)..line.segs.len() {
+            let seg = &line.segs[i];
+            if !need.fits_in(&self.seg_free(seg, adm, start, end)) {
+                return Some(seg.start.max(end) - end);
+            }
+        }
+        None
+    }
+
+    /// The jobs placed on `node` whose placement overlaps `[start, end)`, in
+    /// placement order (for SINGLEJOB, SINGLEUSER, SINGLETASK and JOBCOUNT).
+    pub fn occupants(&self, node: NodeIdx, start: Time, end: Time) -> Vec<&Occupant> {
+        match self.line(node) {
+            Some(l) => l
+                .jobs
+                .iter()
+                .filter(|o| overlaps(o.start, o.end, start, end))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Resources each reservation claims on `node` at time `t`, by reservation.
+    /// Stacked capacity counts for every reservation of the stack.
+    pub fn claims_at(&self, node: NodeIdx, t: Time) -> Vec<(ResIdx, Resources)> {
+        let Some(line) = self.line(node) else {
+            return Vec::new();
+        };
+        let mut m: BTreeMap<ResIdx, Resources> = BTreeMap::new();
+        for c in &line.segs[Self::seg_at(line, t.max(self.origin))].cells {
+            for &r in self.stacks.get(c.stack) {
+                let e = m.entry(r).or_default();
+                *e = e.saturating_add(&c.cap);
+            }
+        }
+        m.into_iter().collect()
+    }
+
+    /// Resources `res` claims on `node` throughout `[start, end)` (minimum over the window).
+    pub fn claimed(&self, node: NodeIdx, res: ResIdx, start: Time, end: Time) -> Resources {
+        let Some(line) = self.line(node) else {
+            return Resources::ZERO;
+        };
+        let start = start.max(self.origin);
+        let end = end.max(start.saturating_add(1));
+        Self::seg_range(line, start, end)
+            .map(|i| {
+                line.segs[i]
+                    .cells
+                    .iter()
+                    .filter(|c| self.stacks.contains(c.stack, res))
+                    .fold(Resources::ZERO, |a, c| a.saturating_add(&c.cap))
+            })
+            .reduce(|a, b| dmin(&a, &b))
+            .unwrap_or_default()
+    }
+
+    /// The affinity the job has for the reserved resources it may use on
+    /// `node` over `[start, end)`: `Negative` if any of them is a last
+    /// resort, else `Positive` if any attracts it, else `Neutral`; `None`
+    /// when it can reach no reserved resources there. For node allocation:
+    /// positive nodes first, negative last.
+    pub fn reserved_affinity<A: Admits + ?Sized>(
+        &self,
+        node: NodeIdx,
+        start: Time,
+        end: Time,
+        adm: &A,
+    ) -> Option<Affinity> {
+        let line = self.line(node)?;
+        let start = start.max(self.origin);
+        let end = end.max(start.saturating_add(1));
+        let mut best: Option<Rank> = None;
+        for i in Self::seg_range(line, start, end) {
+            for c in &line.segs[i].cells {
+                if c.stack == UNCLAIMED || c.free().is_zero() {
+                    continue;
+                }
+                if let Some(r) = self.rank(c.stack, adm, start, end) {
+                    best = Some(match best {
+                        None => r,
+                        Some(b) if r == Rank::Negative || b == Rank::Negative => Rank::Negative,
+                        Some(b) => b.min(r),
+                    });
+                }
+            }
+        }
+        best.map(|r| match r {
+            Rank::Positive => Affinity::Positive,
+            Rank::Negative => Affinity::Negative,
+            _ => Affinity::Neutral,
+        })
+    }
+
+    /// What a claim by `res` in `mode` could get on `node` throughout
+    /// `[start, end)`: unclaimed free capacity, plus what jobs `res` admits
+    /// use there, plus (when it may stack) free capacity of other claims.
+    pub fn claimable(
+        &self,
+        node: NodeIdx,
+        res: ResIdx,
+        start: Time,
+        end: Time,
+        mode: ClaimMode,
+        admits_job: &dyn Fn(JobIdx) -> bool,
+    ) -> Resources {
+        let Some(line) = self.line(node) else {
+            return Resources::ZERO;
+        };
+        let start = start.max(self.origin);
+        let end = end.max(start.saturating_add(1));
+        Self::seg_range(line, start, end)
+            .map(|i| {
+                let mut sum = Resources::ZERO;
+                for c in &line.segs[i].cells {
+                    if self.stacks.contains(c.stack, res) {
+                        continue;
+                    }
+                    if c.stack != UNCLAIMED && mode == ClaimMode::SideBySide {
+                        continue;
+                    }
+                    sum = sum.saturating_add(&c.free());
+                    for (j, u) in &c.jobs {
+                        if admits_job(*j) {
+                            sum = sum.saturating_add(u);
+                        }
+                    }
+                }
+                sum
+            })
+            .reduce(|a, b| dmin(&a, &b))
+            .unwrap_or_default()
+    }
+
+    /// The earliest start at or after `req.earliest` at which `req.tasks`
+    /// tasks fit, for `req.duration`, across the nodes `filter` accepts, with
+    /// the per-node rules of `req`. `None` if they never fit.
+    ///
+    /// Each filtered node's contribution is a step function of the start
+    /// time that changes only where a segment leaves or enters the window
+    /// `[t, t + duration)`, or where a reservation's admission changes
+    /// ([`Admits::critical_starts`]); a sweep over those points, in time
+    /// order, finds the first start where the sum suffices, which is then
+    /// checked exactly (and for the node-count rule).
+    pub fn earliest_start<A, F>(&self, req: &FitRequest, adm: &A, mut filter: F) -> Option<Fit>
+    where
+        A: Admits + ?Sized,
+        F: FnMut(NodeIdx) -> bool,
+    {
+        if req.tasks == 0 {
+            return Some(Fit {
+                start: req.earliest.max(self.origin),
+                nodes: Vec::new(),
+            });
+        }
+        let from = req.earliest.max(self.origin);
+        let d = req.duration.max(1);
+        let nodes: Vec<NodeIdx> = (0..self.lines.len() as NodeIdx)
+            .filter(|&n| filter(n))
+            .collect();
+        // Most queries (backfill) are answered by "now": check it first.
+        if let Some(fit) = self.check_at(&nodes, from, d, req, adm) {
+            return Some(fit);
+        }
+        let mut events: Vec<(Time, u32, u32)> = Vec::new();
+        let mut scratch = Scratch::default();
+        for (pos, &n) in nodes.iter().enumerate() {
+            self.node_events(n, pos as u32, req, adm, from, d, &mut scratch, &mut events);
+        }
+        events.sort_unstable();
+        let mut cur = vec![0u32; nodes.len()];
+        let mut sum: u64 = 0;
+        let mut count: u64 = 0;
+        let mut i = 0;
+        while i < events.len() {
+            let t = events[i].0;
+            while i < events.len() && events[i].0 == t {
+                let (_, pos, c) = events[i];
+                let old = cur[pos as usize];
+                sum = sum - old as u64 + c as u64;
+                count = count - (old > 0) as u64 + (c > 0) as u64;
+                cur[pos as usize] = c;
+                i += 1;
+            }
+            if sum >= req.tasks as u64 && count >= req.nodes.unwrap_or(0) as u64 {
+                if let Some(fit) = self.check_at(&nodes, t, d, req, adm) {
+                    return Some(fit);
+                }
+            }
+        }
+        None
+    }
+
+    /// Exact check of a candidate start.
+    fn check_at<A: Admits + ?Sized>(
+        &self,
+        nodes: &[NodeIdx],
+        t: Time,
+        d: Secs,
+        req: &FitRequest,
+        adm: &A,
+    ) -> Option<Fit> {
+        let end = t.saturating_add(d);
+        let list: Vec<(NodeIdx, u32)> = nodes
+            .iter()
+            .map(|&n| {
+                (
+                    n,
+                    req.contribution(self.tasks_fit(n, t, end, &req.task, adm)),
+                )
+            })
+            .filter(|&(_, c)| c > 0)
+            .collect();
+        let ok = match req.nodes {
+            None => list.iter().map(|&(_, c)| c as u64).sum::<u64>() >= req.tasks as u64,
+            Some(m) => {
+                let mut cs: Vec<u32> = list.iter().map(|&(_, c)| c).collect();
+                cs.sort_unstable_by(|a, b| b.cmp(a));
+                cs.len() >= m as usize
+                    && cs.iter().take(m as usize).map(|&c| c as u64).sum::<u64>()
+                        >= req.tasks as u64
+            }
+        };
+        ok.then_some(Fit {
+            start: t,
+            nodes: list,
+        })
+    }
+
+    /// Appends `(t, pos, contribution)` whenever the node's contribution for
+    /// a job starting at `t` changes, from `from` on.
+    #[allow(clippy::too_many_arguments)]
+    fn node_events<A: Admits + ?Sized>(
+        &self,
+        node: NodeIdx,
+        pos: u32,
+        req: &FitRequest,
+        adm: &A,
+        from: Time,
+        d: Secs,
+        scratch: &mut Scratch,
+        out: &mut Vec<(Time, u32, u32)>,
+    ) {
+        let Some(line) = self.line(node) else {
+            return;
+        };
+        let first = Self::seg_at(line, from);
+        let segs = &line.segs[first..];
+        let st = |i: usize| if i == 0 { from } else { segs[i].start };
+        // Reservations whose admission depends on the job's window.
+        let seen = &mut scratch.seen;
+        seen.clear();
+        seen.extend(
+            segs.iter()
+                .flat_map(|s| s.cells.iter())
+                .flat_map(|c| self.stacks.get(c.stack).iter().copied()),
+        );
+        seen.sort_unstable();
+        seen.dedup();
+        let critical = &mut scratch.critical;
+        critical.clear();
+        for &r in seen.iter() {
+            critical.extend(adm.critical_starts(r, d).into_iter().filter(|&t| t > from));
+        }
+        // Tasks fitting in each segment on its own.
+        let g = &mut scratch.g;
+        g.clear();
+        g.extend((0..segs.len()).map(|i| {
+            let s = st(i);
+            req.task
+                .times_fits_in(&self.seg_free(&segs[i], adm, s, s.saturating_add(d)))
+        }));
+        // The window [t, t+d) changes its segment set when t reaches a
+        // segment start (one leaves) or t+d passes one (one enters).
+        let leaves = (1..segs.len()).map(|i| segs[i].start);
+        let enters = (1..segs.len())
+            .map(|i| segs[i].start.saturating_sub(d).saturating_add(1))
+            .filter(|&t| t > from);
+        let slow = !critical.is_empty();
+        let cands = &mut scratch.cands;
+        cands.clear();
+        cands.push(from);
+        cands.extend(leaves);
+        cands.extend(enters);
+        cands.extend(critical.iter().copied());
+        cands.sort_unstable();
+        cands.dedup();
+        if slow {
+            // Admission varies with the start: evaluate each candidate exactly.
+            let mut last: Option<u32> = None;
+            for &t in cands.iter() {
+                let f = self.tasks_fit(node, t, t.saturating_add(d), &req.task, adm);
+                let c = req.contribution(f);
+                if last != Some(c) {
+                    out.push((t, pos, c));
+                    last = Some(c);
+                }
+            }
+            return;
+        }
+        // Sliding-window minimum of g over the segments the window covers.
+        let dq = &mut scratch.dq;
+        dq.clear();
+        let (mut lo, mut hi) = (0usize, 0usize);
+        let mut last: Option<u32> = None;
+        for &t in cands.iter() {
+            let tend = t.saturating_add(d);
+            while hi < segs.len() && st(hi) < tend {
+                while dq.back().is_some_and(|&b| g[b] >= g[hi]) {
+                    dq.pop_back();
+                }
+                dq.push_back(hi);
+                hi += 1;
+            }
+            while lo + 1 < segs.len() && segs[lo + 1].start <= t {
+                lo += 1;
+            }
+            while dq.front().is_some_and(|&f| f < lo) {
+                dq.pop_front();
+            }
+            let f = dq.front().map(|&i| g[i]).unwrap_or(0);
+            let c = req.contribution(f);
+            if last != Some(c) {
+                out.push((t, pos, c));
+                last = Some(c);
+            }
+        }
+    }
+
+    /// Splits the node's timeline at `t` and returns the index of the segment starting there.
+    fn split(line: &mut Line, t: Time) -> usize {
+        if t == INFINITY {
+            return line.segs.len();
+        }
+        let i = Self::seg_at(line, t);
+        if line.segs[i].start >= t {
+            return i;
+        }
+        let mut s = line.segs[i].clone();
+        s.start = t;
+        line.segs.insert(i + 1, s);
+        i + 1
+    }
+
+    fn coalesce(line: &mut Line) {
+        line.segs.dedup_by(|b, a| a.cells == b.cells);
+    }
+
+    /// Places a job's tasks on `node` over `[o.start, o.end)`, consuming the
+    /// cells the job may use by affinity (positive reservations first, then
+    /// unclaimed, neutral, and negative ones last). Fails, changing nothing,
+    /// when the tasks do not fit throughout the window.
+    pub fn add_job<A: Admits + ?Sized>(
+        &mut self,
+        node: NodeIdx,
+        o: Occupant,
+        adm: &A,
+    ) -> Result<(), ProfileError> {
+        let need = o.total();
+        if !need.fits_in(&self.free(node, o.start, o.end, adm)) {
+            return Err(ProfileError::NoFit {
+                job: o.job,
+                node,
+                start: o.start,
+                end: o.end,
+            });
+        }
+        self.place_job(node, o, adm, false);
+        Ok(())
+    }
+
+    /// Records a job the RM reports running on `node`, whether or not it
+    /// fits: it takes what it may use by affinity, then any other free
+    /// capacity (a running job is a fact, even inside a reservation that
+    /// would not admit it), and returns what exceeded the node's free
+    /// capacity (zero unless the node is oversubscribed). Add running jobs
+    /// before claims so that claims are placed around them.
+    pub fn add_running_job<A: Admits + ?Sized>(
+        &mut self,
+        node: NodeIdx,
+        o: Occupant,
+        adm: &A,
+    ) -> Resources {
+        if self.line(node).is_none() {
+            return o.total();
+        }
+        self.place_job(node, o, adm, true)
+    }
+
+    fn place_job<A: Admits + ?Sized>(
+        &mut self,
+        node: NodeIdx,
+        o: Occupant,
+        adm: &A,
+        force: bool,
+    ) -> Resources {
+        let need = o.total();
+        let start = o.start.max(self.origin);
+        let end = o.end;
+        let mut overflow = Resources::ZERO;
+        if end > start && !need.is_zero() {
+            let (wstart, wend) = (o.start, o.end);
+            // Ranks are computed before taking the line mutably.
+            let mut line = std::mem::replace(
+                &mut self.lines[node as usize],
+                Line {
+                    cap: Resources::ZERO,
+                    segs: Vec::new(),
+                    jobs: Vec::new(),
+                },
+            );
+            let i0 = Self::split(&mut line, start);
+            let i1 = Self::split(&mut line, end);
+            for seg in &mut line.segs[i0..i1] {
+                let mut order: Vec<(Rank, usize)> = Vec::new();
+                let mut rest: Vec<usize> = Vec::new();
+                for (ci, c) in seg.cells.iter().enumerate() {
+                    match self.rank(c.stack, adm, wstart, wend) {
+                        Some(r) => order.push((r, ci)),
+                        None => rest.push(ci),
+                    }
+                }
+                order.sort();
+                let mut left = need;
+                let cells = order.into_iter().map(|(_, ci)| ci).chain(if force {
+                    rest
+                } else {
+                    Vec::new()
+                });
+                for ci in cells {
+                    if left.is_zero() {
+                        break;
+                    }
+                    let c = &mut seg.cells[ci];
+                    let x = dmin(&left, &c.free());
+                    c.add_job(o.job, &x);
+                    left = left.saturating_sub(&x);
+                }
+                overflow = Resources::max(&overflow, &left);
+            }
+            Self::coalesce(&mut line);
+            self.lines[node as usize] = line;
+        }
+        self.lines[node as usize].jobs.push(o);
+        overflow
+    }
+
+    /// Removes every placement of `job` on `node`; true if there was one.
+    pub fn remove_job(&mut self, node: NodeIdx, job: JobIdx) -> bool {
+        let Some(line) = self.lines.get_mut(node as usize) else {
+            return false;
+        };
+        let before = line.jobs.len();
+        line.jobs.retain(|o| o.job != job);
+        if line.jobs.len() == before {
+            return false;
+        }
+        for seg in &mut line.segs {
+            for c in &mut seg.cells {
+                if let Ok(i) = c.jobs.binary_search_by_key(&job, |e| e.0) {
+                    let u = c.jobs.remove(i).1;
+                    c.used = c.used.saturating_sub(&u);
+                }
+            }
+        }
+        Self::coalesce(line);
+        true
+    }
+
+    /// Claims `amount` on `node` for reservation `res` over `[start, end)`.
+    ///
+    /// In each segment the claim first covers what jobs it admits
+    /// (`admits_job`) already use, then unclaimed free capacity (side by
+    /// side), then, in [`ClaimMode::MayStack`], free capacity of other
+    /// claims (stacking, fewest reservations first). It never takes what a
+    /// job it does not admit holds. Returns what it got throughout the
+    /// window (its minimum over the segments); less than `amount` means the
+    /// claim is partial somewhere.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_claim(
+        &mut self,
+        node: NodeIdx,
+        res: ResIdx,
+        start: Time,
+        end: Time,
+        amount: Resources,
+        mode: ClaimMode,
+        admits_job: &dyn Fn(JobIdx) -> bool,
+    ) -> Resources {
+        let start = start.max(self.origin);
+        if end <= start || amount.is_zero() || self.line(node).is_none() {
+            return Resources::ZERO;
+        }
+        let mut line = std::mem::replace(
+            &mut self.lines[node as usize],
+            Line {
+                cap: Resources::ZERO,
+                segs: Vec::new(),
+                jobs: Vec::new(),
+            },
+        );
+        let i0 = Self::split(&mut line, start);
+        let i1 = Self::split(&mut line, end);
+        let mut got: Option<Resources> = None;
+        for seg in &mut line.segs[i0..i1] {
+            let g = self.claim_seg(seg, res, amount, mode, admits_job);
+            got = Some(got.map_or(g, |x| dmin(&x, &g)));
+        }
+        Self::coalesce(&mut line);
+        self.lines[node as usize] = line;
+        got.unwrap_or_default()
+    }
+
+    fn claim_seg(
+        &mut self,
+        seg: &mut Seg,
+        res: ResIdx,
+        amount: Resources,
+        mode: ClaimMode,
+        admits_job: &dyn Fn(JobIdx) -> bool,
+    ) -> Resources {
+        // (from cell index, capacity moved, job usage moved with it)
+        type Move = (usize, Resources, Vec<(JobIdx, Resources)>);
+        let mut moves: Vec<Move> = Vec::new();
+        let mut left = amount;
+        let mut order: Vec<usize> = (0..seg.cells.len())
+            .filter(|&i| !self.stacks.contains(seg.cells[i].stack, res))
+            .filter(|&i| mode == ClaimMode::MayStack || seg.cells[i].stack == UNCLAIMED)
+            .collect();
+        order.sort_by_key(|&i| {
+            (
+                self.stacks.get(seg.cells[i].stack).len(),
+                seg.cells[i].stack,
+            )
+        });
+        let mut free: Vec<Resources> = seg.cells.iter().map(|c| c.free()).collect();
+        // Jobs the reservation admits count against it first.
+        for &ci in &order {
+            let mut jobs = Vec::new();
+            let mut cap = Resources::ZERO;
+            for (j, u) in &seg.cells[ci].jobs {
+                if left.is_zero() {
+                    break;
+                }
+                if admits_job(*j) {
+                    let x = dmin(&left, u);
+                    if !x.is_zero() {
+                        jobs.push((*j, x));
+                        cap = cap.saturating_add(&x);
+                        left = left.saturating_sub(&x);
+                    }
+                }
+            }
+            if !cap.is_zero() {
+                moves.push((ci, cap, jobs));
+            }
+        }
+        // Then free capacity: unclaimed first (side by side), then stacked.
+        for &ci in &order {
+            if left.is_zero() {
+                break;
+            }
+            let x = dmin(&left, &free[ci]);
+            if !x.is_zero() {
+                free[ci] = free[ci].saturating_sub(&x);
+                left = left.saturating_sub(&x);
+                moves.push((ci, x, Vec::new()));
+            }
+        }
+        let got = amount.saturating_sub(&left);
+        let targets: Vec<(StackId, StackId)> = moves
+            .iter()
+            .map(|(ci, _, _)| {
+                let s = seg.cells[*ci].stack;
+                (s, self.stacks.with(s, res))
+            })
+            .collect();
+        for ((_, cap, jobs), (from, to)) in moves.into_iter().zip(targets) {
+            {
+                let c = seg.cell_mut(from);
+                c.cap = c.cap.saturating_sub(&cap);
+                for (j, u) in &jobs {
+                    c.sub_job(*j, u);
+                }
+            }
+            let c = seg.cell_mut(to);
+            c.cap = c.cap.saturating_add(&cap);
+            for (j, u) in &jobs {
+                c.add_job(*j, u);
+            }
+        }
+        seg.normalize();
+        got
+    }
+
+    /// Removes every claim of `res` on `node`: its capacity returns to the
+    /// stacks beneath it (unclaimed when it was alone). True if it had any.
+    pub fn remove_claim(&mut self, node: NodeIdx, res: ResIdx) -> bool {
+        if self.line(node).is_none() {
+            return false;
+        }
+        let mut any = false;
+        let mut line = std::mem::replace(
+            &mut self.lines[node as usize],
+            Line {
+                cap: Resources::ZERO,
+                segs: Vec::new(),
+                jobs: Vec::new(),
+            },
+        );
+        for seg in &mut line.segs {
+            let hit: Vec<usize> = (0..seg.cells.len())
+                .filter(|&i| self.stacks.contains(seg.cells[i].stack, res))
+                .collect();
+            if hit.is_empty() {
+                continue;
+            }
+            any = true;
+            let moved: Vec<Cell> = hit.iter().rev().map(|&i| seg.cells.remove(i)).collect();
+            for c in moved {
+                let to = self.stacks.without(c.stack, res);
+                let t = seg.cell_mut(to);
+                t.cap = t.cap.saturating_add(&c.cap);
+                for (j, u) in &c.jobs {
+                    t.add_job(*j, u);
+                }
+            }
+            seg.normalize();
+        }
+        Self::coalesce(&mut line);
+        self.lines[node as usize] = line;
+        any
+    }
+}

@@ -1,0 +1,309 @@
+use super::*;
+use crate::model::time::HOUR;
+
+const T0: Time = 1_000_000;
+
+fn p(n: u32) -> Resources {
+    Resources::procs(n)
+}
+
+fn job(job: JobIdx, start: Time, end: Time, tasks: u32) -> Occupant {
+    Occupant {
+        job,
+        user: job,
+        start,
+        end,
+        task: p(1),
+        tasks,
+    }
+}
+
+fn admit(rs: &[(ResIdx, Affinity)]) -> AdmitSet {
+    AdmitSet(rs.iter().copied().collect())
+}
+
+const NOBODY: &dyn Fn(JobIdx) -> bool = &|_| false;
+
+#[test]
+fn running_jobs_hold_until_walltime_or_a_short_overrun() {
+    assert_eq!(running_window(100, 50, 120), (100, 150));
+    assert_eq!(
+        running_window(100, 50, 200),
+        (100, 200 + OVERRUN_REMAINDER),
+        "past its walltime: a small positive remainder"
+    );
+}
+
+#[test]
+fn jobs_consume_and_free_over_time() {
+    let mut pr = Profile::new(T0, [p(4)]);
+    pr.add_job(0, job(1, T0, T0 + HOUR, 3), &Unreserved)
+        .unwrap();
+    assert_eq!(pr.free(0, T0, T0 + 10, &Unreserved), p(1));
+    assert_eq!(pr.free(0, T0 + HOUR, T0 + 2 * HOUR, &Unreserved), p(4));
+    assert_eq!(
+        pr.free(0, T0, T0 + 2 * HOUR, &Unreserved),
+        p(1),
+        "minimum over the window"
+    );
+    assert_eq!(pr.tasks_fit(0, T0, T0 + 1, &p(2), &Unreserved), 0);
+    assert!(pr.add_job(0, job(2, T0, T0 + 1, 2), &Unreserved).is_err());
+    assert_eq!(pr.next_change(0, T0), Some(T0 + HOUR));
+    assert_eq!(pr.next_change(0, T0 + HOUR), None);
+    assert_eq!(pr.occupants(0, T0 + HOUR - 1, T0 + HOUR).len(), 1);
+    assert!(pr.occupants(0, T0 + HOUR, T0 + 2 * HOUR).is_empty());
+    assert!(pr.remove_job(0, 1));
+    assert_eq!(pr.free(0, T0, T0 + 2 * HOUR, &Unreserved), p(4));
+    assert_eq!(pr.segment_count(0), 1, "segments coalesce back");
+}
+
+#[test]
+fn claims_go_side_by_side_before_stacking() {
+    // Seed 7.1.5.2.3: a 16-processor host, two 8-processor reservations.
+    let mut pr = Profile::new(T0, [p(16)]);
+    let a = pr.add_claim(0, 0, T0, INFINITY, p(8), ClaimMode::MayStack, NOBODY);
+    let b = pr.add_claim(0, 1, T0, INFINITY, p(8), ClaimMode::MayStack, NOBODY);
+    assert_eq!((a, b), (p(8), p(8)));
+    assert_eq!(pr.claims_at(0, T0), vec![(0, p(8)), (1, p(8))]);
+    assert_eq!(pr.free(0, T0, T0 + 1, &Unreserved), p(0));
+    assert_eq!(
+        pr.free(0, T0, T0 + 1, &admit(&[(0, Affinity::Positive)])),
+        p(8)
+    );
+    assert_eq!(
+        pr.free(
+            0,
+            T0,
+            T0 + 1,
+            &admit(&[(0, Affinity::Positive), (1, Affinity::Positive)])
+        ),
+        p(16)
+    );
+    // A third dedicated claim finds no unclaimed room; a shared one stacks.
+    assert_eq!(
+        pr.add_claim(0, 2, T0, INFINITY, p(4), ClaimMode::SideBySide, NOBODY),
+        p(0)
+    );
+    assert_eq!(
+        pr.add_claim(0, 2, T0, INFINITY, p(4), ClaimMode::MayStack, NOBODY),
+        p(4)
+    );
+    // Stacked capacity needs admission by both reservations (AND).
+    assert_eq!(
+        pr.free(0, T0, T0 + 1, &admit(&[(0, Affinity::Positive)])),
+        p(4)
+    );
+    assert_eq!(
+        pr.free(
+            0,
+            T0,
+            T0 + 1,
+            &admit(&[(0, Affinity::Positive), (2, Affinity::Positive)])
+        ),
+        p(8)
+    );
+    assert!(pr.remove_claim(0, 2));
+    assert_eq!(
+        pr.free(0, T0, T0 + 1, &admit(&[(0, Affinity::Positive)])),
+        p(8)
+    );
+    assert!(pr.remove_claim(0, 0) && pr.remove_claim(0, 1));
+    assert_eq!(pr.free(0, T0, T0 + 1, &Unreserved), p(16));
+    assert_eq!(pr.segment_count(0), 1);
+}
+
+#[test]
+fn claims_take_admitted_jobs_and_wait_for_others() {
+    let mut pr = Profile::new(T0, [p(4)]);
+    pr.add_job(0, job(7, T0, T0 + HOUR, 2), &Unreserved)
+        .unwrap();
+    pr.add_job(0, job(8, T0, T0 + 2 * HOUR, 1), &Unreserved)
+        .unwrap();
+    // A whole-node claim admitting job 7 but not job 8: it covers job 7's
+    // share, the free processor, and job 8's processor once job 8 ends.
+    let got = pr.add_claim(0, 0, T0, T0 + 3 * HOUR, p(4), ClaimMode::MayStack, &|j| {
+        j == 7
+    });
+    assert_eq!(got, p(3), "partial while job 8 runs");
+    assert_eq!(pr.claimed(0, 0, T0, T0 + 2 * HOUR), p(3));
+    assert_eq!(pr.claimed(0, 0, T0 + 2 * HOUR, T0 + 3 * HOUR), p(4));
+    // Nobody outside the reservation can use the node while it holds.
+    assert_eq!(pr.free(0, T0, T0 + 1, &Unreserved), p(0));
+    assert_eq!(pr.free(0, T0 + 3 * HOUR, T0 + 4 * HOUR, &Unreserved), p(4));
+    let inside = admit(&[(0, Affinity::Positive)]);
+    assert_eq!(pr.free(0, T0, T0 + 1, &inside), p(1));
+    assert_eq!(pr.free(0, T0 + 2 * HOUR, T0 + 3 * HOUR, &inside), p(4));
+    // Removing job 7 returns its share to the reservation, not to everyone.
+    assert!(pr.remove_job(0, 7));
+    assert_eq!(pr.free(0, T0, T0 + 1, &Unreserved), p(0));
+    assert_eq!(pr.free(0, T0, T0 + 1, &inside), p(3));
+}
+
+#[test]
+fn affinity_orders_consumption() {
+    // 8 procs: 4 claimed by reservation 0, 4 unclaimed.
+    let mut pr = Profile::new(T0, [p(8)]);
+    pr.add_claim(0, 0, T0, INFINITY, p(4), ClaimMode::SideBySide, NOBODY);
+    let pos = admit(&[(0, Affinity::Positive)]);
+    let neg = admit(&[(0, Affinity::Negative)]);
+    assert_eq!(
+        pr.reserved_affinity(0, T0, T0 + 1, &pos),
+        Some(Affinity::Positive)
+    );
+    assert_eq!(pr.reserved_affinity(0, T0, T0 + 1, &Unreserved), None);
+    // A negative-affinity job takes unclaimed processors first ...
+    pr.add_job(0, job(1, T0, T0 + HOUR, 3), &neg).unwrap();
+    assert_eq!(pr.free(0, T0, T0 + 1, &Unreserved), p(1));
+    assert_eq!(pr.free(0, T0, T0 + 1, &pos), p(5));
+    // ... a positive one reserved processors first.
+    pr.add_job(0, job(2, T0, T0 + HOUR, 3), &pos).unwrap();
+    assert_eq!(pr.free(0, T0, T0 + 1, &Unreserved), p(1));
+    assert_eq!(pr.free(0, T0, T0 + 1, &pos), p(2));
+    // The negative job spills into the reservation only as a last resort.
+    pr.add_job(0, job(3, T0, T0 + HOUR, 2), &neg).unwrap();
+    assert_eq!(pr.free(0, T0, T0 + 1, &pos), p(0));
+}
+
+#[test]
+fn earliest_start_sweeps_boundaries() {
+    // Two 4-proc nodes; node 0 busy 1 h, node 1 has 2 procs busy 2 h.
+    let mut pr = Profile::new(T0, [p(4), p(4)]);
+    pr.add_job(0, job(1, T0, T0 + HOUR, 4), &Unreserved)
+        .unwrap();
+    pr.add_job(1, job(2, T0, T0 + 2 * HOUR, 2), &Unreserved)
+        .unwrap();
+    let any = |_| true;
+    let req = FitRequest::new(2, p(1), HOUR, T0);
+    assert_eq!(pr.earliest_start(&req, &Unreserved, any).unwrap().start, T0);
+    let req = FitRequest::new(4, p(1), HOUR, T0);
+    let fit = pr.earliest_start(&req, &Unreserved, any).unwrap();
+    assert_eq!(fit.start, T0 + HOUR);
+    assert_eq!(fit.nodes, vec![(0, 4), (1, 2)]);
+    let req = FitRequest::new(8, p(1), HOUR, T0);
+    assert_eq!(
+        pr.earliest_start(&req, &Unreserved, any).unwrap().start,
+        T0 + 2 * HOUR
+    );
+    // Four tasks on exactly one node: node 0 after its job.
+    let req = FitRequest {
+        nodes: Some(1),
+        ..FitRequest::new(4, p(1), HOUR, T0)
+    };
+    assert_eq!(
+        pr.earliest_start(&req, &Unreserved, any).unwrap().start,
+        T0 + HOUR
+    );
+    // TPN 3: node 1's two free procs do not count.
+    let req = FitRequest {
+        min_per_node: 3,
+        ..FitRequest::new(3, p(1), HOUR, T0)
+    };
+    assert_eq!(
+        pr.earliest_start(&req, &Unreserved, any).unwrap().start,
+        T0 + HOUR
+    );
+    // At most 2 per node: 4 tasks at T0 + 1 h (2 + 2).
+    let req = FitRequest {
+        max_per_node: Some(2),
+        ..FitRequest::new(4, p(1), HOUR, T0)
+    };
+    let fit = pr.earliest_start(&req, &Unreserved, any).unwrap();
+    assert_eq!((fit.start, fit.nodes), (T0 + HOUR, vec![(0, 2), (1, 2)]));
+    // Filter: node 1 only.
+    let req = FitRequest::new(4, p(1), HOUR, T0);
+    assert_eq!(
+        pr.earliest_start(&req, &Unreserved, |n| n == 1)
+            .unwrap()
+            .start,
+        T0 + 2 * HOUR
+    );
+    // Never fits.
+    let req = FitRequest::new(1, p(5), HOUR, T0);
+    assert_eq!(pr.earliest_start(&req, &Unreserved, any), None);
+}
+
+#[test]
+fn earliest_start_respects_a_future_reservation() {
+    // One 2-proc node, a system reservation [T0+2h, T0+3h).
+    let mut pr = Profile::new(T0, [p(2)]);
+    pr.add_claim(
+        0,
+        0,
+        T0 + 2 * HOUR,
+        T0 + 3 * HOUR,
+        p(2),
+        ClaimMode::MayStack,
+        NOBODY,
+    );
+    let any = |_| true;
+    let short = FitRequest::new(2, p(1), 2 * HOUR, T0);
+    assert_eq!(
+        pr.earliest_start(&short, &Unreserved, any).unwrap().start,
+        T0
+    );
+    let long = FitRequest::new(2, p(1), 2 * HOUR + 1, T0);
+    assert_eq!(
+        pr.earliest_start(&long, &Unreserved, any).unwrap().start,
+        T0 + 3 * HOUR
+    );
+    let inside = admit(&[(0, Affinity::Positive)]);
+    assert_eq!(pr.earliest_start(&long, &inside, any).unwrap().start, T0);
+    assert_eq!(
+        pr.gap_after(0, T0, T0 + HOUR, &p(1), &Unreserved),
+        Some(HOUR)
+    );
+    assert_eq!(
+        pr.gap_after(0, T0, T0 + 2 * HOUR, &p(1), &Unreserved),
+        Some(0)
+    );
+    assert_eq!(pr.gap_after(0, T0, T0 + 2 * HOUR, &p(1), &inside), None);
+}
+
+#[test]
+fn window_dependent_admission_is_checked_exactly() {
+    // Reservation 0 over [T0+1h, T0+5h) admits jobs overlapping it by at
+    // most one hour (a TIMELIMIT). A 2-hour job fits from T0 (1 h overlap).
+    let mut pr = Profile::new(T0, [p(1)]);
+    pr.add_claim(
+        0,
+        0,
+        T0 + HOUR,
+        T0 + 5 * HOUR,
+        p(1),
+        ClaimMode::MayStack,
+        NOBODY,
+    );
+    struct TimeLimit {
+        rs: Time,
+        re: Time,
+        limit: Secs,
+    }
+    impl Admits for TimeLimit {
+        fn admits(&self, _: ResIdx, s: Time, e: Time) -> Option<Affinity> {
+            let ov = (e.min(self.re) - s.max(self.rs)).max(0);
+            (ov <= self.limit).then_some(Affinity::Positive)
+        }
+        fn critical_starts(&self, _: ResIdx, d: Secs) -> Vec<Time> {
+            vec![self.rs + self.limit - d + 1, self.re - self.limit]
+        }
+    }
+    let tl = TimeLimit {
+        rs: T0 + HOUR,
+        re: T0 + 5 * HOUR,
+        limit: HOUR,
+    };
+    let req = FitRequest::new(1, p(1), 2 * HOUR, T0);
+    assert_eq!(pr.earliest_start(&req, &tl, |_| true).unwrap().start, T0);
+    let req = FitRequest::new(1, p(1), 3 * HOUR, T0 + 1);
+    let fit = pr.earliest_start(&req, &tl, |_| true).unwrap();
+    assert_eq!(fit.start, T0 + 4 * HOUR, "overlaps the last hour only");
+}
+
+#[test]
+fn running_jobs_are_facts() {
+    let mut pr = Profile::new(T0, [p(2)]);
+    pr.add_claim(0, 0, T0, INFINITY, p(2), ClaimMode::MayStack, NOBODY);
+    let over = pr.add_running_job(0, job(1, T0 - HOUR, T0 + HOUR, 3), &Unreserved);
+    assert_eq!(over, p(1), "a 3-task job on a 2-proc node overflows by one");
+    assert_eq!(pr.occupants(0, T0, T0 + 1).len(), 1);
+}

@@ -1,0 +1,224 @@
+//! Standing reservations: SRCFG turned into a series of reservations.
+//!
+//! Seed 7.1.5.2.3: a standing reservation is enforced by DEPTH reservations,
+//! one per period (DAY or WEEK), starting with the current period; at each
+//! period boundary the oldest expires and one more period is created ("at
+//! midnight, the reservations will roll"). PERIOD=INFINITY is one permanent
+//! reservation. A reservation smaller than it should be (resources already
+//! held, for instance by a job reserved days ahead) is topped up at every
+//! iteration until it is complete.
+//!
+//! Days and weeks are in UTC; weeks start on Sunday 00:00, so a week offset
+//! `1:08:00:00` is Monday 08:00. DEPTH counts periods, not instances: with
+//! DAYS=MON,...,FRI and DEPTH=2, on a Friday only Friday's instance exists
+//! (Saturday is the second period).
+
+use super::{place, NodeChooser, PlaceOutcome, ResKind, ResRequest, Reservation};
+use crate::config::{SrCfg, SrPeriod};
+use crate::model::time::{weekday, DAY, WEEK};
+use crate::model::{Cluster, Time};
+use crate::profile::{JobIdx, Profile, ResIdx, INFINITY};
+use std::collections::BTreeMap;
+
+/// One instance of a standing reservation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instance {
+    /// Period number (days or weeks since the epoch; 0 for INFINITY).
+    pub number: i64,
+    /// Start.
+    pub start: Time,
+    /// End ([`INFINITY`] for PERIOD=INFINITY).
+    pub end: Time,
+}
+
+/// Start of the Sunday-based week holding `t` (UTC).
+pub fn week_start(t: Time) -> Time {
+    let day = t.div_euclid(DAY);
+    (day - (day + 4).rem_euclid(7)) * DAY
+}
+
+/// The instances a standing reservation has at `now`: one per period of the
+/// DEPTH periods starting with the current one, on the configured DAYS,
+/// except those already over. PERIOD=INFINITY gives one instance from `now`.
+pub fn instance_windows(sr: &SrCfg, now: Time) -> Vec<Instance> {
+    let depth = sr.depth.max(1) as i64;
+    match sr.period {
+        SrPeriod::Infinity => vec![Instance {
+            number: 0,
+            start: now,
+            end: INFINITY,
+        }],
+        SrPeriod::Day => {
+            let today = now.div_euclid(DAY);
+            (today..today + depth)
+                .filter_map(|d| {
+                    let base = d * DAY;
+                    let wd = weekday(base);
+                    if let Some(days) = &sr.days {
+                        if !days.iter().any(|x| x.number() == wd) {
+                            return None;
+                        }
+                    }
+                    let inst = Instance {
+                        number: d,
+                        start: base + sr.start,
+                        end: base + sr.end.unwrap_or(DAY),
+                    };
+                    (inst.end > now).then_some(inst)
+                })
+                .collect()
+        }
+        SrPeriod::Week => {
+            let ws = week_start(now);
+            (0..depth)
+                .filter_map(|k| {
+                    let base = ws + k * WEEK;
+                    let inst = Instance {
+                        number: (base / DAY + 4).div_euclid(7),
+                        start: base + sr.start,
+                        end: base + sr.end.unwrap_or(WEEK),
+                    };
+                    (inst.end > now).then_some(inst)
+                })
+                .collect()
+        }
+    }
+}
+
+/// A fresh (unplaced) reservation for one instance of SRCFG[name].
+pub fn instance_reservation(name: &str, sr: &SrCfg, inst: Instance) -> Reservation {
+    let mut r = Reservation::new(
+        format!("{name}.{}", inst.number),
+        ResKind::Standing {
+            name: name.to_string(),
+            instance: inst.number,
+        },
+        inst.start,
+        inst.end,
+        sr.acl.clone(),
+        ResRequest::from_sr(sr),
+    );
+    r.flags = sr.flags.clone();
+    r.owner = sr.owner.clone();
+    r.access = sr.access;
+    r.priority = sr.priority;
+    r.charge_account = sr.charge_account.clone();
+    r
+}
+
+/// What [`StandingSet::roll`] changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Roll {
+    /// Instances created.
+    pub created: Vec<String>,
+    /// Instances removed (expired, or no longer configured as they were).
+    pub removed: Vec<String>,
+}
+
+/// The live instances of every standing reservation, kept across
+/// iterations so partial ones can be topped up.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StandingSet {
+    instances: Vec<Reservation>,
+}
+
+impl StandingSet {
+    /// No instances.
+    pub fn new() -> StandingSet {
+        StandingSet::default()
+    }
+
+    /// The instances, in placement order: non-floating ones first (they take
+    /// their hosts regardless, so floating ones can then avoid them rather
+    /// than stack), then by PRIORITY (highest first), name and start.
+    pub fn instances(&self) -> &[Reservation] {
+        &self.instances
+    }
+
+    /// Brings the set to `now`: drops instances that are over or whose
+    /// SRCFG changed or vanished, creates the missing ones (unplaced).
+    pub fn roll(&mut self, standing: &BTreeMap<String, SrCfg>, now: Time) -> Roll {
+        let mut want: BTreeMap<String, Reservation> = BTreeMap::new();
+        for (name, sr) in standing {
+            for inst in instance_windows(sr, now) {
+                let r = instance_reservation(name, sr, inst);
+                want.insert(r.id.clone(), r);
+            }
+        }
+        let mut out = Roll::default();
+        let mut kept = Vec::new();
+        for r in std::mem::take(&mut self.instances) {
+            match want.get(&r.id) {
+                // INFINITY instances keep their first start.
+                Some(w) if same_definition(&r, w) => {
+                    want.remove(&r.id);
+                    kept.push(r);
+                }
+                _ => out.removed.push(r.id),
+            }
+        }
+        for (id, r) in want {
+            out.created.push(id);
+            kept.push(r);
+        }
+        kept.sort_by(|a, b| {
+            (
+                a.request.is_floating(),
+                -a.priority,
+                a.standing_name(),
+                a.start,
+            )
+                .cmp(&(
+                    b.request.is_floating(),
+                    -b.priority,
+                    b.standing_name(),
+                    b.start,
+                ))
+        });
+        self.instances = kept;
+        out
+    }
+
+    /// Re-applies every instance's claims to the profile and tops up the
+    /// partial ones, in placement order. Instance `i` is reservation
+    /// `first + i` in the profile (the caller's table must use the same
+    /// indexes). `admits_job` tells whether a reservation admits a job of
+    /// the profile (running jobs it admits count against its claim).
+    pub fn place(
+        &mut self,
+        first: ResIdx,
+        cluster: &Cluster,
+        profile: &mut Profile,
+        chooser: &dyn NodeChooser,
+        admits_job: &dyn Fn(&Reservation, JobIdx) -> bool,
+    ) -> Vec<PlaceOutcome> {
+        self.instances
+            .iter_mut()
+            .enumerate()
+            .map(|(i, r)| {
+                place::ensure(
+                    r,
+                    first + i as ResIdx,
+                    cluster,
+                    profile,
+                    chooser,
+                    admits_job,
+                )
+            })
+            .collect()
+    }
+}
+
+/// True when an existing instance still matches its configuration.
+fn same_definition(have: &Reservation, want: &Reservation) -> bool {
+    have.kind == want.kind
+        && have.end == want.end
+        && (have.end == INFINITY || have.start == want.start)
+        && have.acl == want.acl
+        && have.request == want.request
+        && have.flags == want.flags
+        && have.owner == want.owner
+        && have.access == want.access
+        && have.priority == want.priority
+        && have.charge_account == want.charge_account
+}

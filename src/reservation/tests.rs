@@ -1,0 +1,598 @@
+use super::acl::{access, may_preempt, Access, Denial};
+use super::admin::{AdminError, AdminRequest, AdminStore};
+use super::standing::{instance_windows, week_start, StandingSet};
+use super::*;
+use crate::config::{Affinity, Config};
+use crate::model::time::{fmt_time, DAY, HOUR};
+use crate::model::{Job, Node};
+use crate::profile::{Occupant, Profile, Unreserved};
+
+/// Fri Aug 18 2000 12:00:00 UTC.
+const FRI_NOON: Time = 966_600_000;
+
+fn sr(text: &str) -> Config {
+    let l = Config::parse(text, "test");
+    assert!(l.is_ok(), "{:?}", l.diagnostics);
+    l.config
+}
+
+fn res_from(cfg: &Config, name: &str, now: Time) -> Reservation {
+    let s = &cfg.standing[name];
+    standing::instance_reservation(name, s, instance_windows(s, now)[0])
+}
+
+fn job(user: &str) -> Job {
+    Job {
+        id: format!("{user}.job"),
+        user: user.into(),
+        group: "users".into(),
+        ..Job::default()
+    }
+}
+
+fn cluster(n: usize, procs: u32, mem: u64) -> Cluster {
+    let nodes: Vec<Node> = (1..=n)
+        .map(|i| Node {
+            name: format!("node{i:03}"),
+            configured: Resources::procs_mem(procs, mem),
+            ..Node::default()
+        })
+        .collect();
+    Cluster::build(&nodes, &Config::default())
+}
+
+#[test]
+fn empty_acl_is_a_system_reservation() {
+    let cfg = sr("SRCFG[maint] HOSTLIST=node001 PERIOD=INFINITY\n");
+    let r = res_from(&cfg, "maint", FRI_NOON);
+    assert_eq!(r.type_name(), "System");
+    assert_eq!(
+        access(&r, &job("root"), FRI_NOON, FRI_NOON + 1),
+        Access::Denied(Denial::System)
+    );
+}
+
+#[test]
+fn lists_are_ored_within_a_reservation() {
+    // Seed example 3's debug reservation.
+    let cfg = sr("SRCFG[debug] HOSTLIST=node001 USERLIST=helpdesk GROUPLIST=operations,sysadmin PERIOD=INFINITY\n");
+    let r = res_from(&cfg, "debug", FRI_NOON);
+    let (s, e) = (FRI_NOON, FRI_NOON + HOUR);
+    assert!(access(&r, &job("helpdesk"), s, e).is_granted());
+    let mut j = job("alice");
+    assert_eq!(access(&r, &j, s, e), Access::Denied(Denial::NoMatch));
+    j.group = "sysadmin".into();
+    assert_eq!(access(&r, &j, s, e), Access::Granted(Affinity::Positive));
+}
+
+#[test]
+fn not_entries_exclude_and_required_lists_must_hold() {
+    // Seed example 4.
+    let cfg = sr("SRCFG[special] TASKCOUNT=32 PERIOD=WEEK STARTTIME=1:08:00:00 ENDTIME=5:17:00:00\n\
+                  SRCFG[special] NODEFEATURES=largememory TIMELIMIT=1:00:00* QOSLIST=high low special-\n\
+                  SRCFG[special] ACCCOUNTLIST=!projectX,!projectY\n");
+    let r = res_from(&cfg, "special", FRI_NOON);
+    // This week's instance: Monday 08:00 to Friday 17:00.
+    assert_eq!(fmt_time(r.start), "Mon Aug 14 08:00:00");
+    assert_eq!(fmt_time(r.end), "Fri Aug 18 17:00:00");
+    let mon5 = r.start - 3 * HOUR;
+    let q = |qos: &str, acct: Option<&str>| Job {
+        qos: Some(qos.into()),
+        account: acct.map(str::to_string),
+        ..job("u")
+    };
+    // "a four hour job that starts on Monday at 5:00 AM" overlaps one hour.
+    assert_eq!(
+        access(&r, &q("high", Some("ops")), mon5, mon5 + 4 * HOUR),
+        Access::Granted(Affinity::Positive)
+    );
+    assert_eq!(
+        access(&r, &q("high", Some("ops")), mon5 + HOUR, mon5 + 5 * HOUR),
+        Access::Denied(Denial::TimeLimit {
+            overlap: 2 * HOUR,
+            limit: HOUR
+        })
+    );
+    // "or a 12 hour job which starts on Friday at 4:00 PM".
+    let fri4 = r.end - HOUR;
+    assert!(access(&r, &q("high", None), fri4, fri4 + 12 * HOUR).is_granted());
+    // QOS special: admitted with negative affinity.
+    assert_eq!(
+        access(&r, &q("special", Some("ops")), r.start, r.start + HOUR),
+        Access::Granted(Affinity::Negative)
+    );
+    // Any account but projectX/projectY satisfies the account list ...
+    assert_eq!(
+        access(&r, &q("normal", Some("ops")), r.start, r.start + HOUR),
+        Access::Granted(Affinity::Positive)
+    );
+    // ... and projectX is excluded even though its QOS matches.
+    assert_eq!(
+        access(&r, &q("high", Some("projectX")), r.start, r.start + HOUR),
+        Access::Denied(Denial::Excluded {
+            list: "ACCOUNTLIST",
+            value: "projectX".into()
+        })
+    );
+}
+
+#[test]
+fn required_list_needs_another_list_too() {
+    let mut cfg = sr("SRCFG[r] HOSTLIST=node001 PERIOD=INFINITY CLASSLIST=batch* USERLIST=bob\n");
+    let r = res_from(&cfg, "r", FRI_NOON);
+    let mut j = job("bob");
+    assert_eq!(
+        access(&r, &j, FRI_NOON, FRI_NOON + 1),
+        Access::Denied(Denial::RequiredNotMet("CLASSLIST"))
+    );
+    j.class = Some("batch".into());
+    assert!(access(&r, &j, FRI_NOON, FRI_NOON + 1).is_granted());
+    j.user = "eve".into();
+    assert_eq!(
+        access(&r, &j, FRI_NOON, FRI_NOON + 1),
+        Access::Denied(Denial::NoMatch)
+    );
+    // With only required lists, meeting them is enough.
+    cfg.standing.get_mut("r").unwrap().acl.users = Default::default();
+    let r = res_from(&cfg, "r", FRI_NOON);
+    assert!(access(&r, &j, FRI_NOON, FRI_NOON + 1).is_granted());
+}
+
+#[test]
+fn byname_owner_job_attributes_and_preemption() {
+    // Seed example 5 with a BYNAME twin.
+    let cfg = sr(
+        "SRCFG[jupiter] HOSTLIST=node0[1-9] PERIOD=INFINITY ACCOUNTLIST=jupiter,saturn-\n\
+                  SRCFG[jupiter] OWNER=ACCOUNT:jupiter FLAGS=OWNERPREEMPT\n\
+                  SRCFG[named] HOSTLIST=node10 PERIOD=INFINITY USERLIST=bob FLAGS=BYNAME\n\
+                  SRCFG[pre] HOSTLIST=node11 PERIOD=INFINITY JOBATTRLIST=PREEMPTEE\n",
+    );
+    let r = res_from(&cfg, "jupiter", FRI_NOON);
+    let acct = |a: &str| Job {
+        account: Some(a.into()),
+        ..job(a)
+    };
+    let (s, e) = (FRI_NOON, FRI_NOON + HOUR);
+    assert_eq!(
+        access(&r, &acct("jupiter"), s, e),
+        Access::Granted(Affinity::Positive)
+    );
+    assert_eq!(
+        access(&r, &acct("saturn"), s, e),
+        Access::Granted(Affinity::Negative)
+    );
+    assert_eq!(
+        access(&r, &acct("mars"), s, e),
+        Access::Denied(Denial::NoMatch)
+    );
+    assert!(may_preempt(&r, &acct("jupiter"), &acct("saturn")));
+    assert!(!may_preempt(&r, &acct("saturn"), &acct("jupiter")));
+    let named = res_from(&cfg, "named", FRI_NOON);
+    let mut bob = job("bob");
+    assert_eq!(
+        access(&named, &bob, s, e),
+        Access::Denied(Denial::NotRequested)
+    );
+    bob.advres = Some("named".into());
+    assert!(access(&named, &bob, s, e).is_granted());
+    let pre = res_from(&cfg, "pre", FRI_NOON);
+    let mut j = job("x");
+    assert!(!access(&pre, &j, s, e).is_granted());
+    j.attributes = vec!["preemptee".into()];
+    assert!(access(&pre, &j, s, e).is_granted());
+}
+
+#[test]
+fn standing_windows_for_days_and_weeks() {
+    // Seed example 1: business hours on weekdays, DEPTH 2 by default.
+    let cfg = sr("SRCFG[interactive] TASKCOUNT=6 RESOURCES=PROCS:1,MEM:512\n\
+                  SRCFG[interactive] PERIOD=DAY DAYS=MON,TUE,WED,THU,FRI\n\
+                  SRCFG[interactive] STARTTIME=9:00:00 ENDTIME=17:00:00\n\
+                  SRCFG[interactive] CLASSLIST=interactive\n");
+    let s = &cfg.standing["interactive"];
+    let w = instance_windows(s, FRI_NOON);
+    assert_eq!(
+        w.len(),
+        1,
+        "Saturday is the second period and has no instance"
+    );
+    assert_eq!(fmt_time(w[0].start), "Fri Aug 18 09:00:00");
+    assert_eq!(fmt_time(w[0].end), "Fri Aug 18 17:00:00");
+    let w = instance_windows(s, FRI_NOON + 3 * DAY);
+    let shown: Vec<String> = w.iter().map(|i| fmt_time(i.start)).collect();
+    assert_eq!(shown, ["Mon Aug 21 09:00:00", "Tue Aug 22 09:00:00"]);
+    // After 17:00 today's instance is over.
+    assert!(instance_windows(s, FRI_NOON + 5 * HOUR).is_empty());
+    assert_eq!(fmt_time(week_start(FRI_NOON)), "Sun Aug 13 00:00:00");
+}
+
+#[test]
+fn standing_set_rolls_at_midnight() {
+    let cfg = sr("SRCFG[d] TASKCOUNT=1 PERIOD=DAY DEPTH=2 USERLIST=ops\n");
+    let mut set = StandingSet::new();
+    let thu_2300 = FRI_NOON - 13 * HOUR;
+    let r = set.roll(&cfg.standing, thu_2300);
+    assert_eq!(r.created, ["d.11186", "d.11187"]);
+    let r = set.roll(&cfg.standing, thu_2300 + HOUR);
+    assert_eq!(
+        (r.created, r.removed),
+        (vec!["d.11188".to_string()], vec!["d.11186".to_string()])
+    );
+    let ids: Vec<&str> = set.instances().iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["d.11187", "d.11188"]);
+    // A configuration change replaces the instances.
+    let cfg2 = sr("SRCFG[d] TASKCOUNT=2 PERIOD=DAY DEPTH=2 USERLIST=ops\n");
+    let r = set.roll(&cfg2.standing, thu_2300 + HOUR);
+    assert_eq!(r.removed.len(), 2);
+    assert_eq!(r.created.len(), 2);
+}
+
+fn no_jobs(_: &Reservation, _: u32) -> bool {
+    false
+}
+
+#[test]
+fn setres_examples() {
+    // setres Example 1: two nodes for john and mary, in 24 hours, for 8
+    // hours; node002-node004 are busy then, so node001 and node005.
+    let c = cluster(8, 1, 0);
+    let mut pr = Profile::from_cluster(&c, FRI_NOON);
+    for n in 1..4 {
+        let o = Occupant {
+            job: n,
+            user: 0,
+            start: FRI_NOON,
+            end: FRI_NOON + 30 * HOUR,
+            task: Resources::procs(1),
+            tasks: 1,
+        };
+        pr.add_running_job(n, o, &Unreserved);
+    }
+    let mut store = AdminStore::new();
+    let req = AdminRequest {
+        users: Some("john:mary".into()),
+        start: Some(FRI_NOON + 24 * HOUR),
+        duration: Some(8 * HOUR),
+        tasks: Some(2),
+        ..AdminRequest::default()
+    };
+    let r = store
+        .create(req, FRI_NOON, &c, &mut pr, 0, &RmOrder, &no_jobs)
+        .unwrap();
+    assert_eq!(r.id, "john.1");
+    let nodes: Vec<(&str, u32)> = r
+        .claims
+        .iter()
+        .map(|cl| (c.nodes[cl.node as usize].name.as_str(), cl.tasks))
+        .collect();
+    assert_eq!(nodes, [("node001", 1), ("node005", 1)]);
+    // Example 2: a system-wide maintenance reservation.
+    let req = AdminRequest {
+        start: Some(FRI_NOON + 2 * DAY),
+        end: Some(FRI_NOON + 4 * DAY),
+        hosts: Some("ALL".into()),
+        ..AdminRequest::default()
+    };
+    let r = store
+        .create(req, FRI_NOON, &c, &mut pr, 1, &RmOrder, &no_jobs)
+        .unwrap();
+    assert_eq!(
+        (r.id.as_str(), r.claims.len(), r.tasks()),
+        ("system.1", 8, 8)
+    );
+    assert_eq!(r.type_name(), "System");
+    // Example 3: PROCS=1:MEM=512 on node003-node006 for group staff.
+    let c = cluster(8, 2, 1024);
+    let mut pr = Profile::from_cluster(&c, FRI_NOON);
+    let req = AdminRequest {
+        resources: Some("PROCS=1:MEM=512".into()),
+        groups: Some("staff".into()),
+        classes: Some("interactive".into()),
+        hosts: Some("node00[3-6]".into()),
+        ..AdminRequest::default()
+    };
+    let r = store
+        .create(req, FRI_NOON, &c, &mut pr, 2, &RmOrder, &no_jobs)
+        .unwrap();
+    assert_eq!(r.id, "staff.1");
+    assert_eq!(
+        r.claims.iter().map(|x| x.tasks).collect::<Vec<_>>(),
+        [1, 1, 1, 1]
+    );
+    assert_eq!(r.claims[0].resources, Resources::procs_mem(1, 512));
+    assert_eq!(c.nodes[r.claims[0].node as usize].name, "node003");
+    assert_eq!(store.list().len(), 3);
+}
+
+#[test]
+fn setres_validates_everything_and_changes_nothing_on_error() {
+    let c = cluster(4, 2, 0);
+    let mut pr = Profile::from_cluster(&c, FRI_NOON);
+    let mut store = AdminStore::new();
+    let ok = AdminRequest {
+        users: Some("bob".into()),
+        duration: Some(HOUR),
+        tasks: Some(2),
+        ..AdminRequest::default()
+    };
+    store
+        .create(ok.clone(), FRI_NOON, &c, &mut pr, 0, &RmOrder, &no_jobs)
+        .unwrap();
+    let before = (
+        store.clone(),
+        pr.free(0, FRI_NOON, FRI_NOON + 1, &Unreserved),
+    );
+    let bad = [
+        AdminRequest {
+            hosts: Some("node009".into()),
+            tasks: None,
+            ..ok.clone()
+        },
+        AdminRequest {
+            hosts: Some("^gpu".into()),
+            tasks: None,
+            ..ok.clone()
+        },
+        AdminRequest {
+            hosts: Some("node[".into()),
+            ..ok.clone()
+        },
+        AdminRequest {
+            end: Some(FRI_NOON + 5),
+            ..ok.clone()
+        },
+        AdminRequest {
+            duration: Some(-5),
+            ..ok.clone()
+        },
+        AdminRequest {
+            start: Some(FRI_NOON - 2 * HOUR),
+            ..ok.clone()
+        },
+        AdminRequest {
+            flags: Some("BYNAME,FAST".into()),
+            ..ok.clone()
+        },
+        AdminRequest {
+            owner: Some("bob".into()),
+            ..ok.clone()
+        },
+        AdminRequest {
+            resources: Some("CPUS=2".into()),
+            ..ok.clone()
+        },
+        AdminRequest {
+            time_limit: Some("1h".into()),
+            ..ok.clone()
+        },
+        AdminRequest {
+            tasks: None,
+            ..ok.clone()
+        },
+        AdminRequest {
+            users: Some("!".into()),
+            ..ok.clone()
+        },
+        AdminRequest {
+            tasks: Some(7),
+            ..ok.clone()
+        },
+        AdminRequest {
+            name: Some("bob.1".into()),
+            ..ok.clone()
+        },
+    ];
+    for req in bad {
+        let e = store.create(req.clone(), FRI_NOON, &c, &mut pr, 1, &RmOrder, &no_jobs);
+        assert!(e.is_err(), "{req:?} was accepted");
+        assert_eq!(
+            (
+                store.clone(),
+                pr.free(0, FRI_NOON, FRI_NOON + 1, &Unreserved)
+            ),
+            before,
+            "{req:?} changed something"
+        );
+    }
+    let e = store.create(
+        AdminRequest {
+            tasks: Some(7),
+            ..ok
+        },
+        FRI_NOON,
+        &c,
+        &mut pr,
+        1,
+        &RmOrder,
+        &no_jobs,
+    );
+    // PROCS=-1: one task is one node; bob.1 holds two of the four.
+    assert_eq!(
+        e.unwrap_err(),
+        AdminError::NoResources {
+            wanted: 7,
+            available: 2
+        }
+    );
+    assert_eq!(
+        store.release("nope").unwrap_err(),
+        AdminError::NotFound("nope".into())
+    );
+    assert_eq!(store.release("bob.1").unwrap().id, "bob.1");
+    assert!(store.list().is_empty());
+}
+
+#[test]
+fn admin_reservations_survive_a_restart() {
+    let c = cluster(4, 2, 0);
+    let mut pr = Profile::from_cluster(&c, FRI_NOON);
+    let mut store = AdminStore::new();
+    let a = store
+        .create(
+            AdminRequest {
+                users: Some("bob".into()),
+                qos: Some("high,low-".into()),
+                time_limit: Some("1:00:00*".into()),
+                duration: Some(DAY),
+                tasks: Some(3),
+                flags: Some("BYNAME".into()),
+                owner: Some("USER:bob".into()),
+                ..AdminRequest::default()
+            },
+            FRI_NOON,
+            &c,
+            &mut pr,
+            0,
+            &RmOrder,
+            &no_jobs,
+        )
+        .unwrap();
+    let b = store
+        .create(
+            AdminRequest {
+                hosts: Some("node004".into()),
+                start: Some(FRI_NOON + HOUR),
+                ..AdminRequest::default()
+            },
+            FRI_NOON,
+            &c,
+            &mut pr,
+            1,
+            &RmOrder,
+            &no_jobs,
+        )
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("mauisched-admin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("admin.json");
+    store.save(&path).unwrap();
+    // A new process: load, rebuild, re-apply.
+    let loaded = AdminStore::load(&path).unwrap();
+    assert_eq!(loaded, store);
+    let later = FRI_NOON + 2 * HOUR;
+    let rebuilt = loaded.reservations(&c);
+    assert_eq!(rebuilt, vec![a, b]);
+    let mut pr2 = Profile::from_cluster(&c, later);
+    for (i, r) in rebuilt.iter().enumerate() {
+        place::reapply(r, i as u32, &mut pr2, &|_| false);
+    }
+    for n in 0..4 {
+        assert_eq!(
+            pr2.free(n, later, later + 1, &Unreserved),
+            pr.free(n, later, later + 1, &Unreserved)
+        );
+    }
+    // The sequence survives too: the next bob reservation is bob.2.
+    let mut again = loaded;
+    let r = again
+        .create(
+            AdminRequest {
+                users: Some("bob".into()),
+                duration: Some(HOUR),
+                hosts: Some("node003".into()),
+                ..AdminRequest::default()
+            },
+            later,
+            &c,
+            &mut pr2,
+            2,
+            &RmOrder,
+            &no_jobs,
+        )
+        .unwrap();
+    assert_eq!(r.id, "bob.2");
+    assert_eq!(again.expire(FRI_NOON + 2 * DAY), ["bob.1", "bob.2"]);
+    assert!(AdminStore::load(&dir.join("missing.json"))
+        .unwrap()
+        .list()
+        .is_empty());
+    std::fs::write(&path, "{\"records\": 3}").unwrap();
+    assert!(matches!(AdminStore::load(&path), Err(AdminError::Io(_))));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn showres_layout_matches_maui() {
+    // commands/showres.rst, Example 1, at Thu Sep 1 2005 15:07:51.
+    let now: Time = 1_125_587_271;
+    let c = cluster(32, 2, 0);
+    let mk = |id: &str, state: JobState, start: Time, dur: i64, nodes: u32, procs: u32| {
+        let mut r = Reservation::new(
+            id.into(),
+            ResKind::Job {
+                job: id.into(),
+                state,
+            },
+            start,
+            start + dur,
+            Default::default(),
+            Default::default(),
+        );
+        // `procs` processors over `nodes` nodes, two per node where possible.
+        let mut left = procs;
+        for n in 0..nodes {
+            let k = if n + 1 == nodes { left } else { left.min(2) };
+            left -= k;
+            r.claims.push(NodeClaim {
+                node: n,
+                tasks: k,
+                resources: Resources::procs(k),
+            });
+        }
+        r
+    };
+    let run = JobState::Running;
+    let idle = JobState::Idle;
+    let rs = vec![
+        mk("12941", run, now - 301, 2 * HOUR + 46 * 60 + 40, 13, 25),
+        mk("12944", run, now - 301, 6 * HOUR + 40 * 60, 16, 16),
+        mk("12946", run, now - 301, 30 * HOUR, 1, 2),
+        mk("12954", run, now - 299, 3 * HOUR, 2, 4),
+        mk(
+            "12956",
+            idle,
+            now + 29 * HOUR + 54 * 60 + 59,
+            6 * HOUR + 40 * 60,
+            16,
+            32,
+        ),
+        mk(
+            "12969",
+            idle,
+            now + 6 * HOUR + 34 * 60 + 59,
+            6 * HOUR + 40 * 60,
+            4,
+            4,
+        ),
+    ];
+    let text = showres::showres(&rs, now, None);
+    let want = "\
+ReservationID       Type S       Start         End    Duration    N/P    StartTime
+
+12941                Job R   -00:05:01    02:41:39    02:46:40   13/25   Thu Sep  1 15:02:50
+12944                Job R   -00:05:01    06:34:59    06:40:00   16/16   Thu Sep  1 15:02:50
+12946                Job R   -00:05:01  1:05:54:59  1:06:00:00    1/2    Thu Sep  1 15:02:50
+12954                Job R   -00:04:59    02:55:01    03:00:00    2/4    Thu Sep  1 15:02:52
+12956                Job I  1:05:54:59  1:12:34:59    06:40:00   16/32   Fri Sep  2 21:02:50
+12969                Job I    06:34:59    13:14:59    06:40:00    4/4    Thu Sep  1 21:42:50
+
+6 reservations located
+";
+    assert_eq!(text, want);
+    let one = showres::showres(&rs, now, Some("12956"));
+    assert!(one.ends_with("\n1 reservation located\n"), "{one}");
+    let nodes = showres::showres_nodes(&rs[2..3], &c, now, None);
+    let want = "\
+reservations on Thu Sep  1 15:07:51
+
+NodeName        Type      ReservationID   JobState Task       Start    Duration  StartTime
+
+node001          Job              12946    Running    2   -00:05:01  1:06:00:00  Thu Sep  1 15:02:50
+
+1 node reserved
+";
+    assert_eq!(nodes, want);
+    let j = showres::showres_json(&rs, &c, now, None);
+    assert_eq!(j["reservations"][0]["procs"], 25);
+    assert_eq!(j["reservations"][4]["state"], "Idle");
+}
