@@ -8,7 +8,9 @@
 #![deny(missing_docs)]
 
 pub mod allocation;
+pub mod backfill;
 pub mod config;
+pub mod engine;
 pub mod fairshare;
 pub mod ffi;
 pub mod model;

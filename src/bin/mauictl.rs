@@ -54,6 +54,58 @@ enum Cmd {
     },
     /// Summarise a workload trace (SWF or Maui workload trace, plain or gzip).
     TraceInfo(TraceInfoArgs),
+    /// Run one scheduling iteration on a snapshot and print the plan.
+    Plan {
+        /// RM snapshot (JSON, docs/snapshot.md).
+        #[arg(long, value_name = "FILE")]
+        snapshot: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show idle resources available for immediate use (backfill windows).
+    Showbf {
+        /// RM snapshot (JSON).
+        #[arg(long, value_name = "FILE")]
+        snapshot: PathBuf,
+        /// Only windows lasting at least this long ([[DD:]HH:]MM:SS).
+        #[arg(short = 'd', value_name = "DURATION")]
+        duration: Option<String>,
+        /// Only this partition.
+        #[arg(short = 'p', value_name = "PARTITION")]
+        partition: Option<String>,
+        /// Only windows with at least this many nodes.
+        #[arg(short = 'n', value_name = "NODES")]
+        nodes: Option<usize>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Estimated start of a job.
+    Showstart {
+        /// Job id.
+        job: String,
+        /// RM snapshot (JSON).
+        #[arg(long, value_name = "FILE")]
+        snapshot: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A job's state, priority, reservation and why it is not running.
+    Checkjob {
+        /// Job id.
+        job: String,
+        /// RM snapshot (JSON).
+        #[arg(long, value_name = "FILE")]
+        snapshot: PathBuf,
+        /// Node by node availability.
+        #[arg(short = 'v')]
+        verbose: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show reservations (running jobs, admin and standing reservations) of a snapshot.
     Showres {
         /// One line per reserved node.
@@ -231,6 +283,81 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Cmd::Plan { snapshot, json } => engine_cmd(&loaded, &snapshot, |cfg, e, plan| {
+            let _ = cfg;
+            let _ = e;
+            Ok(if json {
+                format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(plan).unwrap_or_default()
+                )
+            } else {
+                plan_text(plan)
+            })
+        }),
+        Cmd::Showbf {
+            snapshot,
+            duration,
+            partition,
+            nodes,
+            json,
+        } => {
+            let duration = match duration
+                .as_deref()
+                .map(mauisched::model::time::parse_duration)
+            {
+                None => None,
+                Some(Ok(d)) => d,
+                Some(Err(e)) => {
+                    eprintln!("mauictl: -d: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let opts = render_engine::ShowbfOpts {
+                duration,
+                partition,
+                nodes,
+            };
+            engine_cmd(&loaded, &snapshot, |_, e, _| {
+                let last = e.last.as_ref().ok_or("no iteration")?;
+                Ok(if json {
+                    format!(
+                        "{}\n",
+                        serde_json::to_string_pretty(&render_engine::showbf_json(last, &opts))
+                            .unwrap_or_default()
+                    )
+                } else {
+                    render_engine::showbf(last, &opts)
+                })
+            })
+        }
+        Cmd::Showstart {
+            job,
+            snapshot,
+            json,
+        } => engine_cmd(&loaded, &snapshot, |cfg, e, _| {
+            let last = e.last.as_ref().ok_or("no iteration")?;
+            if json {
+                render_engine::showstart_json(cfg, last, &job)
+                    .map(|v| format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()))
+            } else {
+                render_engine::showstart(cfg, last, &job)
+            }
+        }),
+        Cmd::Checkjob {
+            job,
+            snapshot,
+            verbose,
+            json,
+        } => engine_cmd(&loaded, &snapshot, |cfg, e, _| {
+            let last = e.last.as_ref().ok_or("no iteration")?;
+            if json {
+                render_engine::checkjob_json(cfg, last, &job)
+                    .map(|v| format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()))
+            } else {
+                render_engine::checkjob(cfg, last, &job, verbose)
+            }
+        }),
         Cmd::Diagnose {
             priority,
             fairshare: _,
@@ -266,6 +393,106 @@ fn main() -> ExitCode {
 
 /// `mauictl diagnose -p|-f`: exit 1 on a configuration with errors, 2 when
 /// an input cannot be read.
+use mauisched::engine::render as render_engine;
+
+/// Reads a snapshot file; errors name the file.
+fn read_snapshot(path: &std::path::Path) -> Result<mauisched::model::Snapshot, String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| mauisched::model::Snapshot::from_json(&t).map_err(|e| e.to_string()))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The snapshot's time, or the clock when it has none.
+fn snapshot_now(s: &mauisched::model::Snapshot) -> i64 {
+    s.now.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64)
+    })
+}
+
+/// Runs one iteration on a snapshot, then `f` renders from it.
+fn engine_cmd(
+    loaded: &Loaded,
+    snapshot: &std::path::Path,
+    f: impl FnOnce(
+        &mauisched::config::Config,
+        &mauisched::engine::Engine,
+        &mauisched::engine::Plan,
+    ) -> Result<String, String>,
+) -> ExitCode {
+    if !loaded.is_ok() {
+        for d in loaded.errors() {
+            eprintln!("{d}");
+        }
+        eprintln!(
+            "mauictl: {} has errors; run `mauictl check`",
+            loaded.config.source
+        );
+        return ExitCode::FAILURE;
+    }
+    let snap = match read_snapshot(snapshot) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("mauictl: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut engine = mauisched::engine::Engine::new(loaded.config.clone());
+    let plan = engine.iterate(&snap, snapshot_now(&snap));
+    match f(&loaded.config, &engine, &plan) {
+        Ok(text) => {
+            emit(&text);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("mauictl: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The plan as text: starts, then every idle job with its reason.
+fn plan_text(plan: &mauisched::engine::Plan) -> String {
+    use mauisched::model::time::fmt_time;
+    let mut out = format!("plan at {}\n\nstarts:\n", fmt_time(plan.now));
+    if plan.starts.is_empty() {
+        out.push_str("  (none)\n");
+    }
+    for s in &plan.starts {
+        let nodes: Vec<String> = s
+            .allocation
+            .iter()
+            .map(|a| format!("{}:{}", a.node, a.tasks))
+            .collect();
+        out.push_str(&format!(
+            "  {:<16} {}{}\n",
+            s.job,
+            nodes.join(","),
+            if s.backfill { "  (backfill)" } else { "" }
+        ));
+    }
+    out.push_str("\nidle jobs in priority order:\n");
+    for j in &plan.jobs {
+        let what = match (&j.reason, j.started) {
+            (_, true) => "started".to_string(),
+            (Some(r), _) => r.to_string(),
+            (None, _) => String::new(),
+        };
+        let est = j
+            .estimated_start
+            .filter(|_| !j.started)
+            .map(|t| format!("  start {}", fmt_time(t)))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {:<16} {:>12}  {}{}\n",
+            j.job, j.priority, what, est
+        ));
+    }
+    out
+}
+
 fn diagnose(
     loaded: &Loaded,
     priority: bool,

@@ -75,7 +75,10 @@ impl Reason {
 
     /// True when the job is not eligible at all (not a matter of resources).
     pub fn is_blocking(&self) -> bool {
-        !matches!(self, Reason::Priority | Reason::Resources | Reason::Reservation { .. })
+        !matches!(
+            self,
+            Reason::Priority | Reason::Resources | Reason::Reservation { .. }
+        )
     }
 }
 
@@ -84,13 +87,21 @@ impl std::fmt::Display for Reason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Reason::Reservation { id } => write!(f, "Reservation {id}"),
-            Reason::Policy { limit, credential, .. } => write!(f, "Policy {} {credential}", limit.keyword()),
-            Reason::Hold { kind } => write!(f, "Hold {}", match kind {
-                HoldKind::User => "User",
-                HoldKind::System => "System",
-                HoldKind::Batch => "Batch",
-            }),
-            Reason::BeginTime { at } => write!(f, "BeginTime {}", crate::model::time::fmt_time(*at)),
+            Reason::Policy {
+                limit, credential, ..
+            } => write!(f, "Policy {} {credential}", limit.keyword()),
+            Reason::Hold { kind } => write!(
+                f,
+                "Hold {}",
+                match kind {
+                    HoldKind::User => "User",
+                    HoldKind::System => "System",
+                    HoldKind::Batch => "Batch",
+                }
+            ),
+            Reason::BeginTime { at } => {
+                write!(f, "BeginTime {}", crate::model::time::fmt_time(*at))
+            }
             Reason::FairshareCap { detail } => write!(f, "FairshareCap {detail}"),
             Reason::NoFit { detail } => write!(f, "NoFit {detail}"),
             other => f.write_str(other.code()),

@@ -128,7 +128,7 @@ impl Resources {
     }
 
     /// Dimension-wise minimum.
-    pub fn min(&self, o: &Resources) -> Resources {
+    pub fn min_each(&self, o: &Resources) -> Resources {
         Resources {
             procs: self.procs.min(o.procs),
             mem: self.mem.min(o.mem),
@@ -138,7 +138,7 @@ impl Resources {
     }
 
     /// Dimension-wise maximum.
-    pub fn max(&self, o: &Resources) -> Resources {
+    pub fn max_each(&self, o: &Resources) -> Resources {
         Resources {
             procs: self.procs.max(o.procs),
             mem: self.mem.max(o.mem),

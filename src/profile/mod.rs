@@ -439,7 +439,7 @@ pub struct Profile {
 /// Dimension-wise minimum (`Resources` is `Ord`, so `.min` would pick the
 /// lexicographically smaller vector instead).
 fn dmin(a: &Resources, b: &Resources) -> Resources {
-    Resources::min(a, b)
+    Resources::min_each(a, b)
 }
 
 fn overlaps(a0: Time, a1: Time, b0: Time, b1: Time) -> bool {
@@ -1064,7 +1064,7 @@ impl Profile {
                     c.add_job(o.job, &x);
                     left = left.saturating_sub(&x);
                 }
-                overflow = Resources::max(&overflow, &left);
+                overflow = Resources::max_each(&overflow, &left);
             }
             Self::coalesce(&mut line);
             self.lines[node as usize] = line;

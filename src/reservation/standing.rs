@@ -179,6 +179,16 @@ impl StandingSet {
         out
     }
 
+    /// Sets each instance's claims from `claims_of(id)`: the claims it held
+    /// before a restart or in the previous iteration (nodes by index of the
+    /// current cluster). Newly created instances get nothing and are placed
+    /// by [`StandingSet::place`].
+    pub fn set_claims(&mut self, mut claims_of: impl FnMut(&str) -> Vec<super::NodeClaim>) {
+        for r in &mut self.instances {
+            r.claims = claims_of(&r.id);
+        }
+    }
+
     /// Re-applies every instance's claims to the profile and tops up the
     /// partial ones, in placement order. Instance `i` is reservation
     /// `first + i` in the profile (the caller's table must use the same

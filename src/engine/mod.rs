@@ -1,0 +1,165 @@
+//! The scheduling iteration: `Engine::iterate(snapshot, now) -> Plan`.
+//!
+//! One pure function over (configuration, remembered state, snapshot, now),
+//! in Maui's order (DESIGN.md):
+//!
+//! 1. reconcile: fairshare accrues the running jobs' usage since the last
+//!    iteration (windows roll at FSINTERVAL boundaries), state of jobs that
+//!    left is forgotten, admin reservations expire, standing reservations
+//!    roll and are repaired;
+//! 2. eligibility: holds, RM dependencies, begin times, system job limits
+//!    and jobs that can never fit, idle-job (queue) limits, fairshare caps;
+//! 3. priority of every idle job, with effective queue time accrued by
+//!    JOBPRIOACCRUALPOLICY;
+//! 4. the availability profile (built in step 1's view);
+//! 5. priority pass: jobs start in priority order while they fit; blocked
+//!    jobs get a reservation at their earliest start, up to RESERVATIONDEPTH
+//!    per reservation stack;
+//! 6. backfill around those reservations (BACKFILLPOLICY), soft throttling
+//!    limits first, then hard;
+//! 7. the plan: starts with nodes and tasks per node, every idle job's
+//!    priority and reason, the reservations.
+//!
+//! No clock, no I/O: the caller persists [`EngineState`] (the checkpoint)
+//! and the fairshare files.
+
+pub mod build;
+pub mod plan;
+pub mod render;
+mod sched;
+pub mod state;
+#[cfg(test)]
+mod tests;
+
+pub use plan::{JobPlan, Plan, PlanReservation, Reason, Start, Stats};
+pub use state::{EngineState, JobReservation, NamedClaim};
+
+use crate::allocation::LocalAllocator;
+use crate::config::Config;
+use crate::model::{Job, JobState, Snapshot, Time};
+use crate::profile::Profile;
+
+/// What the last iteration saw and decided, for the renderers
+/// (showq, showbf, showstart, checkjob).
+pub struct LastIteration {
+    /// Jobs in canonical order (idle, running, suspended).
+    pub jobs: Vec<Job>,
+    /// The world after the plan: starts and job reservations placed.
+    pub view: build::View,
+    /// The profile before the priority pass (running jobs and
+    /// admin/standing reservations only).
+    pub base: Profile,
+    /// The plan.
+    pub plan: Plan,
+}
+
+/// A scheduling engine: configuration plus memory.
+pub struct Engine {
+    /// The configuration in force.
+    pub cfg: Config,
+    /// What is remembered between iterations (checkpointed).
+    pub state: EngineState,
+    /// Site allocator for NODEALLOCATIONPOLICY LOCAL.
+    pub local: Option<Box<dyn LocalAllocator + Send>>,
+    /// The last iteration, for the renderers.
+    pub last: Option<LastIteration>,
+}
+
+/// Compares job ids naturally: numeric ids by value, then text.
+pub fn job_id_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn key(s: &str) -> (u8, u64, &str) {
+        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+        match s[..digits].parse::<u64>() {
+            Ok(n) if digits > 0 => (0, n, &s[digits..]),
+            _ => (1, 0, s),
+        }
+    }
+    key(a).cmp(&key(b)).then_with(|| a.cmp(b))
+}
+
+impl Engine {
+    /// An engine with no history.
+    pub fn new(cfg: Config) -> Engine {
+        Engine {
+            cfg,
+            state: EngineState::default(),
+            local: None,
+            last: None,
+        }
+    }
+
+    /// An engine resuming from remembered state.
+    pub fn with_state(cfg: Config, state: EngineState) -> Engine {
+        Engine {
+            cfg,
+            state,
+            local: None,
+            last: None,
+        }
+    }
+
+    /// Runs one scheduling iteration at `now` over the RM's snapshot.
+    ///
+    /// The snapshot's order does not matter: jobs are taken in a canonical
+    /// order (by id) and ties are broken by stable keys, so the same inputs
+    /// give the same plan byte for byte. Nodes keep the RM's order, which is
+    /// meaningful (FIRSTAVAILABLE, CONTIGUOUS).
+    pub fn iterate(&mut self, snap: &Snapshot, now: Time) -> Plan {
+        let mut jobs: Vec<Job> = snap
+            .jobs
+            .iter()
+            .filter(|j| {
+                matches!(
+                    j.state,
+                    JobState::Idle | JobState::Running | JobState::Suspended
+                )
+            })
+            .cloned()
+            .collect();
+        jobs.sort_by(|a, b| job_id_cmp(&a.id, &b.id));
+        for j in &mut jobs {
+            if let Some(b) = self.state.bypass.get(&j.id) {
+                j.bypass_count = j.bypass_count.max(*b);
+            }
+            if j.system_priority.is_none() {
+                j.system_priority = self.state.system_priority.get(&j.id).copied();
+            }
+            if j.qos.is_none() {
+                j.qos = default_qos(&self.cfg, j);
+            }
+        }
+        let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
+        let out = sched::run(&self.cfg, &mut self.state, &jobs, &snap.nodes, now, local);
+        let plan = out.plan.clone();
+        self.last = Some(LastIteration {
+            jobs,
+            view: out.view,
+            base: out.base,
+            plan: out.plan,
+        });
+        plan
+    }
+}
+
+/// QDEF: the default QOS of a job that asks for none (user, group, account,
+/// class, then SYSCFG).
+fn default_qos(cfg: &Config, job: &Job) -> Option<String> {
+    use crate::model::CredKind;
+    for kind in [
+        CredKind::User,
+        CredKind::Group,
+        CredKind::Account,
+        CredKind::Class,
+    ] {
+        if let Some(name) = job.cred(kind) {
+            let q = cfg
+                .cred(kind, name)
+                .and_then(|c| c.qdef.clone())
+                .or_else(|| cfg.cred_default(kind).and_then(|c| c.qdef.clone()));
+            if q.is_some() {
+                return q;
+            }
+        }
+    }
+    cfg.system.qdef.clone()
+}

@@ -1,0 +1,995 @@
+//! One iteration, step by step (see the module documentation of `engine`).
+
+use super::build::{self, dedicated, place_job, View};
+use super::plan::*;
+use super::state::{EngineState, JobReservation, NamedClaim};
+use crate::allocation::{allocate, effective_policy, Candidate, LocalAllocator, TaskRequest};
+use crate::backfill::{self, BfJob};
+use crate::config::{BackfillPolicy, Config, ReservationPolicy};
+use crate::model::{Job, JobState, Node, NodeIdx, NodeTasks, Resources, Secs, Time};
+use crate::priority::{self, PriorityBreakdown, PriorityContext, QueueAccrual};
+use crate::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, ResIdx};
+use crate::reservation::acl::JobAdmission;
+use crate::reservation::ResKind;
+use crate::throttle::{self, Totals, Usage, Verdict};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Waiting jobs beyond this many (in priority order) get their reason from
+/// a cheap aggregate check instead of a per-node look.
+const REASON_DETAIL: usize = 2000;
+
+/// What `run` hands back.
+pub struct Outcome {
+    pub plan: Plan,
+    pub view: View,
+    pub base: Profile,
+}
+
+/// A job reservation: start, end, nodes and tasks.
+type Reserved = (Time, Time, Vec<(NodeIdx, u32)>);
+
+/// What [`Iter::reserve`] did.
+enum Reserve {
+    /// A reservation was made.
+    Made,
+    /// The job fits now; no reservation (the backfill phase decides).
+    FitsNow,
+    /// No time was found.
+    Never,
+}
+
+/// Per idle job.
+struct Idle {
+    j: usize,
+    req: TaskRequest,
+    wall: Secs,
+    prio: PriorityBreakdown,
+    /// Set when the job cannot be started in this iteration whatever the resources.
+    blocked: Option<Reason>,
+}
+
+/// Admission that grants every reservation: "would it fit if nothing were reserved?"
+struct AdmitAll;
+impl Admits for AdmitAll {
+    fn admits(&self, _: ResIdx, _: Time, _: Time) -> Option<crate::config::Affinity> {
+        Some(crate::config::Affinity::Neutral)
+    }
+}
+
+/// Nodes that could ever satisfy a job's hard requirements, summarised by
+/// requirement signature (most jobs share one).
+#[derive(Default)]
+struct Feasible {
+    memo: BTreeMap<String, (Vec<NodeIdx>, Resources, u64)>,
+}
+
+impl Feasible {
+    /// (nodes meeting the requirements whatever their state, largest node,
+    /// total processors of those nodes).
+    fn of(&mut self, req: &TaskRequest, view: &View) -> &(Vec<NodeIdx>, Resources, u64) {
+        let key = format!(
+            "{:?}|{:?}|{:?}|{:?}|{}|{:?}",
+            req.features,
+            req.partition,
+            req.hosts,
+            req.excluded,
+            req.exact_proc,
+            req.procs_per_node()
+        );
+        self.memo.entry(key).or_insert_with(|| {
+            let mut nodes = Vec::new();
+            let mut max = Resources::ZERO;
+            let mut procs = 0u64;
+            for n in &view.cluster.nodes {
+                let mut probe = n.clone();
+                probe.usable = true;
+                if req.check_node(&probe).is_ok() {
+                    nodes.push(n.index);
+                    max = max.max_each(&n.configured);
+                    procs += n.configured.procs as u64;
+                }
+            }
+            (nodes, max, procs)
+        })
+    }
+}
+
+struct Iter<'a> {
+    cfg: &'a Config,
+    jobs: &'a [Job],
+    now: Time,
+    view: View,
+    usage: Usage,
+    idle: Vec<Idle>,
+    started: BTreeMap<usize, Start>,
+    /// Job index -> (start, end, nodes) of reservations made now.
+    reserved: BTreeMap<usize, Reserved>,
+    local: Option<&'a dyn LocalAllocator>,
+    feasible: Feasible,
+    /// Smallest failed request per requirement signature (backfill): a job
+    /// needing at least as much as a failed one cannot fit either, since
+    /// resources only shrink during the passes.
+    failed: BTreeMap<String, Vec<(u64, Resources, Secs)>>,
+}
+
+impl Iter<'_> {
+    fn adm<'b>(&'b self, j: usize) -> JobAdmission<'b> {
+        JobAdmission::new(&self.view.table, &self.jobs[j])
+    }
+
+    /// Nodes of the reservation a job asks for (ADVRES), or `None`.
+    fn advres_nodes(&self, job: &Job) -> Option<Result<BTreeSet<NodeIdx>, String>> {
+        let want = job.advres.as_deref()?;
+        Some(
+            self.view
+                .table
+                .iter()
+                .find(|r| r.id == want || r.standing_name() == Some(want))
+                .map(|r| {
+                    self.view
+                        .table
+                        .iter()
+                        .filter(|x| {
+                            x.id == r.id
+                                || (r.standing_name().is_some()
+                                    && x.standing_name() == r.standing_name())
+                        })
+                        .flat_map(|x| x.claims.iter().map(|c| c.node))
+                        .collect()
+                })
+                .ok_or_else(|| format!("reservation {want} does not exist")),
+        )
+    }
+
+    /// Candidate nodes for job `i` over [start, end).
+    fn candidates(&self, i: usize, start: Time, end: Time) -> Vec<Candidate> {
+        let it = &self.idle[i];
+        let job = &self.jobs[it.j];
+        let adm = self.adm(it.j);
+        let advres = match self.advres_nodes(job) {
+            Some(Ok(n)) => Some(n),
+            Some(Err(_)) => return Vec::new(),
+            None => None,
+        };
+        let nodes: Box<dyn Iterator<Item = NodeIdx>> = match &it.req.hosts {
+            Some(h) => Box::new(h.clone().into_iter()),
+            None => Box::new(0..self.view.cluster.nodes.len() as NodeIdx),
+        };
+        let mut out = Vec::new();
+        for node in nodes {
+            let n = &self.view.cluster.nodes[node as usize];
+            if it.req.check_node(n).is_err() || advres.as_ref().is_some_and(|a| !a.contains(&node))
+            {
+                continue;
+            }
+            let tasks = self
+                .view
+                .profile
+                .tasks_fit(node, start, end, &it.req.task, &adm);
+            if tasks == 0 {
+                continue;
+            }
+            let occ = self.view.profile.occupants(node, start, end);
+            let mut c = Candidate::new(node, tasks, self.view.profile.free(node, start, end, &adm));
+            c.affinity = self.view.profile.reserved_affinity(node, start, end, &adm);
+            c.gap = self
+                .view
+                .profile
+                .gap_after(node, start, end, &it.req.task, &adm);
+            c.job_count = occ.len() as u32;
+            c.occupants = occ
+                .iter()
+                .map(|o| {
+                    let (job, user, access) = match self.jobs.get(o.job as usize) {
+                        Some(oj) => (oj.id.clone(), oj.user.clone(), None),
+                        None => (format!("#{}", o.job), String::new(), None),
+                    };
+                    crate::throttle::Occupant { job, user, access }
+                })
+                .collect();
+            out.push(c);
+        }
+        out
+    }
+
+    fn signature(&self, i: usize) -> String {
+        let it = &self.idle[i];
+        let job = &self.jobs[it.j];
+        format!(
+            "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}|{:?}|{:?}",
+            it.req.features,
+            it.req.partition,
+            it.req.hosts,
+            it.req.excluded,
+            it.req.tasks_per_node,
+            it.req.node_count,
+            job.user,
+            job.group,
+            job.account.as_deref().unwrap_or(""),
+            job.class.as_deref().unwrap_or(""),
+            job.qos,
+            job.advres
+        )
+    }
+
+    /// Tries to place job `i` over [start, start + wall) and commits it.
+    fn try_place(&mut self, i: usize, start: Time, immediate: bool) -> Option<Vec<(NodeIdx, u32)>> {
+        let (j, wall) = (self.idle[i].j, self.idle[i].wall);
+        let end = start.saturating_add(wall);
+        let cands = self.candidates(i, start, end);
+        if cands.iter().map(|c| c.tasks as u64).sum::<u64>() < self.idle[i].req.tasks as u64 {
+            return None;
+        }
+        let policy = effective_policy(&self.jobs[j], &self.cfg.params);
+        let alloc = allocate(
+            &self.idle[i].req,
+            &cands,
+            &self.view.cluster,
+            policy,
+            immediate,
+            self.local,
+        )?;
+        self.commit(i, (start, end), &alloc.nodes)
+            .then_some(alloc.nodes)
+    }
+
+    /// Adds a placement to the profile; all or nothing.
+    fn commit(&mut self, i: usize, (start, end): (Time, Time), nodes: &[(NodeIdx, u32)]) -> bool {
+        let j = self.idle[i].j;
+        let user = self.view.user(&self.jobs[j].user);
+        let task = self.idle[i].req.task;
+        let job_access = self.idle[i].req.access;
+        let table = std::mem::take(&mut self.view.table);
+        let adm = JobAdmission::new(&table, &self.jobs[j]);
+        let mut done: Vec<NodeIdx> = Vec::new();
+        let mut ok = true;
+        for &(node, tasks) in nodes {
+            let ded = dedicated(self.view.cluster.nodes[node as usize].access, job_access);
+            let o = Occupant {
+                job: j as JobIdx,
+                user,
+                start,
+                end,
+                task,
+                tasks,
+            };
+            if place_job(&mut self.view.profile, node, o, ded, &adm).is_err() {
+                ok = false;
+                break;
+            }
+            done.push(node);
+        }
+        if !ok {
+            for node in done {
+                self.view.profile.remove_job(node, j as JobIdx);
+            }
+        }
+        drop(adm);
+        self.view.table = table;
+        ok
+    }
+
+    fn start_now(&mut self, i: usize, backfill: bool) -> bool {
+        let Some(nodes) = self.try_place(i, self.now, true) else {
+            return false;
+        };
+        let j = self.idle[i].j;
+        let job = &self.jobs[j];
+        let mut t = Totals::of_job(
+            job,
+            self.now,
+            self.cfg.params.system_default_job_walltime.0,
+            &self.view.cluster.total,
+        );
+        t.nodes = nodes.len() as u64;
+        self.usage.add_active(job, &t);
+        let reservation = job.advres.clone().or_else(|| {
+            let adm = self.adm(j);
+            nodes.iter().find_map(|&(n, _)| {
+                self.view
+                    .profile
+                    .claims_at(n, self.now)
+                    .into_iter()
+                    .find(|(r, _)| {
+                        adm.admits(*r, self.now, self.now + self.idle[i].wall)
+                            .is_some()
+                    })
+                    .map(|(r, _)| self.view.table[r as usize].id.clone())
+            })
+        });
+        self.started.insert(
+            j,
+            Start {
+                job: job.id.clone(),
+                allocation: self.named(&nodes),
+                backfill,
+                reservation,
+            },
+        );
+        true
+    }
+
+    fn named(&self, nodes: &[(NodeIdx, u32)]) -> Vec<NodeTasks> {
+        nodes
+            .iter()
+            .map(|&(n, t)| NodeTasks {
+                node: self.view.cluster.nodes[n as usize].name.clone(),
+                tasks: t,
+            })
+            .collect()
+    }
+
+    /// A reservation at job `i`'s earliest feasible start. When the job
+    /// could start now but may not (`allow_now` false: it would be backfill
+    /// outside the backfill policy), nothing is reserved.
+    fn reserve(&mut self, i: usize, allow_now: bool) -> Reserve {
+        let it = &self.idle[i];
+        let job = &self.jobs[it.j];
+        let earliest = self.now.max(job.earliest_start.unwrap_or(self.now));
+        let req = FitRequest {
+            tasks: it.req.tasks,
+            task: it.req.task,
+            duration: it.wall,
+            earliest,
+            min_per_node: it.req.tasks_per_node.unwrap_or(0),
+            max_per_node: if it.req.exact_tpn {
+                it.req.tasks_per_node
+            } else {
+                None
+            },
+            nodes: it.req.node_count,
+        };
+        let advres = match self.advres_nodes(job) {
+            Some(Ok(n)) => Some(n),
+            Some(Err(_)) => return Reserve::Never,
+            None => None,
+        };
+        let fit = {
+            let adm = self.adm(it.j);
+            let cluster = &self.view.cluster;
+            self.view.profile.earliest_start(&req, &adm, |n| {
+                it.req.check_node(&cluster.nodes[n as usize]).is_ok()
+                    && advres.as_ref().is_none_or(|a| a.contains(&n))
+            })
+        };
+        let Some(fit) = fit else {
+            return Reserve::Never;
+        };
+        if fit.start == self.now && !allow_now {
+            return Reserve::FitsNow;
+        }
+        let end = fit.start.saturating_add(it.wall);
+        // Nodes chosen by the allocation policy at that time (CPULOAD uses
+        // MINRESOURCE for the future); the profile's own fit if it declines.
+        let nodes = match self.try_place(i, fit.start, fit.start == self.now) {
+            Some(n) => n,
+            None => {
+                if !self.commit(i, (fit.start, end), &fit.nodes) {
+                    return Reserve::Never;
+                }
+                fit.nodes.clone()
+            }
+        };
+        self.reserved
+            .insert(self.idle[i].j, (fit.start, end, nodes));
+        Reserve::Made
+    }
+
+    /// Could job `i` start now if it were its turn (enough free resources
+    /// for it, reservations respected)?
+    fn fits_now(&self, i: usize) -> bool {
+        let end = self.now.saturating_add(self.idle[i].wall);
+        self.candidates(i, self.now, end)
+            .iter()
+            .map(|c| c.tasks as u64)
+            .sum::<u64>()
+            >= self.idle[i].req.tasks as u64
+    }
+
+    /// Fast necessary check for backfill: did a job asking for no more
+    /// already fail?
+    fn dominated(&self, i: usize) -> bool {
+        let it = &self.idle[i];
+        self.failed.get(&self.signature(i)).is_some_and(|v| {
+            v.iter().any(|(tasks, task, wall)| {
+                it.req.tasks as u64 >= *tasks && task.fits_in(&it.req.task) && it.wall >= *wall
+            })
+        })
+    }
+
+    fn note_failure(&mut self, i: usize) {
+        let it = &self.idle[i];
+        let entry = (it.req.tasks as u64, it.req.task, it.wall);
+        let sig = self.signature(i);
+        let v = self.failed.entry(sig).or_default();
+        if v.len() < 64 {
+            v.push(entry);
+        }
+    }
+}
+
+fn verdict_reason(v: &Verdict) -> Option<Reason> {
+    let viol = v.violation()?;
+    Some(Reason::Policy {
+        limit: viol.limit,
+        credential: viol.cred_label(),
+        hard: viol.hard,
+        detail: viol.to_string(),
+    })
+}
+
+/// Runs one iteration.
+pub fn run(
+    cfg: &Config,
+    state: &mut EngineState,
+    jobs: &[Job],
+    nodes: &[Node],
+    now: Time,
+    local: Option<&dyn LocalAllocator>,
+) -> Outcome {
+    let p = &cfg.params;
+    let default_wall = p.system_default_job_walltime.0;
+
+    // 1. Reconcile.
+    let view = build::build(cfg, nodes, jobs, now, state);
+    let since = state.last_iteration.unwrap_or(now).min(now);
+    state
+        .fairshare
+        .accrue(cfg, jobs, &view.cluster.total, since, now);
+    state.last_iteration = Some(now);
+    let present: BTreeSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+    let idle_ids: BTreeSet<&str> = jobs
+        .iter()
+        .filter(|j| j.state == JobState::Idle)
+        .map(|j| j.id.as_str())
+        .collect();
+    state.accrual.retain(|k, _| idle_ids.contains(k.as_str()));
+    state.bypass.retain(|k, _| idle_ids.contains(k.as_str()));
+    state
+        .system_priority
+        .retain(|k, _| present.contains(k.as_str()));
+    state
+        .ever_reserved
+        .retain(|k, _| idle_ids.contains(k.as_str()));
+
+    let usage = Usage::from_jobs(cfg, jobs, now, default_wall, &view.cluster.total);
+
+    // 2-3. Eligibility and priority.
+    let mut feasible = Feasible::default();
+    let mut idle: Vec<Idle> = Vec::new();
+    let mut queue_usage = Usage::new(cfg);
+    let mut by_submit: Vec<usize> = (0..jobs.len())
+        .filter(|&j| jobs[j].state == JobState::Idle)
+        .collect();
+    by_submit.sort_by(|&a, &b| {
+        jobs[a]
+            .submit_time
+            .cmp(&jobs[b].submit_time)
+            .then_with(|| super::job_id_cmp(&jobs[a].id, &jobs[b].id))
+    });
+    let fs = state.fairshare.clone();
+    for j in by_submit {
+        let job = &jobs[j];
+        let req = TaskRequest::from_job(job, &view.cluster, cfg);
+        let wall = build::walltime(cfg, job);
+        let demand = Totals::of_job(job, now, default_wall, &view.cluster.total);
+        // Idle (queue) limits in order of submission: the first MAXIJOB jobs
+        // of a credential are considered, the rest wait.
+        let idle_verdict = throttle::check_idle(cfg, job, &demand, &queue_usage);
+        let meets_idle = idle_verdict.allows(true);
+        if meets_idle {
+            queue_usage.add_idle(job, &demand);
+        }
+        let active_verdict = throttle::check_active(cfg, job, &demand, &usage);
+        let mut blocked = if let Some(h) = job.holds.first() {
+            Some(Reason::Hold { kind: *h })
+        } else if !job.dependency_satisfied {
+            Some(Reason::Dependency)
+        } else if let Err(e) = throttle::check_job_size(cfg, job) {
+            Some(Reason::NoFit {
+                detail: e.to_string(),
+            })
+        } else {
+            None
+        };
+        if blocked.is_none() {
+            let (nodes_ok, max, procs) = feasible.of(&req, &view);
+            if nodes_ok.is_empty() {
+                blocked = Some(Reason::NoFit {
+                    detail: "no node meets its requirements (features, partition, host list)"
+                        .into(),
+                });
+            } else if !req.task.fits_in(max) {
+                blocked = Some(Reason::NoFit {
+                    detail: format!("one task ({}) is larger than any suitable node", req.task),
+                });
+            } else if job.procs() > *procs {
+                blocked = Some(Reason::NoFit {
+                    detail: format!(
+                        "{} processors requested, {} exist on suitable nodes",
+                        job.procs(),
+                        procs
+                    ),
+                });
+            } else if let Some(n) = req.node_count {
+                if n as usize > nodes_ok.len() {
+                    blocked = Some(Reason::NoFit {
+                        detail: format!(
+                            "{n} nodes requested, {} suitable nodes exist",
+                            nodes_ok.len()
+                        ),
+                    });
+                }
+            }
+        }
+        if blocked.is_none() {
+            if let Some(want) = &job.advres {
+                if !view
+                    .table
+                    .iter()
+                    .any(|r| &r.id == want || r.standing_name() == Some(want.as_str()))
+                {
+                    blocked = Some(Reason::NoFit {
+                        detail: format!("reservation {want} (ADVRES) does not exist"),
+                    });
+                }
+            }
+        }
+        if blocked.is_none() && !meets_idle {
+            blocked = verdict_reason(&idle_verdict);
+        }
+        if blocked.is_none() {
+            if let Some(v) = fs.fs_cap_exceeded(cfg, job) {
+                blocked = Some(Reason::FairshareCap {
+                    detail: v.to_string(),
+                });
+            }
+        }
+        if blocked.is_none() {
+            if let Some(t) = job.earliest_start.filter(|t| *t > now) {
+                blocked = Some(Reason::BeginTime { at: t });
+            }
+        }
+        if blocked.is_none() && matches!(active_verdict, Verdict::Blocked(_)) {
+            blocked = verdict_reason(&active_verdict);
+        }
+        let acc = state
+            .accrual
+            .entry(job.id.clone())
+            .or_insert_with(|| QueueAccrual::new(job));
+        acc.update(
+            p.job_prio_accrual_policy,
+            job,
+            now,
+            meets_idle,
+            active_verdict.allows(true),
+        );
+        let eff = acc.effective();
+        let ctx = PriorityContext {
+            now,
+            cfg,
+            total: view.cluster.total,
+            fairshare: &fs,
+        };
+        let prio = priority::job_priority(&ctx, job, eff);
+        if blocked.is_none() && prio.rejected_negative {
+            blocked = Some(Reason::NegativePriority);
+        }
+        idle.push(Idle {
+            j,
+            req,
+            wall,
+            prio,
+            blocked,
+        });
+    }
+    // Priority order: priority, then submission, then id.
+    idle.sort_by(|a, b| {
+        b.prio
+            .priority
+            .cmp(&a.prio.priority)
+            .then(jobs[a.j].submit_time.cmp(&jobs[b.j].submit_time))
+            .then_with(|| super::job_id_cmp(&jobs[a.j].id, &jobs[b.j].id))
+    });
+    let base = view.profile.clone();
+    let mut it = Iter {
+        cfg,
+        jobs,
+        now,
+        view,
+        usage,
+        idle,
+        started: BTreeMap::new(),
+        reserved: BTreeMap::new(),
+        local,
+        feasible,
+        failed: BTreeMap::new(),
+    };
+
+    // 5. Priority pass with job reservations. Jobs start in priority order
+    // while they fit. From the first job that cannot start, every later
+    // start is out of order, that is backfill: it follows BACKFILLPOLICY
+    // (FIRSTFIT continues in order here; BESTFIT and GREEDY choose in the
+    // backfill phase) and chunking, while blocked jobs keep getting
+    // reservations until RESERVATIONDEPTH is used.
+    let stacks = cfg.reservation_stacks();
+    let mut stack_left: Vec<u32> = stacks.iter().map(|(_, s)| s.depth).collect();
+    let mut soft_deferred: BTreeMap<usize, Reason> = BTreeMap::new();
+    let mut blocked_seen = false;
+    let chunking = p.bf_chunk_size > 0
+        && p.bf_chunk_duration.0 > 0
+        && p.backfill_policy == BackfillPolicy::FirstFit;
+    let mut chunk_on = false;
+    let mut chunk_triggered = false;
+    for i in 0..it.idle.len() {
+        if it.idle[i].blocked.is_some() {
+            continue;
+        }
+        let j = it.idle[i].j;
+        let job = &jobs[j];
+        let demand = Totals::of_job(job, now, default_wall, &it.view.cluster.total);
+        match throttle::check_active(cfg, job, &demand, &it.usage) {
+            Verdict::FitsSoft => {}
+            v @ Verdict::FitsHardOnly(_) => {
+                if let Some(r) = verdict_reason(&v) {
+                    soft_deferred.insert(i, r);
+                }
+                continue;
+            }
+            v @ Verdict::Blocked(_) => {
+                it.idle[i].blocked = verdict_reason(&v);
+                continue;
+            }
+        }
+        let small = chunk_on && job.procs() < p.bf_chunk_size as u64;
+        let may_start = !blocked_seen || (p.backfill_policy == BackfillPolicy::FirstFit && !small);
+        if may_start && !(blocked_seen && it.dominated(i)) {
+            if it.start_now(i, blocked_seen) {
+                continue;
+            }
+            if blocked_seen {
+                it.note_failure(i);
+            }
+        }
+        if !blocked_seen && !it.fits_now(i) {
+            blocked_seen = true;
+        }
+        if chunking && !chunk_triggered && job.procs() >= p.bf_chunk_size as u64 {
+            // A large job is blocked: freed resources are kept for large jobs
+            // for BFCHUNKDURATION.
+            chunk_triggered = true;
+            let since = *state.chunk_since.get_or_insert(now);
+            chunk_on = now < since + p.bf_chunk_duration.0;
+        }
+        if p.reservation_policy == ReservationPolicy::Never {
+            continue;
+        }
+        let qos = job.qos.clone().unwrap_or_else(|| "DEFAULT".into());
+        let stack = stacks
+            .iter()
+            .position(|(_, s)| s.qos.0.is_empty() || s.qos.contains(&qos));
+        let keep = p.reservation_policy == ReservationPolicy::Highest
+            && state.ever_reserved.contains_key(&job.id);
+        match stack {
+            Some(k) if stack_left[k] > 0 || keep => match it.reserve(i, may_start) {
+                Reserve::Made => {
+                    stack_left[k] = stack_left[k].saturating_sub(1);
+                    state.ever_reserved.entry(job.id.clone()).or_insert(now);
+                }
+                Reserve::FitsNow => {}
+                Reserve::Never => {
+                    if !it.feasible_now_or_later(i) {
+                        it.idle[i].blocked = Some(Reason::NoFit {
+                            detail: "no time at which its nodes could hold it (reservations and node limits)".into(),
+                        });
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+    if !chunk_triggered {
+        state.chunk_since = None;
+    }
+
+    // 6. Backfill: soft limits first, then hard.
+    let mut bypassed: BTreeSet<usize> = BTreeSet::new();
+    if p.backfill_policy != BackfillPolicy::None {
+        for hard in [false, true] {
+            let order: Vec<usize> = (0..it.idle.len())
+                .filter(|&i| {
+                    let x = &it.idle[i];
+                    x.blocked.is_none()
+                        && !it.started.contains_key(&x.j)
+                        && !it.reserved.contains_key(&x.j)
+                        && (hard || !soft_deferred.contains_key(&i))
+                        && (!chunk_on || jobs[x.j].procs() >= p.bf_chunk_size as u64)
+                })
+                .take(if p.backfill_depth == 0 {
+                    usize::MAX
+                } else {
+                    p.backfill_depth as usize
+                })
+                .collect();
+            match p.backfill_policy {
+                BackfillPolicy::FirstFit => {
+                    for i in order {
+                        if !it.admissible(i, hard) || it.dominated(i) {
+                            continue;
+                        }
+                        if !it.start_now(i, true) {
+                            it.note_failure(i);
+                        }
+                    }
+                }
+                policy => {
+                    // BESTFIT / GREEDY: traverse the backfill windows widest
+                    // first; choose among the jobs that fit each window.
+                    let mut pool: Vec<usize> = order;
+                    loop {
+                        let windows = backfill::windows(&it.view.cluster, &it.view.profile, now);
+                        let mut progress = false;
+                        for w in &windows {
+                            let fits: Vec<BfJob> = pool
+                                .iter()
+                                .filter(|&&i| {
+                                    it.idle[i].wall <= w.duration
+                                        && jobs[it.idle[i].j].procs() <= w.procs
+                                })
+                                .map(|&i| BfJob {
+                                    key: i,
+                                    procs: jobs[it.idle[i].j].procs(),
+                                    seconds: it.idle[i].wall,
+                                })
+                                .collect();
+                            let chosen = match policy {
+                                BackfillPolicy::Greedy => {
+                                    backfill::greedy(&fits, w.procs, p.backfill_metric)
+                                }
+                                _ => backfill::best_first(&fits, p.backfill_metric),
+                            };
+                            for i in chosen {
+                                if !it.admissible(i, hard) {
+                                    pool.retain(|&x| x != i);
+                                    continue;
+                                }
+                                if it.start_now(i, true) {
+                                    pool.retain(|&x| x != i);
+                                    progress = true;
+                                    break;
+                                } else {
+                                    pool.retain(|&x| x != i);
+                                }
+                            }
+                            if progress {
+                                break;
+                            }
+                        }
+                        if !progress || pool.is_empty() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // A job passed over by a lower-priority backfilled job is bypassed (once
+    // per iteration, however many jobs passed it).
+    let last_backfilled = (0..it.idle.len())
+        .filter(|&i| it.started.get(&it.idle[i].j).is_some_and(|s| s.backfill))
+        .max();
+    if let Some(last) = last_backfilled {
+        for x in &it.idle[..last] {
+            if x.blocked.is_none() && !it.started.contains_key(&x.j) {
+                bypassed.insert(x.j);
+            }
+        }
+    }
+    for j in &bypassed {
+        *state
+            .bypass
+            .entry(jobs[*j].id.clone())
+            .or_insert(jobs[*j].bypass_count) += 1;
+    }
+
+    // 7. The plan.
+    let total_free_now: u64 = (0..it.view.cluster.nodes.len() as NodeIdx)
+        .filter(|&n| it.view.cluster.nodes[n as usize].usable)
+        .map(|n| base.free(n, now, now + 1, &AdmitAll).procs as u64)
+        .sum();
+    let mut plan_jobs = Vec::with_capacity(it.idle.len());
+    let mut detail_budget = REASON_DETAIL;
+    for i in 0..it.idle.len() {
+        let (j, blocked) = (it.idle[i].j, it.idle[i].blocked.clone());
+        let job = &jobs[j];
+        let started = it.started.contains_key(&j);
+        let reason = if started {
+            None
+        } else if let Some(r) = blocked {
+            Some(r)
+        } else if let Some(r) = soft_deferred.get(&i) {
+            Some(r.clone())
+        } else if detail_budget > 0 {
+            detail_budget -= 1;
+            Some(it.why_waiting(i, &base))
+        } else if job.procs() > total_free_now {
+            Some(Reason::Resources)
+        } else {
+            Some(Reason::Priority)
+        };
+        let x = &it.idle[i];
+        let res = it.reserved.get(&x.j);
+        plan_jobs.push(JobPlan {
+            job: job.id.clone(),
+            priority: x.prio.priority,
+            started,
+            reason,
+            estimated_start: if started { Some(now) } else { res.map(|r| r.0) },
+            reservation: res.map(|_| job.id.clone()),
+            bypass_count: state
+                .bypass
+                .get(&job.id)
+                .copied()
+                .unwrap_or(job.bypass_count),
+            eff_queue_time: x.prio.eff_queue_time,
+        });
+    }
+    let mut reservations: Vec<PlanReservation> = Vec::new();
+    state.job_reservations.clear();
+    for (j, (s, e, nodes)) in &it.reserved {
+        let job = &jobs[*j];
+        reservations.push(PlanReservation {
+            id: job.id.clone(),
+            kind: "Job".into(),
+            job: Some(job.id.clone()),
+            start: *s,
+            end: *e,
+            allocation: it.named(nodes),
+        });
+        let task = it
+            .idle
+            .iter()
+            .find(|x| x.j == *j)
+            .map(|x| x.req.task)
+            .unwrap_or(job.task);
+        state.job_reservations.push(JobReservation {
+            job: job.id.clone(),
+            start: *s,
+            end: *e,
+            claims: nodes
+                .iter()
+                .map(|&(n, t)| NamedClaim {
+                    node: it.view.cluster.nodes[n as usize].name.clone(),
+                    tasks: t,
+                    resources: task.checked_mul(t).unwrap_or(task),
+                })
+                .collect(),
+        });
+    }
+    for r in &it.view.table {
+        let kind = match &r.kind {
+            ResKind::Admin => "User",
+            ResKind::Standing { .. } => "Standing",
+            ResKind::Job { .. } => "Job",
+        };
+        reservations.push(PlanReservation {
+            id: r.id.clone(),
+            kind: kind.into(),
+            job: None,
+            start: r.start,
+            end: r.end,
+            allocation: r
+                .claims
+                .iter()
+                .map(|c| NodeTasks {
+                    node: it.view.cluster.nodes[c.node as usize].name.clone(),
+                    tasks: c.tasks,
+                })
+                .collect(),
+        });
+    }
+    let stats = Stats {
+        idle: it.idle.len(),
+        eligible: it.idle.iter().filter(|x| x.blocked.is_none()).count(),
+        running: jobs.iter().filter(|j| j.state.is_active()).count(),
+        started_priority: it.started.values().filter(|s| !s.backfill).count(),
+        started_backfill: it.started.values().filter(|s| s.backfill).count(),
+        job_reservations: it.reserved.len(),
+    };
+    let mut starts: Vec<Start> = Vec::new();
+    for x in &it.idle {
+        if let Some(s) = it.started.get(&x.j) {
+            starts.push(s.clone());
+        }
+    }
+    let priorities = it.idle.iter().map(|x| x.prio.clone()).collect();
+    let plan = Plan {
+        now,
+        starts,
+        jobs: plan_jobs,
+        reservations,
+        priorities,
+        stats,
+    };
+    Outcome {
+        plan,
+        view: it.view,
+        base,
+    }
+}
+
+impl Iter<'_> {
+    /// Throttling admits the job in this backfill pass.
+    fn admissible(&self, i: usize, hard: bool) -> bool {
+        let job = &self.jobs[self.idle[i].j];
+        let demand = Totals::of_job(
+            job,
+            self.now,
+            self.cfg.params.system_default_job_walltime.0,
+            &self.view.cluster.total,
+        );
+        throttle::check_active(self.cfg, job, &demand, &self.usage).allows(hard)
+    }
+
+    /// Could the job ever fit, given the reservations that never end?
+    fn feasible_now_or_later(&mut self, i: usize) -> bool {
+        let it = &self.idle[i];
+        let (nodes, _, _) = self.feasible.of(&it.req, &self.view).clone();
+        let cap: u64 = nodes
+            .iter()
+            .map(|&n| {
+                it.req
+                    .task
+                    .times_fits_in(&self.view.cluster.nodes[n as usize].configured)
+                    as u64
+            })
+            .sum();
+        cap >= it.req.tasks as u64
+            && self
+                .advres_nodes(&self.jobs[it.j])
+                .is_none_or(|r| r.is_ok())
+    }
+
+    /// Why an eligible job waits: not enough resources at all, a
+    /// reservation that excludes it, or higher-priority jobs.
+    fn why_waiting(&mut self, i: usize, base: &Profile) -> Reason {
+        let it = &self.idle[i];
+        let job = &self.jobs[it.j];
+        if let Some(Err(e)) = self.advres_nodes(job) {
+            return Reason::NoFit { detail: e };
+        }
+        let (start, end) = (self.now, self.now.saturating_add(it.wall));
+        let adm = self.adm(it.j);
+        let nodes: Vec<NodeIdx> = (0..self.view.cluster.nodes.len() as NodeIdx)
+            .filter(|&n| {
+                it.req
+                    .check_node(&self.view.cluster.nodes[n as usize])
+                    .is_ok()
+            })
+            .collect();
+        let count = |admits: &dyn Admits| -> u64 {
+            nodes
+                .iter()
+                .map(|&n| base.tasks_fit(n, start, end, &it.req.task, admits) as u64)
+                .sum()
+        };
+        let need = it.req.tasks as u64;
+        if count(&AdmitAll) < need {
+            return Reason::Resources;
+        }
+        if count(&adm) < need {
+            // Name a reservation on a suitable node that the job may not use.
+            for &n in &nodes {
+                for (r, _) in base.claims_at(n, start) {
+                    if adm.admits(r, start, end).is_none() {
+                        return Reason::Reservation {
+                            id: self.view.table[r as usize].id.clone(),
+                        };
+                    }
+                }
+            }
+            return Reason::Resources;
+        }
+        Reason::Priority
+    }
+}

@@ -1,0 +1,60 @@
+//! What the engine remembers between iterations (and across restarts, in
+//! the checkpoint).
+
+use crate::fairshare::Fairshare;
+use crate::model::{Resources, Time};
+use crate::priority::QueueAccrual;
+use crate::reservation::AdminStore;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A reservation's tasks on one node, by node name (stable across restarts
+/// and node order changes).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NamedClaim {
+    /// Node name.
+    pub node: String,
+    /// Tasks there.
+    pub tasks: u32,
+    /// Their resources.
+    pub resources: Resources,
+}
+
+/// A job reservation made in an iteration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobReservation {
+    /// Job id.
+    pub job: String,
+    /// Reserved start.
+    pub start: Time,
+    /// Reserved end.
+    pub end: Time,
+    /// Nodes and resources.
+    pub claims: Vec<NamedClaim>,
+}
+
+/// The engine's memory.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EngineState {
+    /// Time of the last iteration (fairshare accrues from here).
+    pub last_iteration: Option<Time>,
+    /// Effective queue time per idle job.
+    pub accrual: BTreeMap<String, QueueAccrual>,
+    /// Backfill bypass counts per idle job.
+    pub bypass: BTreeMap<String, u32>,
+    /// System priorities set with setspri (job id to value).
+    pub system_priority: BTreeMap<String, i64>,
+    /// Fairshare windows (the current one is also written to FS.<epoch>).
+    pub fairshare: Fairshare,
+    /// Administrative reservations.
+    pub admin: AdminStore,
+    /// Claims of standing reservation instances, by instance id.
+    pub standing_claims: BTreeMap<String, Vec<NamedClaim>>,
+    /// Job reservations of the last iteration.
+    pub job_reservations: Vec<JobReservation>,
+    /// Jobs that ever held a reservation (RESERVATIONPOLICY HIGHEST).
+    pub ever_reserved: BTreeMap<String, Time>,
+    /// Backfill chunking: when protecting freed resources for large jobs began.
+    pub chunk_since: Option<Time>,
+}

@@ -1,0 +1,632 @@
+//! The iteration on hand-made clusters: the seed's backfill scenario, each
+//! backfill policy, reservation depth, soft/hard passes, chunking, bypass,
+//! ADVRES, NoFit, determinism, and the no-delay property.
+
+use super::*;
+use crate::model::{Cluster, HoldKind, Node, NodeTasks, Resources};
+use proptest::prelude::*;
+
+const H: i64 = 3600;
+
+fn cfg(text: &str) -> Config {
+    let l = Config::parse(text, "test.cfg");
+    assert!(l.is_ok(), "{:#?}", l.diagnostics);
+    l.config
+}
+
+fn nodes(n: usize, procs: u32) -> Vec<Node> {
+    (0..n)
+        .map(|i| Node {
+            name: format!("n{}", i + 1),
+            configured: Resources::procs_mem(procs, 1000 * procs as u64),
+            ..Node::default()
+        })
+        .collect()
+}
+
+fn idle(id: &str, user: &str, procs: u32, wall: i64, submit: i64) -> Job {
+    Job {
+        id: id.into(),
+        user: user.into(),
+        group: "g".into(),
+        tasks: procs,
+        task: Resources::procs(1),
+        walltime: Some(wall),
+        submit_time: submit,
+        ..Job::default()
+    }
+}
+
+fn running(mut j: Job, start: i64, on: &[(&str, u32)]) -> Job {
+    j.state = JobState::Running;
+    j.start_time = Some(start);
+    j.allocation = on
+        .iter()
+        .map(|(n, t)| NodeTasks {
+            node: n.to_string(),
+            tasks: *t,
+        })
+        .collect();
+    j
+}
+
+fn snap(nodes: Vec<Node>, jobs: Vec<Job>) -> Snapshot {
+    let mut s = Snapshot {
+        now: None,
+        nodes,
+        jobs,
+    };
+    s.normalize().unwrap();
+    s
+}
+
+fn started(p: &Plan) -> Vec<(&str, bool)> {
+    p.starts
+        .iter()
+        .map(|s| (s.job.as_str(), s.backfill))
+        .collect()
+}
+
+/// Seed 8.2.1: a 2-processor cluster. A (1 proc, 4 h limit) has 3 h left; B
+/// (2 procs, 1 h) is the highest-priority idle job, C (1 proc, 2 h) next.
+/// B is reserved when A must end; C is backfilled because it ends before.
+/// A ends an hour early: B's reservation slides forward an hour, to when C
+/// ends, and B starts then.
+#[test]
+fn seed_backfill_scenario_a_b_c() {
+    let c = cfg("");
+    let a = running(idle("A", "u1", 1, 4 * H, -2 * H), -H, &[("n1", 1)]);
+    let b = idle("B", "u2", 2, H, -30 * 60);
+    let cj = idle("C", "u3", 1, 2 * H, -20 * 60);
+    let mut e = Engine::new(c.clone());
+    let p0 = e.iterate(&snap(nodes(2, 1), vec![a, b.clone(), cj.clone()]), 0);
+    assert_eq!(started(&p0), vec![("C", true)], "C backfilled at time 0");
+    let bp = p0.job("B").unwrap();
+    assert_eq!(
+        bp.estimated_start,
+        Some(3 * H),
+        "B reserved for when A's limit is reached"
+    );
+    assert_eq!(bp.reason, Some(Reason::Resources));
+    assert!(p0
+        .reservations
+        .iter()
+        .any(|r| r.job.as_deref() == Some("B") && r.start == 3 * H));
+    assert!(p0.job("B").unwrap().priority > p0.job("C").unwrap().priority);
+
+    // One hour later A has completed; C runs until time 2.
+    let c_run = running(cj, 0, &[("n2", 1)]);
+    let p1 = e.iterate(&snap(nodes(2, 1), vec![b.clone(), c_run]), H);
+    assert!(p1.starts.is_empty(), "B cannot start: C holds a processor");
+    assert_eq!(
+        p1.job("B").unwrap().estimated_start,
+        Some(2 * H),
+        "B slides forward an hour"
+    );
+
+    // Time 2: C ends at its limit, B starts.
+    let p2 = e.iterate(&snap(nodes(2, 1), vec![b.clone()]), 2 * H);
+    assert_eq!(started(&p2), vec![("B", false)]);
+
+    // Without backfill C waits, and B starts as soon as A ends (time 1).
+    let mut nb = Engine::new(cfg("BACKFILLPOLICY NONE"));
+    let a = running(idle("A", "u1", 1, 4 * H, -2 * H), -H, &[("n1", 1)]);
+    let q0 = nb.iterate(
+        &snap(
+            nodes(2, 1),
+            vec![a, b.clone(), idle("C", "u3", 1, 2 * H, -20 * 60)],
+        ),
+        0,
+    );
+    assert!(q0.starts.is_empty());
+    let q1 = nb.iterate(
+        &snap(nodes(2, 1), vec![b, idle("C", "u3", 1, 2 * H, -20 * 60)]),
+        H,
+    );
+    assert_eq!(started(&q1), vec![("B", false)]);
+}
+
+/// Three single-processor nodes: R1 holds n1 for 2 h, R2 holds n2 for 1 h.
+/// J1 (3 procs) can start at 2 h; J2 (2 procs) at 1 h on n2+n3; J3 (1 proc,
+/// 90 min) fits now on n3 only if nothing protects J2.
+#[test]
+fn reservation_depth_changes_the_outcome() {
+    let jobs = vec![
+        running(idle("R1", "r", 1, 2 * H, -H), 0, &[("n1", 1)]),
+        running(idle("R2", "r", 1, H, -H), 0, &[("n2", 1)]),
+        idle("J1", "a", 3, H, -300),
+        idle("J2", "b", 2, H, -200),
+        idle("J3", "c", 1, 90 * 60, -100),
+    ];
+    let mut d1 = Engine::new(cfg("RESERVATIONDEPTH 1"));
+    let p = d1.iterate(&snap(nodes(3, 1), jobs.clone()), 0);
+    assert_eq!(started(&p), vec![("J3", true)], "depth 1 protects only J1");
+    assert_eq!(p.job("J1").unwrap().estimated_start, Some(2 * H));
+    assert_eq!(p.job("J2").unwrap().estimated_start, None);
+
+    let mut d3 = Engine::new(cfg("RESERVATIONDEPTH 3"));
+    let p = d3.iterate(&snap(nodes(3, 1), jobs), 0);
+    assert!(
+        p.starts.is_empty(),
+        "J3 would delay J2, which now holds a reservation"
+    );
+    assert_eq!(p.job("J1").unwrap().estimated_start, Some(2 * H));
+    assert_eq!(p.job("J2").unwrap().estimated_start, Some(H));
+    let j2 = p
+        .reservations
+        .iter()
+        .find(|r| r.job.as_deref() == Some("J2"))
+        .unwrap();
+    let on: Vec<&str> = j2.allocation.iter().map(|a| a.node.as_str()).collect();
+    assert_eq!(on, vec!["n2", "n3"]);
+    assert_eq!(p.stats.job_reservations, 3);
+}
+
+/// A 4-processor cluster with 4 processors free for 1 hour (a reservation
+/// for a wide job follows). Queue in priority order: J1 3 procs, J2 2, J3 1,
+/// J4 1 (all 1 h). FIRSTFIT takes jobs in priority order while they fit:
+/// J1 then J3. BESTFIT by PROCS takes the largest first: J1, then J3. By
+/// SECONDS the longest. GREEDY fills the window best: J2 + J3 + J4 or J1 + J3.
+#[test]
+fn each_backfill_policy_on_a_small_queue() {
+    let base = |policy: &str, metric: &str| {
+        let c = cfg(&format!(
+            "BACKFILLPOLICY {policy}\nBACKFILLMETRIC {metric}\nRESERVATIONDEPTH 1\n"
+        ));
+        let jobs = vec![
+            running(idle("R", "r", 4, 2 * H, -H), -H, &[("n1", 4)]),
+            idle("W", "w", 8, H, -1000),
+            idle("J1", "a", 3, 50 * 60, -900),
+            idle("J2", "b", 2, 30 * 60, -800),
+            idle("J3", "c", 1, 40 * 60, -700),
+            idle("J4", "d", 1, 20 * 60, -600),
+        ];
+        let mut e = Engine::new(c);
+        let p = e.iterate(&snap(nodes(2, 4), jobs), 0);
+        assert_eq!(
+            p.job("W").unwrap().estimated_start,
+            Some(H),
+            "W waits for R"
+        );
+        let mut s: Vec<&str> = p.starts.iter().map(|s| s.job.as_str()).collect();
+        s.sort();
+        s.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    assert_eq!(base("FIRSTFIT", "PROCS"), vec!["J1", "J3"]);
+    assert_eq!(base("BESTFIT", "PROCS"), vec!["J1", "J3"]);
+    assert_eq!(base("BESTFIT", "SECONDS"), vec!["J1", "J3"]);
+    assert_eq!(base("BESTFIT", "PROCSECONDS"), vec!["J1", "J3"]);
+    assert_eq!(base("NONE", "PROCS"), Vec::<String>::new());
+    let g = base("GREEDY", "PROCS");
+    let procs: u32 = g
+        .iter()
+        .map(|j| match j.as_str() {
+            "J1" => 3,
+            "J2" => 2,
+            _ => 1,
+        })
+        .sum();
+    assert_eq!(procs, 4, "GREEDY fills the 4 free processors: {g:?}");
+}
+
+/// BESTFIT and FIRSTFIT differ when a smaller high-priority job would leave
+/// the window half used.
+#[test]
+fn bestfit_prefers_the_job_that_fills_the_window() {
+    let run = |policy: &str| {
+        let c = cfg(&format!("BACKFILLPOLICY {policy}\nBACKFILLMETRIC PROCS\n"));
+        let jobs = vec![
+            running(idle("R", "r", 2, 2 * H, -H), -H, &[("n1", 2)]),
+            idle("W", "w", 4, H, -1000),
+            idle("S", "a", 1, 30 * 60, -900),
+            idle("L", "b", 2, 30 * 60, -800),
+        ];
+        let mut e = Engine::new(c);
+        let p = e.iterate(&snap(nodes(1, 4), jobs), 0);
+        p.starts.iter().map(|s| s.job.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        run("FIRSTFIT"),
+        vec!["S"],
+        "FIRSTFIT: S first, then L no longer fits"
+    );
+    assert_eq!(
+        run("BESTFIT"),
+        vec!["L"],
+        "BESTFIT: L fills both free processors"
+    );
+}
+
+#[test]
+fn soft_limits_first_then_hard() {
+    let c = cfg("USERCFG[DEFAULT] MAXJOB=1,2\n");
+    let mk = |free_nodes: usize| {
+        let mut jobs = vec![running(idle("R", "u1", 1, 10 * H, -H), -H, &[("n1", 1)])];
+        jobs.push(idle("J1", "u1", 1, H, -500)); // higher priority, but u1 is at its soft limit
+        jobs.push(idle("J2", "u2", 1, H, -100));
+        Engine::new(c.clone()).iterate(&snap(nodes(1 + free_nodes, 1), jobs), 0)
+    };
+    let p = mk(1);
+    assert_eq!(
+        started(&p),
+        vec![("J2", false)],
+        "the soft pass serves u2 first"
+    );
+    match &p.job("J1").unwrap().reason {
+        Some(Reason::Policy {
+            limit,
+            credential,
+            hard,
+            ..
+        }) => {
+            assert_eq!(
+                (limit.keyword(), credential.as_str(), *hard),
+                ("MAXJOB", "user u1", false)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let p = mk(2);
+    assert_eq!(
+        started(&p),
+        vec![("J1", true), ("J2", false)],
+        "the hard pass then starts J1"
+    );
+    // The hard limit (2) is never exceeded.
+    let c = cfg("USERCFG[DEFAULT] MAXJOB=1,1\n");
+    let jobs = vec![
+        running(idle("R", "u1", 1, 10 * H, -H), -H, &[("n1", 1)]),
+        idle("J1", "u1", 1, H, -500),
+    ];
+    let p = Engine::new(c).iterate(&snap(nodes(3, 1), jobs), 0);
+    assert!(p.starts.is_empty());
+    assert!(matches!(
+        p.job("J1").unwrap().reason,
+        Some(Reason::Policy { hard: true, .. })
+    ));
+}
+
+#[test]
+fn chunking_protects_freed_resources_for_large_jobs() {
+    let c = cfg("BFCHUNKSIZE 4\nBFCHUNKDURATION 00:10:00\n");
+    let jobs = |extra: Vec<Job>| {
+        let mut v = vec![
+            running(idle("R", "r", 2, 2 * H, -H), -H, &[("n1", 2)]),
+            idle("L", "big", 4, H, -1000),
+            idle("S", "small", 1, 5 * 60, -10),
+        ];
+        v.extend(extra);
+        v
+    };
+    let mut e = Engine::new(c.clone());
+    let p = e.iterate(&snap(nodes(1, 4), jobs(vec![])), 0);
+    assert!(
+        p.starts.is_empty(),
+        "S is kept out while L is blocked and the chunk is young"
+    );
+    let p = e.iterate(&snap(nodes(1, 4), jobs(vec![])), 5 * 60);
+    assert!(p.starts.is_empty());
+    let p = e.iterate(&snap(nodes(1, 4), jobs(vec![])), 11 * 60);
+    assert_eq!(
+        started(&p),
+        vec![("S", true)],
+        "after BFCHUNKDURATION the resources go to smaller jobs"
+    );
+    // Without chunking S backfills at once.
+    let p = Engine::new(cfg("")).iterate(&snap(nodes(1, 4), jobs(vec![])), 0);
+    assert_eq!(started(&p), vec![("S", true)]);
+}
+
+#[test]
+fn bypass_counts_and_priority() {
+    let c = cfg("BYPASSWEIGHT 1000\n");
+    let mk = |s: Vec<(&str, i64)>| {
+        let mut v = vec![
+            running(idle("R", "r", 1, 4 * H, -H), -H, &[("n1", 1)]),
+            idle("BIG", "a", 2, H, -500),
+        ];
+        for (id, wall) in s {
+            v.push(idle(id, "b", 1, wall, -100));
+        }
+        v
+    };
+    let mut e = Engine::new(c);
+    let p = e.iterate(&snap(nodes(2, 1), mk(vec![("S1", 30 * 60)])), 0);
+    assert_eq!(started(&p), vec![("S1", true)]);
+    assert_eq!(p.job("BIG").unwrap().bypass_count, 1);
+    let prio1 = p.job("BIG").unwrap().priority;
+    let mut s1 = running(idle("S1", "b", 1, 30 * 60, -100), 0, &[("n2", 1)]);
+    s1.state = JobState::Running;
+    // BIG is now reserved for when S1 ends (30 min); S2 ends before that.
+    let mut jobs = mk(vec![("S2", 10 * 60)]);
+    jobs.push(s1);
+    let p = e.iterate(&snap(nodes(3, 1), jobs), 60);
+    assert_eq!(started(&p), vec![("S2", true)]);
+    assert_eq!(p.job("BIG").unwrap().bypass_count, 2, "bypassed again");
+    assert!(
+        p.job("BIG").unwrap().priority >= prio1 + 1000,
+        "BYPASSWEIGHT raises its priority"
+    );
+    assert_eq!(e.state.bypass["BIG"], 2, "remembered for the checkpoint");
+}
+
+#[test]
+fn advres_job_runs_only_in_its_reservation() {
+    let c = cfg("");
+    let mut e = Engine::new(c);
+    let cl = Cluster::build(&nodes(3, 1), &e.cfg);
+    let mut profile = crate::profile::Profile::from_cluster(&cl, 0);
+    let req = crate::reservation::AdminRequest {
+        hosts: Some("n2".into()),
+        users: Some("alice".into()),
+        flags: Some("BYNAME".into()),
+        name: Some("res1".into()),
+        ..Default::default()
+    };
+    e.state
+        .admin
+        .create(
+            req,
+            0,
+            &cl,
+            &mut profile,
+            0,
+            &crate::reservation::place::RmOrder,
+            &|_, _| false,
+        )
+        .unwrap();
+    let id = e.state.admin.list()[0].id.clone();
+    let mut a = idle("A", "alice", 1, H, -100);
+    a.advres = Some(id.clone());
+    let b = idle("B", "bob", 1, H, -50);
+    let p = e.iterate(&snap(nodes(3, 1), vec![a, b]), 10);
+    let s: Vec<(&str, Vec<&str>)> = p
+        .starts
+        .iter()
+        .map(|s| {
+            (
+                s.job.as_str(),
+                s.allocation.iter().map(|a| a.node.as_str()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(s, vec![("A", vec!["n2"]), ("B", vec!["n1"])]);
+    assert_eq!(p.starts[0].reservation.as_deref(), Some(id.as_str()));
+    // A job asking for a reservation that does not exist can never run.
+    let mut x = idle("X", "alice", 1, H, 0);
+    x.advres = Some("nope.1".into());
+    let p = e.iterate(&snap(nodes(3, 1), vec![x]), 20);
+    assert!(
+        matches!(&p.job("X").unwrap().reason, Some(Reason::NoFit { detail }) if detail.contains("nope.1"))
+    );
+}
+
+#[test]
+fn jobs_that_can_never_fit_say_so() {
+    let c = cfg("");
+    let mut huge = idle("HUGE", "u", 100, H, 0);
+    huge.task = Resources::procs(1);
+    let mut gpu = idle("GPU", "u", 1, H, 0);
+    gpu.features = vec!["gpu".into()];
+    let mut fat = idle("FAT", "u", 1, H, 0);
+    fat.task = Resources::procs_mem(1, 1_000_000);
+    let ok = idle("OK", "u", 1, H, 0);
+    let p = Engine::new(c).iterate(&snap(nodes(4, 1), vec![huge, gpu, fat, ok]), 0);
+    for id in ["HUGE", "GPU", "FAT"] {
+        assert!(
+            matches!(p.job(id).unwrap().reason, Some(Reason::NoFit { .. })),
+            "{id}: {:?}",
+            p.job(id)
+        );
+        assert_eq!(p.job(id).unwrap().estimated_start, None);
+    }
+    assert_eq!(started(&p), vec![("OK", false)]);
+}
+
+#[test]
+fn held_dependent_and_future_jobs_wait_with_their_reason() {
+    let mut h = idle("H", "u", 1, H, 0);
+    h.holds = vec![HoldKind::User];
+    let mut d = idle("D", "u", 1, H, 0);
+    d.dependency_satisfied = false;
+    let mut f = idle("F", "u", 1, H, 0);
+    f.earliest_start = Some(5 * H);
+    let p = Engine::new(cfg("")).iterate(&snap(nodes(4, 1), vec![h, d, f]), 0);
+    assert!(p.starts.is_empty());
+    assert_eq!(
+        p.job("H").unwrap().reason,
+        Some(Reason::Hold {
+            kind: HoldKind::User
+        })
+    );
+    assert_eq!(p.job("D").unwrap().reason, Some(Reason::Dependency));
+    assert_eq!(
+        p.job("F").unwrap().reason,
+        Some(Reason::BeginTime { at: 5 * H })
+    );
+}
+
+#[test]
+fn a_standing_reservation_keeps_other_classes_off_its_nodes() {
+    let c = cfg("SRCFG[batch] HOSTLIST=n1,n2 PERIOD=INFINITY CLASSLIST=batch\n");
+    let mut a = idle("A", "u", 2, H, -100);
+    a.class = Some("interactive".into());
+    let mut b = idle("B", "u", 1, H, -50);
+    b.class = Some("batch".into());
+    let p = Engine::new(c).iterate(&snap(nodes(3, 1), vec![a, b]), 0);
+    assert_eq!(
+        started(&p),
+        vec![("B", true)],
+        "B uses the reserved nodes, passing A, which needs 2 and only n3 is open to it"
+    );
+    assert!(
+        matches!(&p.job("A").unwrap().reason, Some(Reason::Reservation { id }) if id.starts_with("batch")),
+        "{:?}",
+        p.job("A")
+    );
+    assert_eq!(
+        p.job("A").unwrap().estimated_start,
+        None,
+        "never: the reservation is permanent"
+    );
+}
+
+#[test]
+fn single_job_nodes_are_not_shared() {
+    let c = cfg("NODEACCESSPOLICY SINGLEJOB\n");
+    let jobs = vec![
+        running(idle("R", "u", 1, 10 * H, -H), -H, &[("n1", 1)]),
+        idle("J", "v", 2, H, 0),
+    ];
+    let p = Engine::new(c).iterate(&snap(nodes(2, 4), jobs), 0);
+    let s = &p.starts[0];
+    assert_eq!(
+        s.allocation
+            .iter()
+            .map(|a| a.node.as_str())
+            .collect::<Vec<_>>(),
+        vec!["n2"],
+        "n1 runs R: not shared"
+    );
+}
+
+#[test]
+fn the_plan_is_the_same_whatever_the_snapshot_order() {
+    let mut jobs = vec![running(
+        idle("R1", "a", 3, 2 * H, -H),
+        -H,
+        &[("n1", 2), ("n2", 1)],
+    )];
+    for k in 0..40 {
+        jobs.push(idle(
+            &format!("{k}"),
+            &format!("u{}", k % 5),
+            1 + (k as u32 * 7) % 5,
+            (1 + k % 4) * 1800,
+            -(k * 37 % 500),
+        ));
+    }
+    let ns = nodes(6, 2);
+    let p1 = Engine::new(cfg("")).iterate(&snap(ns.clone(), jobs.clone()), 0);
+    let mut shuffled = jobs.clone();
+    shuffled.reverse();
+    shuffled.rotate_left(17);
+    let p2 = Engine::new(cfg("")).iterate(&snap(ns, shuffled), 0);
+    assert_eq!(
+        serde_json::to_string(&p1).unwrap(),
+        serde_json::to_string(&p2).unwrap()
+    );
+}
+
+/// Every plan respects capacity: running jobs, starts and reservations never
+/// overcommit a node at any time.
+fn assert_no_overcommit(s: &Snapshot, p: &Plan, c: &Config) {
+    let mut events: BTreeMap<(String, i64), i64> = BTreeMap::new();
+    let mut add = |node: &str, start: i64, end: i64, procs: i64| {
+        *events.entry((node.to_string(), start)).or_default() += procs;
+        *events.entry((node.to_string(), end)).or_default() -= procs;
+    };
+    let now = p.now;
+    for j in &s.jobs {
+        if j.state == JobState::Running {
+            let (st, en) =
+                crate::profile::running_window(j.start_time.unwrap(), j.walltime.unwrap(), now);
+            for a in &j.allocation {
+                add(&a.node, st, en, (a.tasks * j.task.procs) as i64);
+            }
+        }
+    }
+    for st in &p.starts {
+        let j = s.jobs.iter().find(|j| j.id == st.job).unwrap();
+        for a in &st.allocation {
+            add(
+                &a.node,
+                now,
+                now + build::walltime(c, j),
+                (a.tasks * j.task.procs) as i64,
+            );
+        }
+    }
+    for r in p.reservations.iter().filter(|r| r.kind == "Job") {
+        let j = s
+            .jobs
+            .iter()
+            .find(|j| Some(&j.id) == r.job.as_ref())
+            .unwrap();
+        for a in &r.allocation {
+            add(&a.node, r.start, r.end, (a.tasks * j.task.procs) as i64);
+        }
+    }
+    let mut level: BTreeMap<String, i64> = BTreeMap::new();
+    for ((node, t), d) in events {
+        let l = level.entry(node.clone()).or_default();
+        *l += d;
+        let cap = s
+            .nodes
+            .iter()
+            .find(|n| n.name == node)
+            .unwrap()
+            .configured
+            .procs as i64;
+        assert!(*l <= cap, "node {node} overcommitted at {t}: {l} > {cap}");
+    }
+}
+
+use std::collections::BTreeMap;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    /// With runtimes equal to walltimes and no new arrivals, the job at the
+    /// head of the queue is never delayed by backfill: it starts no later
+    /// than the reservation it first got. Every plan along the way respects
+    /// node capacity.
+    #[test]
+    fn backfill_never_delays_the_reserved_job(
+        n_nodes in 1usize..5,
+        procs in 1u32..5,
+        specs in proptest::collection::vec((1u32..6, 1i64..6), 3..14),
+    ) {
+        let c = cfg("XFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n");
+        let ns = nodes(n_nodes, procs);
+        let cap = n_nodes as u32 * procs;
+        let mut pending: Vec<Job> = specs
+            .iter()
+            .enumerate()
+            .map(|(k, &(p, w))| idle(&format!("{k}"), &format!("u{}", k % 3), p.min(cap), w * 600, -(k as i64)))
+            .collect();
+        let mut run: Vec<Job> = Vec::new();
+        let mut e = Engine::new(c.clone());
+        let mut now = 0i64;
+        let mut first_res: BTreeMap<String, i64> = BTreeMap::new();
+        for _ in 0..200 {
+            run.retain(|j| j.start_time.unwrap() + j.walltime.unwrap() > now);
+            let mut jobs = run.clone();
+            jobs.extend(pending.iter().cloned());
+            let s = snap(ns.clone(), jobs);
+            let p = e.iterate(&s, now);
+            assert_no_overcommit(&s, &p, &c);
+            // The head of the queue (first eligible, not started) and its reservation.
+            if let Some(head) = p.jobs.iter().find(|j| !j.started && j.reason.as_ref().is_some_and(|r| !r.is_blocking())) {
+                if let Some(t) = head.estimated_start {
+                    first_res.entry(head.job.clone()).or_insert(t);
+                }
+            }
+            for st in &p.starts {
+                if let Some(t) = first_res.get(&st.job) {
+                    prop_assert!(now <= *t, "job {} reserved for {} started at {}", st.job, t, now);
+                }
+                let k = pending.iter().position(|j| j.id == st.job).unwrap();
+                let j = pending.remove(k);
+                let alloc: Vec<(&str, u32)> = st.allocation.iter().map(|a| (a.node.as_str(), a.tasks)).collect();
+                run.push(running(j, now, &alloc));
+            }
+            if pending.is_empty() {
+                break;
+            }
+            // Next event: a completion (runtime = walltime).
+            now = run.iter().map(|j| j.start_time.unwrap() + j.walltime.unwrap()).min().unwrap_or(now + 600);
+        }
+        prop_assert!(pending.is_empty(), "jobs never started: {:?}", pending.iter().map(|j| &j.id).collect::<Vec<_>>());
+    }
+}
