@@ -665,13 +665,19 @@ pub fn run(
             continue;
         }
         let qos = job.qos.clone().unwrap_or_else(|| "DEFAULT".into());
-        let stack = stacks
-            .iter()
-            .position(|(_, s)| s.qos.0.is_empty() || s.qos.contains(&qos));
+        // The first stack admitting the job's QOS that still has room (a
+        // job that ever held one keeps it under RESERVATIONPOLICY HIGHEST).
         let keep = p.reservation_policy == ReservationPolicy::Highest
             && state.ever_reserved.contains_key(&job.id);
+        let admits = |k: usize| stacks[k].1.qos.0.is_empty() || stacks[k].1.qos.contains(&qos);
+        let stack = (0..stacks.len())
+            .find(|&k| admits(k) && stack_left[k] > 0)
+            .or_else(|| {
+                keep.then(|| (0..stacks.len()).find(|&k| admits(k)))
+                    .flatten()
+            });
         match stack {
-            Some(k) if stack_left[k] > 0 || keep => match it.reserve(i, may_start) {
+            Some(k) => match it.reserve(i, may_start) {
                 Reserve::Made => {
                     stack_left[k] = stack_left[k].saturating_sub(1);
                     state.ever_reserved.entry(job.id.clone()).or_insert(now);

@@ -630,3 +630,94 @@ proptest! {
         prop_assert!(pending.is_empty(), "jobs never started: {:?}", pending.iter().map(|j| &j.id).collect::<Vec<_>>());
     }
 }
+
+/// A full cluster and three blocked jobs. RESERVATIONDEPTH[x] with
+/// RESERVATIONQOSLIST[x] spreads reservations over QOS groups: the
+/// low-priority `high`-QOS job gets the stack kept for its QOS even though a
+/// `normal` job outranks it.
+#[test]
+fn reservation_stacks_by_qos() {
+    let mk = || {
+        let mut v = vec![running(
+            idle("R", "r", 2, 2 * H, -H),
+            -H,
+            &[("n1", 1), ("n2", 1)],
+        )];
+        for (id, qos, submit) in [
+            ("A", "normal", -900),
+            ("B", "normal", -800),
+            ("C", "high", -100),
+        ] {
+            let mut j = idle(id, "u", 2, H, submit);
+            j.qos = Some(qos.into());
+            v.push(j);
+        }
+        v
+    };
+    let p = Engine::new(cfg("RESERVATIONDEPTH 2\n")).iterate(&snap(nodes(2, 1), mk()), 0);
+    let reserved: Vec<&str> = p
+        .jobs
+        .iter()
+        .filter(|j| j.estimated_start.is_some())
+        .map(|j| j.job.as_str())
+        .collect();
+    assert_eq!(
+        reserved,
+        vec!["A", "B"],
+        "one stack of depth 2: the two highest"
+    );
+    let c = cfg("RESERVATIONDEPTH[0] 1\nRESERVATIONQOSLIST[0] high\nRESERVATIONDEPTH[1] 1\nRESERVATIONQOSLIST[1] normal\n");
+    let p = Engine::new(c).iterate(&snap(nodes(2, 1), mk()), 0);
+    let reserved: Vec<&str> = p
+        .jobs
+        .iter()
+        .filter(|j| j.estimated_start.is_some())
+        .map(|j| j.job.as_str())
+        .collect();
+    assert_eq!(reserved, vec!["A", "C"], "one per QOS group");
+    X
+}
+
+/// RESERVATIONPOLICY: NEVER makes no reservations (pure backfill);
+/// CURRENTHIGHEST gives the reservation to whoever is highest now; HIGHEST
+/// lets a job that once held one keep it when a higher-priority job arrives.
+#[test]
+fn reservation_policies_never_currenthighest_highest() {
+    let base = |extra: Vec<Job>| {
+        let mut v = vec![
+            running(idle("R", "r", 1, 2 * H, -H), -H, &[("n1", 1)]),
+            idle("OLD", "u", 2, H, -500),
+        ];
+        v.extend(extra);
+        v
+    };
+    let p =
+        Engine::new(cfg("RESERVATIONPOLICY NEVER\n")).iterate(&snap(nodes(2, 1), base(vec![])), 0);
+    assert!(p.reservations.iter().all(|r| r.kind != "Job"));
+    assert_eq!(p.job("OLD").unwrap().estimated_start, None);
+
+    let vip = |submit| {
+        let mut j = idle("VIP", "boss", 2, H, submit);
+        j.system_priority = Some(1);
+        j
+    };
+    for (policy, old_keeps) in [("CURRENTHIGHEST", false), ("HIGHEST", true)] {
+        let mut e = Engine::new(cfg(&format!(
+            "RESERVATIONPOLICY {policy}\nRESERVATIONDEPTH 1\n"
+        )));
+        let p = e.iterate(&snap(nodes(2, 1), base(vec![])), 0);
+        assert_eq!(p.job("OLD").unwrap().estimated_start, Some(H), "{policy}");
+        let p = e.iterate(&snap(nodes(2, 1), base(vec![vip(50)])), 60);
+        assert!(p.job("VIP").unwrap().priority > p.job("OLD").unwrap().priority);
+        assert_eq!(
+            p.job("VIP").unwrap().estimated_start,
+            Some(H),
+            "{policy}: VIP is highest now"
+        );
+        assert_eq!(
+            p.job("OLD").unwrap().estimated_start.is_some(),
+            old_keeps,
+            "{policy}"
+        );
+    }
+}
