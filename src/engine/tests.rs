@@ -675,7 +675,11 @@ fn reservation_stacks_by_qos() {
         .map(|j| j.job.as_str())
         .collect();
     assert_eq!(reserved, vec!["A", "C"], "one per QOS group");
-    X
+    assert_eq!(
+        p.job("C").unwrap().estimated_start,
+        Some(2 * H),
+        "after A's reservation (R ends at 1 h)"
+    );
 }
 
 /// RESERVATIONPOLICY: NEVER makes no reservations (pure backfill);
