@@ -676,8 +676,8 @@ pub fn run(
                 keep.then(|| (0..stacks.len()).find(|&k| admits(k)))
                     .flatten()
             });
-        match stack {
-            Some(k) => match it.reserve(i, may_start) {
+        if let Some(k) = stack {
+            match it.reserve(i, may_start) {
                 Reserve::Made => {
                     stack_left[k] = stack_left[k].saturating_sub(1);
                     state.ever_reserved.entry(job.id.clone()).or_insert(now);
@@ -690,8 +690,7 @@ pub fn run(
                         });
                     }
                 }
-            },
-            _ => {}
+            }
         }
     }
     if !chunk_triggered {
