@@ -54,6 +54,12 @@ enum Cmd {
     },
     /// Summarise a workload trace (SWF or Maui workload trace, plain or gzip).
     TraceInfo(TraceInfoArgs),
+    /// List the maui.cfg parameters mauisched knows, and what it does with them.
+    Params {
+        /// Print the documentation page (docs/parameters.md) as Markdown.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Run one scheduling iteration on a snapshot and print the plan.
     Plan {
         /// RM snapshot (JSON, docs/snapshot.md).
@@ -358,6 +364,18 @@ fn main() -> ExitCode {
                 render_engine::checkjob(cfg, last, &job, verbose)
             }
         }),
+        Cmd::Params { markdown } => {
+            if markdown {
+                emit(&mauisched::config::doc::parameters_markdown());
+            } else {
+                let mut out = String::new();
+                for d in mauisched::config::SCALARS {
+                    out.push_str(&format!("{:<32}{}\n", d.name(), d.doc.trim()));
+                }
+                emit(&out);
+            }
+            ExitCode::SUCCESS
+        }
         Cmd::Diagnose {
             priority,
             fairshare: _,

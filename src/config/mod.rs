@@ -6,6 +6,7 @@
 //! which refuses a file with any error so the previous configuration stays.
 
 pub mod diag;
+pub mod doc;
 pub mod lexer;
 pub mod params;
 pub mod priorityf;
