@@ -253,3 +253,129 @@ pub fn showres_table(last: &LastIteration) -> Vec<Reservation> {
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::model::{HoldKind, Job, JobState, Node, NodeTasks, Resources, Snapshot};
+
+    const H: i64 = 3600;
+
+    fn job(id: &str, user: &str, tasks: u32, wall: i64, submit: i64) -> Job {
+        Job {
+            id: id.into(),
+            user: user.into(),
+            group: "g".into(),
+            tasks,
+            task: Resources::procs(1),
+            walltime: Some(wall),
+            submit_time: submit,
+            ..Job::default()
+        }
+    }
+
+    /// The seed's A/B/C scenario (8.2.1) plus a held job H.
+    fn engine() -> Engine {
+        let nodes: Vec<Node> = (1..=2)
+            .map(|i| Node {
+                name: format!("n{i}"),
+                configured: Resources::procs_mem(1, 1000),
+                ..Node::default()
+            })
+            .collect();
+        let mut a = job("A", "u1", 1, 4 * H, -2 * H);
+        a.state = JobState::Running;
+        a.start_time = Some(-H);
+        a.allocation = vec![NodeTasks {
+            node: "n1".into(),
+            tasks: 1,
+        }];
+        let mut held = job("H", "u4", 1, H, -H);
+        held.holds = vec![HoldKind::User];
+        let mut s = Snapshot {
+            now: Some(0),
+            nodes,
+            jobs: vec![
+                a,
+                job("B", "u2", 2, H, -1800),
+                job("C", "u3", 1, 2 * H, -1200),
+                held,
+            ],
+        };
+        s.normalize().unwrap();
+        let mut e = Engine::new(Config::default());
+        e.iterate(&s, 0);
+        e
+    }
+
+    #[test]
+    fn showq_puts_each_job_in_its_section() {
+        let text = run(&engine(), "showq", &[]).unwrap();
+        let active = text.find("ACTIVE JOBS").unwrap();
+        let idle = text.find("IDLE JOBS").unwrap();
+        let blocked = text.find("BLOCKED JOBS").unwrap();
+        let line = |id: &str| {
+            text.lines()
+                .position(|l| l.starts_with(&format!("{id} ")))
+                .map(|i| text.lines().take(i).map(|l| l.len() + 1).sum::<usize>())
+                .unwrap()
+        };
+        assert!((active..idle).contains(&line("A")), "{text}");
+        assert!((active..idle).contains(&line("C")), "C starts now: {text}");
+        assert!((idle..blocked).contains(&line("B")), "{text}");
+        assert!(line("H") > blocked, "{text}");
+        assert!(text.contains("UserHold"), "{text}");
+        assert!(
+            text.contains("2 of     2 Processors Active (100.00%)"),
+            "{text}"
+        );
+        assert!(text.contains("Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1"));
+    }
+
+    #[test]
+    fn commands_and_their_errors() {
+        let e = engine();
+        assert!(run(&e, "checkjob", &["-v", "B"])
+            .unwrap()
+            .contains("Node availability:"));
+        assert!(run(&e, "showstart", &["B"])
+            .unwrap()
+            .contains("Earliest start in          03:00:00"));
+        assert!(run(&e, "showres", &[])
+            .unwrap()
+            .contains("2 reservations located"));
+        assert!(run(&e, "showbf", &["-d", "1:00:00", "-n", "1"]).is_ok());
+        assert!(run(&e, "diagnose", &["-p"]).unwrap().contains("PRIORITY"));
+        assert!(matches!(
+            run(&e, "showqq", &[]),
+            Err(CommandError::Unknown(_))
+        ));
+        assert!(matches!(
+            run(&e, "checkjob", &["B", "C"]),
+            Err(CommandError::Usage(_))
+        ));
+        assert!(matches!(
+            run(&e, "showbf", &["-n"]),
+            Err(CommandError::Usage(_))
+        ));
+        assert!(matches!(
+            run(&e, "diagnose", &[]),
+            Err(CommandError::Usage(_))
+        ));
+        assert!(matches!(
+            run(&e, "showstart", &["Z"]),
+            Err(CommandError::NotFound(_))
+        ));
+        assert!(matches!(
+            run(&e, "showres", &["Z"]),
+            Err(CommandError::NotFound(_))
+        ));
+        let fresh = Engine::new(Config::default());
+        assert_eq!(
+            run(&fresh, "showq", &[]),
+            Err(CommandError::NoIteration("showq".into()))
+        );
+        assert!(run(&fresh, "diagnose", &["-f"]).is_ok());
+    }
+}

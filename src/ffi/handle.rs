@@ -374,7 +374,9 @@ fn lock_state(state: &StateDir) -> FfiResult<std::fs::File> {
 ///
 /// A checkpoint that cannot be read is moved aside as
 /// `<CHECKPOINTFILE>.corrupt-<time>` and reported at `MAUISCHED_LOG_ERROR`;
-/// the handle then starts from the fairshare files alone.
+/// the handle then starts from the fairshare files alone. A state
+/// directory is used by one handle at a time (it is locked): a second
+/// handle on it, in this process or another, gets `MAUISCHED_STATE_ERROR`.
 ///
 /// On success `*out` receives the handle, owned by the caller until
 /// [`mauisched_free`]. On failure nothing is written to `*out` and, if
