@@ -3,9 +3,9 @@
 //! and runs each of them plainly, under valgrind and built with
 //! AddressSanitizer.
 //!
-//! Where the library comes from: cargo builds the crate's cdylib next to
-//! the test binaries' `deps/` folder (`target/<profile>/libmauisched.so`);
-//! it is copied to `$CARGO_TARGET_TMPDIR/c_abi/lib/` under its SONAME
+//! Where the library comes from: cargo builds the crate's cdylib beside
+//! the test binaries (`target/<profile>/deps/libmauisched.so`); it is
+//! copied to `$CARGO_TARGET_TMPDIR/c_abi/lib/` under its SONAME
 //! `libmauisched.so.1` (with a `libmauisched.so` link for the linker), and
 //! the programs find it through an rpath.
 //!
@@ -35,12 +35,12 @@ fn setup() -> &'static Setup {
     static S: OnceLock<Setup> = OnceLock::new();
     S.get_or_init(|| {
         let exe = std::env::current_exe().expect("test binary path");
-        // target/<profile>/deps/c_abi-<hash> -> target/<profile>
-        let profile = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>");
-        let so = profile.join("libmauisched.so");
+        // The test binary is target/<profile>/deps/c_abi-<hash>; the cdylib
+        // cargo built for this run sits beside it (cdylib names carry no
+        // hash). `cargo build` also copies it up to target/<profile>/, but
+        // `cargo test` does not, so that copy may be stale or missing.
+        let deps = exe.parent().expect("target/<profile>/deps");
+        let so = deps.join("libmauisched.so");
         assert!(
             so.is_file(),
             "{} is missing: cargo builds the cdylib with the tests",
@@ -219,9 +219,15 @@ fn error_paths() {
     check_program("errors", &[]);
 }
 
+/// The library and this test share a profile: a debug library panics on
+/// request, a release library must not.
 #[test]
 fn panic_poisons_the_handle() {
-    check_program("poison", &[("MAUISCHED_TEST_PANIC", "mauisched_run")]);
+    let mut env = vec![("MAUISCHED_TEST_PANIC", "mauisched_run")];
+    if !cfg!(debug_assertions) {
+        env.push(("MAUISCHED_TEST_RELEASE", "1"));
+    }
+    check_program("poison", &env);
 }
 
 #[test]
