@@ -46,7 +46,11 @@ fn main() {
         "\n/** ABI major version of this header: a library with another major is refused. */\n\
          #define MAUISCHED_ABI_MAJOR {major}\n\
          /** ABI minor version of this header: later minors only add. */\n\
-         #define MAUISCHED_ABI_MINOR {minor}\n"
+         #define MAUISCHED_ABI_MINOR {minor}\n\
+         /** True when the library loaded at run time has this header's ABI major\n \
+         * version (`mauisched_abi_version() >> 16`); a front end refuses to run\n \
+         * otherwise. Its minor version may be higher (additions only). */\n\
+         #define MAUISCHED_ABI_COMPATIBLE() ((mauisched_abi_version() >> 16) == MAUISCHED_ABI_MAJOR)\n"
     ));
     let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("mauisched.h");
     // Only src/ffi is the ABI: parse its module root (cbindgen follows its

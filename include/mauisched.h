@@ -1,9 +1,40 @@
 /*
- * mauisched.h: the stable C ABI of libmauisched.
+ * mauisched.h: the stable C ABI of libmauisched (SONAME libmauisched.so.<MAJOR>).
  *
  * Front ends (the Slurm plugin, the PBS/Torque scheduler, a site's own)
- * include only this header. See each item's comment for ownership,
- * lifetime and thread-safety.
+ * include only this header. Each item's comment states ownership, lifetime
+ * and thread-safety; the rules common to all of them:
+ *
+ * - Versions: check MAUISCHED_ABI_COMPATIBLE() at start-up and refuse to
+ *   run on a library of another major version.
+ * - Status: every call returns a mauisched_status_t (except the version and
+ *   status-name queries and the _free functions). MAUISCHED_OK is 0; every
+ *   other code has a fixed number in 7000-7999 that is never reused.
+ *   mauisched_last_error() gives the message of a handle's last failure;
+ *   mauisched_status_name() names a code.
+ * - Outputs are written only on success. A NULL argument gives
+ *   MAUISCHED_NULL_ARG and is never dereferenced (only the `written`
+ *   out-parameter of the text functions may be NULL).
+ * - Panics inside the library never reach the host: the call returns
+ *   MAUISCHED_PANIC and the handle is poisoned (later calls return
+ *   MAUISCHED_POISONED; free it and create a new one).
+ * - Strings passed in are UTF-8, NUL-terminated, borrowed for the call.
+ *   Strings returned belong to the object that returned them (a plan, a
+ *   list) and live until its own _free function; never free() them.
+ * - Structs passed in start with `size`: set it to sizeof(the struct) and
+ *   zero the rest before filling it in. Later minor versions only append
+ *   fields; older callers get defaults for fields they do not know.
+ * - Threads: a handle is used by one thread at a time (it may move between
+ *   threads between calls); different handles are independent. Plans and
+ *   lists are read-only and may be read by several threads at once.
+ * - Callbacks (log, LOCAL allocator) run on the calling thread during the
+ *   call; they must not unwind (throw, longjmp), and a call back into the
+ *   same handle returns MAUISCHED_BUSY (except mauisched_last_error).
+ *
+ * One iteration: mauisched_snapshot_begin(h, now); mauisched_snapshot_add_node
+ * for every node; mauisched_snapshot_add_job for every job;
+ * mauisched_run(h, &plan); read the plan with the mauisched_plan_* accessors;
+ * mauisched_plan_free(plan).
  */
 
 #ifndef MAUISCHED_H
@@ -19,6 +50,10 @@
 #define MAUISCHED_ABI_MAJOR 1
 /** ABI minor version of this header: later minors only add. */
 #define MAUISCHED_ABI_MINOR 0
+/** True when the library loaded at run time has this header's ABI major
+ * version (`mauisched_abi_version() >> 16`); a front end refuses to run
+ * otherwise. Its minor version may be higher (additions only). */
+#define MAUISCHED_ABI_COMPATIBLE() ((mauisched_abi_version() >> 16) == MAUISCHED_ABI_MAJOR)
 
 
 /**
@@ -117,6 +152,61 @@
 #define MAUISCHED_HOLD_BATCH 4
 
 /**
+ * Job started in this iteration: no reason.
+ */
+#define MAUISCHED_REASON_NONE 0
+
+/**
+ * Eligible, resources exist, but they are held for higher-priority jobs.
+ */
+#define MAUISCHED_REASON_PRIORITY 1
+
+/**
+ * Not enough free resources for the job's shape and walltime.
+ */
+#define MAUISCHED_REASON_RESOURCES 2
+
+/**
+ * The resources are held by a reservation whose ACL excludes the job.
+ */
+#define MAUISCHED_REASON_RESERVATION 3
+
+/**
+ * A throttling policy (MAXJOB, MAXPROC, ...) blocks the job.
+ */
+#define MAUISCHED_REASON_POLICY 4
+
+/**
+ * A hold is in place.
+ */
+#define MAUISCHED_REASON_HOLD 5
+
+/**
+ * An RM dependency is not met.
+ */
+#define MAUISCHED_REASON_DEPENDENCY 6
+
+/**
+ * The job's begin time is in the future.
+ */
+#define MAUISCHED_REASON_BEGIN_TIME 7
+
+/**
+ * A fairshare cap (FSCAP) is reached.
+ */
+#define MAUISCHED_REASON_FAIRSHARE_CAP 8
+
+/**
+ * REJECTNEGPRIOJOBS: the job's priority is negative.
+ */
+#define MAUISCHED_REASON_NEGATIVE_PRIORITY 9
+
+/**
+ * The job can never run on this cluster as configured.
+ */
+#define MAUISCHED_REASON_NO_FIT 10
+
+/**
  * Result of every call. `MAUISCHED_OK` is 0; the others are fixed numbers
  * in 7000–7999 that are never reused for another meaning.
  */
@@ -162,6 +252,10 @@ typedef enum mauisched_status_t {
    */
   MAUISCHED_BAD_SNAPSHOT = 7021,
   /**
+   * The call reads the last iteration and none has run on this handle yet.
+   */
+  MAUISCHED_NO_ITERATION = 7022,
+  /**
    * No such job, node or reservation.
    */
   MAUISCHED_NOT_FOUND = 7030,
@@ -178,6 +272,10 @@ typedef enum mauisched_status_t {
    */
   MAUISCHED_REFUSED = 7050,
   /**
+   * A callback called back into its own handle; the nested call did nothing.
+   */
+  MAUISCHED_BUSY = 7060,
+  /**
    * A panic inside the library was caught; the handle is now poisoned.
    */
   MAUISCHED_PANIC = 7090,
@@ -188,18 +286,40 @@ typedef enum mauisched_status_t {
 } mauisched_status_t;
 
 /**
+ * A copy of the administrative reservations at the time of the call.
+ *
+ * Opaque to C. Returned by [`mauisched_admin_res_list`], owned by the
+ * caller until [`mauisched_admin_res_list_free`]; independent of the
+ * handle. Read-only: several threads may read one list at the same time.
+ */
+typedef struct mauisched_admin_res_list_t mauisched_admin_res_list_t;
+
+/**
+ * The decisions of one iteration.
+ *
+ * Opaque to C. Returned by [`mauisched_run`], owned by the caller until
+ * [`mauisched_plan_free`]; independent of the handle (it may outlive it,
+ * and further calls on the handle do not change it). Read-only: several
+ * threads may read one plan at the same time.
+ */
+typedef struct mauisched_plan_t mauisched_plan_t;
+
+/**
  * An engine instance.
  *
  * Opaque to C. Created by [`mauisched_new`], freed by [`mauisched_free`].
- * A handle may be used by one thread at a time (calls on different handles
- * may run concurrently).
+ * A handle is used by one thread at a time (calls on different handles
+ * may run concurrently); it may move between threads between calls.
  */
 typedef struct mauisched_t mauisched_t;
 
 /**
  * Receives the library's log messages: level (`MAUISCHED_LOG_*`), a
  * NUL-terminated UTF-8 message valid only during the call, and the
- * caller's userdata. Called on the thread that called into the library.
+ * caller's userdata. Called on the thread that called into the library,
+ * during that call. It must not unwind (throw, longjmp) into the library.
+ * It may call `mauisched_last_error` on the handle; any other call on the
+ * same handle returns `MAUISCHED_BUSY` and does nothing.
  */
 typedef void (*mauisched_log_fn)(uint32_t level, const char *message, void *userdata);
 
@@ -230,8 +350,10 @@ typedef struct mauisched_options_t {
 } mauisched_options_t;
 
 /**
- * A node as the RM reports it. Set `size` to `sizeof(mauisched_node_t)`.
- * Strings are borrowed for the call only; lists are comma-separated.
+ * A node as the RM reports it. Zero the struct, set `size` to
+ * `sizeof(mauisched_node_t)`, then fill in what the RM knows: zero and
+ * NULL mean "not known" unless a field says otherwise. Strings are
+ * borrowed for the call only; lists are comma-separated.
  */
 typedef struct mauisched_node_t {
   /**
@@ -313,9 +435,10 @@ typedef struct mauisched_node_t {
 } mauisched_node_t;
 
 /**
- * A job as the RM reports it. Set `size` to `sizeof(mauisched_job_t)`.
- * Strings are borrowed for the call only; lists are comma-separated.
- * Times are seconds since the epoch; 0 means "not set" where noted.
+ * A job as the RM reports it. Zero the struct, set `size` to
+ * `sizeof(mauisched_job_t)`, then fill it in: zero and NULL mean "not
+ * set" where noted. Strings are borrowed for the call only; lists are
+ * comma-separated. Times are seconds since the epoch.
  */
 typedef struct mauisched_job_t {
   /**
@@ -359,9 +482,9 @@ typedef struct mauisched_job_t {
    */
   uint32_t holds;
   /**
-   * False while an RM dependency is unmet.
+   * True while an RM dependency is unmet (zero: none pending).
    */
-  bool dependency_satisfied;
+  bool dependency_pending;
   /**
    * Submission time.
    */
@@ -383,7 +506,7 @@ typedef struct mauisched_job_t {
    */
   uint32_t tasks;
   /**
-   * Processors per task.
+   * Processors per task (at least 1).
    */
   uint32_t task_procs;
   /**
@@ -443,7 +566,11 @@ typedef struct mauisched_job_t {
    */
   int64_t system_priority;
   /**
-   * Processors the job uses now as measured; negative = unknown.
+   * True when `utilized_procs` carries a measurement.
+   */
+  bool utilized_valid;
+  /**
+   * Processors the job uses now as measured (FSPOLICY UTILIZED...).
    */
   double utilized_procs;
   /**
@@ -451,6 +578,235 @@ typedef struct mauisched_job_t {
    */
   const char *node_allocation_policy;
 } mauisched_job_t;
+
+/**
+ * A setres request. Set `size` to `sizeof(mauisched_admin_res_request_t)`
+ * and zero the struct first (`= {0}` or `memset`): zero and NULL mean
+ * "not given". Lists use Maui's syntax (`john:mary`, `!projectX`,
+ * `node00[3-6]`). Strings are borrowed for the call only. TASKS and/or
+ * HOSTS must be given.
+ */
+typedef struct mauisched_admin_res_request_t {
+  /**
+   * `sizeof(mauisched_admin_res_request_t)` as the caller compiled it.
+   */
+  uintptr_t size;
+  /**
+   * `-n`: name; NULL for the default (first ACL name or `system`, then `.N`).
+   */
+  const char *name;
+  /**
+   * `-s`: start (seconds since the epoch); 0 = now.
+   */
+  int64_t start;
+  /**
+   * `-e`: end; 0 = none.
+   */
+  int64_t end;
+  /**
+   * `-d`: duration in seconds; 0 = none (no end and no duration: INFINITY).
+   */
+  int64_t duration;
+  /**
+   * `-u`: USERLIST, or NULL.
+   */
+  const char *users;
+  /**
+   * `-g`: GROUPLIST, or NULL.
+   */
+  const char *groups;
+  /**
+   * `-a`: ACCOUNTLIST, or NULL.
+   */
+  const char *accounts;
+  /**
+   * `-q`: CLASSLIST, or NULL.
+   */
+  const char *classes;
+  /**
+   * `-Q`: QOSLIST, or NULL.
+   */
+  const char *qos;
+  /**
+   * JOBATTRLIST, or NULL.
+   */
+  const char *job_attrs;
+  /**
+   * TIMELIMIT, `[[[DD:]HH:]MM:]SS[*]`, or NULL.
+   */
+  const char *time_limit;
+  /**
+   * `-r`: resources per task (`PROCS=1:MEM=512`), or NULL for whole nodes.
+   */
+  const char *resources;
+  /**
+   * `TASKS==N`: task count; 0 = none.
+   */
+  uint32_t tasks;
+  /**
+   * Tasks per node (TPN); 0 = none.
+   */
+  uint32_t tpn;
+  /**
+   * Host names or expressions, or `ALL`; NULL = none.
+   */
+  const char *hosts;
+  /**
+   * `-f`: required node features, or NULL.
+   */
+  const char *features;
+  /**
+   * `-p`: partition, or NULL.
+   */
+  const char *partition;
+  /**
+   * `-x`: flags, or NULL.
+   */
+  const char *flags;
+  /**
+   * `-o`: owner, `USER:john`, or NULL.
+   */
+  const char *owner;
+  /**
+   * `-c`: charge account, or NULL.
+   */
+  const char *charge_account;
+  /**
+   * `DEDICATED` or `SHARED`, or NULL (DEDICATED).
+   */
+  const char *access;
+  /**
+   * True when `priority` is given.
+   */
+  bool has_priority;
+  /**
+   * PRIORITY.
+   */
+  int64_t priority;
+} mauisched_admin_res_request_t;
+
+/**
+ * What the job asks for, as given to a LOCAL allocator. `size` is
+ * `sizeof` this struct as the library was built: a later minor version
+ * may append fields, so read a field only if `size` covers it. Strings
+ * are valid during the callback only.
+ */
+typedef struct mauisched_local_request_t {
+  /**
+   * Size of this struct in the library.
+   */
+  uintptr_t size;
+  /**
+   * Job id.
+   */
+  const char *job_id;
+  /**
+   * Job owner.
+   */
+  const char *user;
+  /**
+   * Number of tasks to place.
+   */
+  uint32_t tasks;
+  /**
+   * Processors per task.
+   */
+  uint32_t task_procs;
+  /**
+   * Memory per task in MB.
+   */
+  uint64_t task_mem_mb;
+  /**
+   * Swap per task in MB.
+   */
+  uint64_t task_swap_mb;
+  /**
+   * Disk per task in MB.
+   */
+  uint64_t task_disk_mb;
+  /**
+   * Tasks per node asked; 0 = none.
+   */
+  uint32_t tasks_per_node;
+  /**
+   * True when every node used must get exactly `tasks_per_node` tasks.
+   */
+  bool exact_tasks_per_node;
+  /**
+   * Exact number of distinct nodes; 0 = any.
+   */
+  uint32_t node_count;
+  /**
+   * True when the job would start now; false for a future reservation.
+   */
+  bool immediate;
+} mauisched_local_request_t;
+
+/**
+ * One node that could host tasks of the job, as given to a LOCAL
+ * allocator. `size` as in [`mauisched_local_request_t`]. Strings are
+ * valid during the callback only.
+ */
+typedef struct mauisched_local_candidate_t {
+  /**
+   * Size of this struct in the library.
+   */
+  uintptr_t size;
+  /**
+   * Node name.
+   */
+  const char *node;
+  /**
+   * Most tasks of the job the node can take (resources, node access,
+   * exact tasks per node).
+   */
+  uint32_t max_tasks;
+  /**
+   * Processors free over the job's whole window.
+   */
+  uint32_t free_procs;
+  /**
+   * Memory free in MB.
+   */
+  uint64_t free_mem_mb;
+  /**
+   * Swap free in MB.
+   */
+  uint64_t free_swap_mb;
+  /**
+   * Disk free in MB.
+   */
+  uint64_t free_disk_mb;
+  /**
+   * Jobs on the node now.
+   */
+  uint32_t job_count;
+  /**
+   * Seconds from the job's end to the node's next reservation or usage
+   * change; -1 when nothing follows.
+   */
+  int64_t gap;
+} mauisched_local_candidate_t;
+
+/**
+ * A site's node allocation for NODEALLOCATIONPOLICY LOCAL.
+ *
+ * Called during `mauisched_run` (on the caller's thread) for each job
+ * placed under LOCAL, with the job's request, `count` candidate nodes
+ * (an array of pointers: index them as `candidates[i]->node` whatever
+ * the struct's size) and `tasks_out`, an array of `count` zeros. To
+ * answer, set `tasks_out[i]` to the number of tasks on candidate `i`
+ * and return 0; return anything else to decline. A declined or invalid
+ * answer (tasks beyond a candidate's `max_tasks`, a wrong total, a broken
+ * shape) is logged and the library falls back to LASTAVAILABLE for that
+ * job. The callback must not unwind (throw, longjmp) and must not call
+ * the library on the same handle (such calls return `MAUISCHED_BUSY`).
+ */
+typedef int32_t (*mauisched_local_alloc_fn)(const struct mauisched_local_request_t *request,
+                                            const struct mauisched_local_candidate_t *const *candidates,
+                                            uintptr_t count,
+                                            uint32_t *tasks_out,
+                                            void *userdata);
 
 #ifdef __cplusplus
 extern "C" {
@@ -465,13 +821,28 @@ extern "C" {
 uint32_t mauisched_abi_version(void);
 
 /**
- * Creates a handle: loads maui.cfg (refusing a file with errors), opens the
- * state directory (created if missing) and reports what it found through
- * the log callback.
+ * The name of a status code (`"MAUISCHED_OK"`, `"MAUISCHED_NULL_ARG"`, ...),
+ * or `"MAUISCHED_UNKNOWN_STATUS"` for a number this library never returns.
+ * The string is static: never freed, valid for the life of the process.
+ */
+const char *mauisched_status_name(int32_t code);
+
+/**
+ * Creates a handle: loads maui.cfg (refusing a file with errors), opens
+ * the state directory (created if missing), resumes from its checkpoint
+ * and fairshare files, and reports what it found through the log callback.
  *
- * On success `*out` receives the handle. On failure nothing is written to
- * `*out` and, if `err` is not NULL, the reason is copied into `err` (at
- * most `err_len` bytes, always NUL-terminated when `err_len > 0`).
+ * A checkpoint that cannot be read is moved aside as
+ * `<CHECKPOINTFILE>.corrupt-<time>` and reported at `MAUISCHED_LOG_ERROR`;
+ * the handle then starts from the fairshare files alone. A state
+ * directory is used by one handle at a time (it is locked): a second
+ * handle on it, in this process or another, gets `MAUISCHED_STATE_ERROR`.
+ *
+ * On success `*out` receives the handle, owned by the caller until
+ * [`mauisched_free`]. On failure nothing is written to `*out` and, if
+ * `err` is not NULL, the reason is copied into `err` (at most `err_len`
+ * bytes, always NUL-terminated when `err_len > 0`); it is also sent to
+ * the log callback.
  *
  * # Safety
  * `opts` points to an initialised `mauisched_options_t`; `out` is valid for
@@ -483,20 +854,28 @@ enum mauisched_status_t mauisched_new(const struct mauisched_options_t *opts,
                                       uintptr_t err_len);
 
 /**
- * Frees a handle and everything it owns. NULL is a no-op. Safe to call on
- * a poisoned handle.
+ * Frees a handle and everything it owns. NULL is a no-op.
+ *
+ * State not yet written (iterations or administrative changes since the
+ * last write) is written first, so a clean shutdown loses nothing; a
+ * failure is reported through the log callback (there is no status to
+ * return). A poisoned handle writes nothing: after a panic its state is
+ * not trusted. Calling it from a callback on the same handle does nothing.
  *
  * # Safety
- * `h` is NULL or a handle from [`mauisched_new`] not freed before.
+ * `h` is NULL or a handle from [`mauisched_new`] not freed before; it is
+ * not used again.
  */
 void mauisched_free(struct mauisched_t *h);
 
 /**
  * Copies the message of the last failed call on this handle into `buf`.
  *
- * `*written` receives the bytes needed including the NUL, also when the
- * buffer is too small (`MAUISCHED_BUFFER_TOO_SMALL`), so the caller can
- * retry. Works on a poisoned handle (the panic's message is kept).
+ * `*written` (if `written` is not NULL) receives the bytes needed
+ * including the NUL, also when the buffer is too small
+ * (`MAUISCHED_BUFFER_TOO_SMALL`), so the caller can retry. Works on a
+ * poisoned handle (the panic's message is kept) and from inside a
+ * callback. The message is empty when no call has failed yet.
  *
  * # Safety
  * `h` is a live handle; `buf` is valid for `len` bytes; `written` is NULL or valid.
@@ -507,7 +886,8 @@ enum mauisched_status_t mauisched_last_error(const struct mauisched_t *h,
                                              uintptr_t *written);
 
 /**
- * Replaces the log callback (NULL stops logging).
+ * Replaces the log callback (NULL stops logging). `userdata` is passed
+ * back unchanged and must stay valid while the callback is set.
  *
  * # Safety
  * `h` is a live handle.
@@ -520,12 +900,27 @@ enum mauisched_status_t mauisched_set_log(struct mauisched_t *h,
  * Rereads maui.cfg: from `config_path`, or from the handle's current path
  * when NULL. A file with errors is refused: the old configuration stays in
  * force, the errors go to the log callback and `mauisched_last_error`, and
- * `MAUISCHED_CONFIG_ERROR` is returned.
+ * `MAUISCHED_CONFIG_ERROR` (or `MAUISCHED_IO_ERROR` for an unreadable
+ * file) is returned. The remembered state is kept. CHECKPOINTFILE and
+ * STATDIR keep the values the handle was created with (a warning says so
+ * when they change).
  *
  * # Safety
  * `h` is a live handle; `config_path` is NULL or a valid string.
  */
 enum mauisched_status_t mauisched_reconfigure(struct mauisched_t *h, const char *config_path);
+
+/**
+ * Writes the state now (fairshare files, then the checkpoint), whatever
+ * CHECKPOINTINTERVAL says. `mauisched_run` and `mauisched_free` write on
+ * their own; this is for a host that wants to know the state is on disk
+ * (before a planned restart, say). Returns `MAUISCHED_IO_ERROR` with the
+ * file and the cause when a write fails; what was written stays valid.
+ *
+ * # Safety
+ * `h` is a live handle.
+ */
+enum mauisched_status_t mauisched_checkpoint(struct mauisched_t *h);
 
 /**
  * Starts a new snapshot at time `now` (seconds since the epoch), dropping
@@ -538,6 +933,11 @@ enum mauisched_status_t mauisched_snapshot_begin(struct mauisched_t *h, int64_t 
 
 /**
  * Adds a node to the current snapshot (copied; `node` may be reused).
+ * Nodes keep the order they are added in (RM order matters to
+ * FIRSTAVAILABLE and CONTIGUOUS). Errors: `MAUISCHED_NO_SNAPSHOT` before
+ * `mauisched_snapshot_begin`, `MAUISCHED_BAD_STRUCT_SIZE`,
+ * `MAUISCHED_BAD_UTF8`, `MAUISCHED_BAD_VALUE` (the message names the
+ * field); the snapshot is unchanged on error.
  *
  * # Safety
  * `h` is a live handle; `node` is NULL or a valid `mauisched_node_t`.
@@ -546,13 +946,392 @@ enum mauisched_status_t mauisched_snapshot_add_node(struct mauisched_t *h,
                                                     const struct mauisched_node_t *node);
 
 /**
- * Adds a job to the current snapshot (copied; `job` may be reused).
+ * Adds a job to the current snapshot (copied; `job` may be reused), in
+ * any order. Errors as for [`mauisched_snapshot_add_node`]; duplicate ids
+ * and allocations on unknown nodes are found by `mauisched_run`.
  *
  * # Safety
  * `h` is a live handle; `job` is NULL or a valid `mauisched_job_t`.
  */
 enum mauisched_status_t mauisched_snapshot_add_job(struct mauisched_t *h,
                                                    const struct mauisched_job_t *job);
+
+/**
+ * Runs one scheduling iteration over the snapshot built since
+ * `mauisched_snapshot_begin`, at that call's `now`.
+ *
+ * The snapshot is checked as a whole first (unique node names and job
+ * ids, allocations on listed nodes): an inconsistent one gives
+ * `MAUISCHED_BAD_SNAPSHOT` with the reason and is kept, so the caller
+ * begins a new one. On success the snapshot is consumed and `*plan_out`
+ * receives the plan, owned by the caller until [`mauisched_plan_free`].
+ *
+ * The state is written (fairshare files, then the checkpoint; each
+ * atomically) at most once per iteration: on the first iteration of a
+ * handle, after an administrative change, and otherwise when
+ * CHECKPOINTINTERVAL has passed since the last write. A failed write does
+ * not fail the iteration: the plan is returned, the error is logged at
+ * `MAUISCHED_LOG_ERROR` and reported by [`mauisched_plan_state_status`],
+ * and the next iteration tries again.
+ *
+ * # Safety
+ * `h` is a live handle; `plan_out` is valid for writing.
+ */
+enum mauisched_status_t mauisched_run(struct mauisched_t *h, struct mauisched_plan_t **plan_out);
+
+/**
+ * Frees a plan and every string it returned. NULL is a no-op.
+ *
+ * # Safety
+ * `plan` is NULL or a plan from [`mauisched_run`] not freed before.
+ */
+void mauisched_plan_free(struct mauisched_plan_t *plan);
+
+/**
+ * The iteration's time (seconds since the epoch).
+ *
+ * # Safety
+ * `plan` is a live plan; `now` is valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_now(const struct mauisched_plan_t *plan, int64_t *now);
+
+/**
+ * What became of the state write of this iteration: `*status` is
+ * `MAUISCHED_OK` when the state was written or was not due, else the
+ * failure's code (`MAUISCHED_IO_ERROR`); `*saved` says whether it was
+ * written; `*message` is the failure's text ("" on success), owned by the
+ * plan.
+ *
+ * # Safety
+ * `plan` is a live plan; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_state_status(const struct mauisched_plan_t *plan,
+                                                    enum mauisched_status_t *status,
+                                                    bool *saved,
+                                                    const char **message);
+
+/**
+ * Number of jobs to start now.
+ *
+ * # Safety
+ * `plan` is a live plan; `count` is valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_start_count(const struct mauisched_plan_t *plan,
+                                                   uintptr_t *count);
+
+/**
+ * Start number `index` (in the order the scheduler chose them): the job,
+ * whether backfill started it, the reservation it runs in ("" for none)
+ * and how many nodes it gets (see [`mauisched_plan_start_node`]).
+ * `MAUISCHED_OUT_OF_RANGE` past the end.
+ *
+ * # Safety
+ * `plan` is a live plan; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_start(const struct mauisched_plan_t *plan,
+                                             uintptr_t index,
+                                             const char **job_id,
+                                             bool *backfill,
+                                             const char **reservation,
+                                             uintptr_t *node_count);
+
+/**
+ * Node `node_index` of start `index`: its name and the job's tasks there
+ * (nodes in RM order).
+ *
+ * # Safety
+ * `plan` is a live plan; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_start_node(const struct mauisched_plan_t *plan,
+                                                  uintptr_t index,
+                                                  uintptr_t node_index,
+                                                  const char **node,
+                                                  uint32_t *tasks);
+
+/**
+ * Number of idle jobs the iteration considered (started or not).
+ *
+ * # Safety
+ * `plan` is a live plan; `count` is valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_job_count(const struct mauisched_plan_t *plan,
+                                                 uintptr_t *count);
+
+/**
+ * The index of an idle job by id, for the `mauisched_plan_job*` getters;
+ * `MAUISCHED_NOT_FOUND` for a job the iteration did not consider
+ * (running, unknown).
+ *
+ * # Safety
+ * `plan` is a live plan; `job_id` is a valid string; `index` is valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_job_find(const struct mauisched_plan_t *plan,
+                                                const char *job_id,
+                                                uintptr_t *index);
+
+/**
+ * Idle job number `index`, in priority order (highest first): its id,
+ * priority and whether this iteration starts it.
+ *
+ * # Safety
+ * `plan` is a live plan; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_job(const struct mauisched_plan_t *plan,
+                                           uintptr_t index,
+                                           const char **job_id,
+                                           int64_t *priority,
+                                           bool *started);
+
+/**
+ * Why idle job `index` waits: a `MAUISCHED_REASON_*` code
+ * (`MAUISCHED_REASON_NONE` when it starts), a short summary
+ * (`"Policy MAXJOB user steve"`, `"Reservation john.1"`) and Maui's
+ * longer wording; both "" when it starts.
+ *
+ * # Safety
+ * `plan` is a live plan; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_job_reason(const struct mauisched_plan_t *plan,
+                                                  uintptr_t index,
+                                                  uint32_t *code,
+                                                  const char **summary,
+                                                  const char **detail);
+
+/**
+ * When idle job `index` is expected to start: the iteration's time for a
+ * job it starts, its reservation's start for a reserved job, -1 when no
+ * estimate was made; the job reservation's id ("" for none) and the
+ * number of times backfill has bypassed the job.
+ *
+ * # Safety
+ * `plan` is a live plan; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_job_schedule(const struct mauisched_plan_t *plan,
+                                                    uintptr_t index,
+                                                    int64_t *estimated_start,
+                                                    const char **reservation,
+                                                    uint32_t *bypass_count);
+
+/**
+ * Number of priority components of idle job `index` (Maui's six: CRED,
+ * FS, RES, SERV, TARG, USAGE).
+ *
+ * # Safety
+ * `plan` is a live plan; `count` is valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_priority_count(const struct mauisched_plan_t *plan,
+                                                      uintptr_t index,
+                                                      uintptr_t *count);
+
+/**
+ * Component `component` of idle job `index`'s priority: its name
+ * (`"SERV"`, ...) and the points it adds (weight × capped sum). Their sum,
+ * rounded and bounded, is the calculated priority; a system priority
+ * (setspri) replaces it.
+ *
+ * # Safety
+ * `plan` is a live plan; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_priority_component(const struct mauisched_plan_t *plan,
+                                                          uintptr_t index,
+                                                          uintptr_t component,
+                                                          const char **name,
+                                                          double *contribution);
+
+/**
+ * Number of reservations in force: job reservations made in this
+ * iteration, then administrative and standing ones.
+ *
+ * # Safety
+ * `plan` is a live plan; `count` is valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_reservation_count(const struct mauisched_plan_t *plan,
+                                                         uintptr_t *count);
+
+/**
+ * Reservation number `index`: id, kind (`"Job"`, `"User"` for
+ * administrative, `"Standing"`), the job for a job reservation ("" for
+ * others), start and end (seconds since the epoch) and its node count.
+ *
+ * # Safety
+ * `plan` is a live plan; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_reservation(const struct mauisched_plan_t *plan,
+                                                   uintptr_t index,
+                                                   const char **id,
+                                                   const char **kind,
+                                                   const char **job_id,
+                                                   int64_t *start,
+                                                   int64_t *end,
+                                                   uintptr_t *node_count);
+
+/**
+ * Node `node_index` of reservation `index`: its name and the tasks held.
+ *
+ * # Safety
+ * `plan` is a live plan; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_reservation_node(const struct mauisched_plan_t *plan,
+                                                        uintptr_t index,
+                                                        uintptr_t node_index,
+                                                        const char **node,
+                                                        uint32_t *tasks);
+
+/**
+ * Creates an administrative reservation, as `setres` does, at time `now`
+ * (seconds since the epoch), and copies its name into `id_buf`.
+ *
+ * It is placed on the nodes of the last iteration around its running jobs
+ * and the reservations in force, so at least one `mauisched_run` must
+ * have happened (`MAUISCHED_NO_ITERATION` otherwise). The request is
+ * checked as a whole and nothing changes on any error: a bad field gives
+ * `MAUISCHED_BAD_VALUE`, an existing name or too few free resources
+ * `MAUISCHED_REFUSED`, a too small `id_buf` `MAUISCHED_BUFFER_TOO_SMALL`
+ * (with `*id_written` set to the size needed; `id_written` may be NULL).
+ * The reservation takes effect at the next `mauisched_run`, which also
+ * checkpoints it.
+ *
+ * # Safety
+ * `h` is a live handle; `req` points to a request whose `size` bytes are
+ * readable; `id_buf` is valid for `id_len` bytes; `id_written` is NULL or valid.
+ */
+enum mauisched_status_t mauisched_admin_res_create(struct mauisched_t *h,
+                                                   const struct mauisched_admin_res_request_t *req,
+                                                   int64_t now,
+                                                   char *id_buf,
+                                                   uintptr_t id_len,
+                                                   uintptr_t *id_written);
+
+/**
+ * Releases an administrative reservation, as `releaseres` does
+ * (`MAUISCHED_NOT_FOUND` if there is none by that name). Its resources
+ * are free from the next `mauisched_run`.
+ *
+ * # Safety
+ * `h` is a live handle; `id` is a valid string.
+ */
+enum mauisched_status_t mauisched_admin_res_release(struct mauisched_t *h, const char *id);
+
+/**
+ * Lists the administrative reservations (in creation order, including
+ * any created or released since the last iteration) into a new list
+ * owned by the caller.
+ *
+ * # Safety
+ * `h` is a live handle; `list_out` is valid for writing.
+ */
+enum mauisched_status_t mauisched_admin_res_list(struct mauisched_t *h,
+                                                 struct mauisched_admin_res_list_t **list_out);
+
+/**
+ * Number of reservations in the list.
+ *
+ * # Safety
+ * `list` is a live list; `count` is valid for writing.
+ */
+enum mauisched_status_t mauisched_admin_res_list_count(const struct mauisched_admin_res_list_t *list,
+                                                       uintptr_t *count);
+
+/**
+ * Reservation number `index`: its name (owned by the list), when it was
+ * created, its start and end (seconds since the epoch; an end far in the
+ * future stands for INFINITY) and how many nodes it holds.
+ *
+ * # Safety
+ * `list` is a live list; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_admin_res_list_get(const struct mauisched_admin_res_list_t *list,
+                                                     uintptr_t index,
+                                                     const char **id,
+                                                     int64_t *created,
+                                                     int64_t *start,
+                                                     int64_t *end,
+                                                     uintptr_t *node_count);
+
+/**
+ * Node `node_index` of reservation `index`: its name (owned by the list)
+ * and the tasks held there.
+ *
+ * # Safety
+ * `list` is a live list; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_admin_res_list_node(const struct mauisched_admin_res_list_t *list,
+                                                      uintptr_t index,
+                                                      uintptr_t node_index,
+                                                      const char **node,
+                                                      uint32_t *tasks);
+
+/**
+ * Frees a list and its strings. NULL is a no-op.
+ *
+ * # Safety
+ * `list` is NULL or a list from [`mauisched_admin_res_list`] not freed before.
+ */
+void mauisched_admin_res_list_free(struct mauisched_admin_res_list_t *list);
+
+/**
+ * Sets a job's system priority, as `setspri PRIORITY JOBID` does: the job
+ * then ranks above every job without one, higher values first. `priority`
+ * 0 clears it (as [`mauisched_clear_system_priority`]); otherwise it must
+ * be 1 to 1000000000 (`MAUISCHED_BAD_VALUE`). A priority the RM reports
+ * in `mauisched_job_t.system_priority` wins over this one. Kept while the
+ * job is reported, checkpointed, and used from the next `mauisched_run`.
+ *
+ * # Safety
+ * `h` is a live handle; `job_id` is a valid string.
+ */
+enum mauisched_status_t mauisched_set_system_priority(struct mauisched_t *h,
+                                                      const char *job_id,
+                                                      int64_t priority);
+
+/**
+ * Clears a job's system priority (`MAUISCHED_NOT_FOUND` when it has none).
+ *
+ * # Safety
+ * `h` is a live handle; `job_id` is a valid string.
+ */
+enum mauisched_status_t mauisched_clear_system_priority(struct mauisched_t *h, const char *job_id);
+
+/**
+ * Renders an operator command from the handle's last iteration into
+ * `buf` as NUL-terminated text, in Maui's layout.
+ *
+ * `command` is one of `showq`, `checkjob`, `showstart`, `showbf`,
+ * `showres`, `diagnose`; `args` (NULL or "" for none) holds its arguments
+ * separated by blanks, as on Maui's command line: `checkjob [-v] JOBID`,
+ * `showstart JOBID`, `showbf [-d DURATION] [-p PARTITION] [-n NODES]`,
+ * `showres [-n] [RESID]`, `diagnose -p` or `diagnose -f`.
+ *
+ * `*written` (if `written` is not NULL) receives the bytes the text needs
+ * including the NUL, also with `MAUISCHED_BUFFER_TOO_SMALL`, so the caller
+ * can retry with a larger buffer. Other errors: `MAUISCHED_BAD_VALUE` for
+ * an unknown command or bad arguments, `MAUISCHED_NOT_FOUND` for an
+ * unknown job or reservation, `MAUISCHED_NO_ITERATION` when the command
+ * reads an iteration and none has run (`diagnose -f` needs none).
+ *
+ * # Safety
+ * `h` is a live handle; `command` is a valid string; `args` is NULL or a
+ * valid string; `buf` is valid for `len` bytes; `written` is NULL or valid.
+ */
+enum mauisched_status_t mauisched_render(struct mauisched_t *h,
+                                         const char *command,
+                                         const char *args,
+                                         char *buf,
+                                         uintptr_t len,
+                                         uintptr_t *written);
+
+/**
+ * Registers the site's allocator for NODEALLOCATIONPOLICY LOCAL (the
+ * parameter or a job's own policy); NULL removes it. Without one, LOCAL
+ * jobs are placed by LASTAVAILABLE. `userdata` is passed back unchanged
+ * and must stay valid while the allocator is registered.
+ *
+ * # Safety
+ * `h` is a live handle.
+ */
+enum mauisched_status_t mauisched_set_local_allocator(struct mauisched_t *h,
+                                                      mauisched_local_alloc_fn allocate,
+                                                      void *userdata);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -6,7 +6,10 @@ set -euo pipefail
 mode=${1:-test}
 
 pkgs_demo=(gcc libc6-dev)
-pkgs_test=("${pkgs_demo[@]}")
+# The C ABI tests (tests/c_abi.rs, tests/abi_layout.rs): the C programs
+# are also built as C++ (g++), run under valgrind, and bindgen reads the
+# header with libclang.
+pkgs_test=("${pkgs_demo[@]}" g++ valgrind libclang-dev)
 # The Slurm end-to-end tests (tests/slurm_e2e.rs, tests/slurm/): a real
 # Slurm 22.05 cluster on this host and the plugins built against its
 # headers. Never slurm-wlm-emulator: it switches /usr/sbin/slurm{ctld,d,stepd}

@@ -24,6 +24,7 @@
 //! and the fairshare files.
 
 pub mod build;
+pub mod command;
 pub mod plan;
 pub mod render;
 mod sched;

@@ -452,3 +452,118 @@ pub fn checkjob_json(
 pub fn fmt_remaining(s: Secs) -> String {
     dur(s)
 }
+
+/// The showq state word of a waiting job.
+fn waiting_state(r: Option<&Reason>) -> &'static str {
+    match r {
+        Some(Reason::Hold { kind }) => match kind {
+            crate::model::HoldKind::User => "UserHold",
+            crate::model::HoldKind::System => "SystemHold",
+            crate::model::HoldKind::Batch => "BatchHold",
+        },
+        Some(Reason::BeginTime { .. }) | Some(Reason::Dependency) => "Deferred",
+        _ => "Idle",
+    }
+}
+
+/// showq: active jobs (running, suspended, and those this iteration
+/// starts), eligible jobs in priority order, blocked jobs (holds, policies,
+/// dependencies: not a matter of resources), in Maui's three sections.
+pub fn showq(cfg: &Config, last: &LastIteration) -> String {
+    let now = last.plan.now;
+    let by_id: std::collections::BTreeMap<&str, &Job> =
+        last.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
+    let started: std::collections::BTreeSet<&str> =
+        last.plan.starts.iter().map(|s| s.job.as_str()).collect();
+    // (remaining, id, user, state, procs, start)
+    let mut active: Vec<(Secs, &Job, &'static str, Time)> = Vec::new();
+    for j in &last.jobs {
+        if j.state.is_active() {
+            let start = j.start_time.unwrap_or(now);
+            let end = start.saturating_add(super::build::walltime(cfg, j));
+            active.push((end - now, j, j.state.name(), start));
+        } else if started.contains(j.id.as_str()) {
+            active.push((super::build::walltime(cfg, j), j, "Starting", now));
+        }
+    }
+    active.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| super::job_id_cmp(&a.1.id, &b.1.id))
+    });
+    let mut out = String::from("ACTIVE JOBS--------------------\n");
+    out.push_str(&format!(
+        "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>20}\n\n",
+        "JOBNAME", "USERNAME", "STATE", "PROC", "REMAINING", "STARTTIME"
+    ));
+    let mut busy = 0u64;
+    for (rem, j, state, start) in &active {
+        busy += j.procs();
+        out.push_str(&format!(
+            "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>20}\n",
+            j.id,
+            j.user,
+            state,
+            j.procs(),
+            fmt_duration((*rem).max(0)),
+            fmt_time(*start)
+        ));
+    }
+    let total = last.view.cluster.total.procs as u64;
+    let pct = if total > 0 {
+        100.0 * busy as f64 / total as f64
+    } else {
+        0.0
+    };
+    out.push_str(&format!(
+        "\n{:>6} Active Job{}  {:>5} of {:>5} Processors Active ({pct:.2}%)\n\n",
+        active.len(),
+        if active.len() == 1 { " " } else { "s" },
+        busy,
+        total
+    ));
+    let mut eligible = Vec::new();
+    let mut blocked = Vec::new();
+    for jp in last.plan.jobs.iter().filter(|j| !j.started) {
+        let Some(job) = by_id.get(jp.job.as_str()) else {
+            continue;
+        };
+        if jp.reason.as_ref().is_some_and(Reason::is_blocking) {
+            blocked.push((*job, waiting_state(jp.reason.as_ref())));
+        } else {
+            eligible.push((*job, "Idle"));
+        }
+    }
+    let section = |out: &mut String, title: &str, rows: &[(&Job, &str)]| {
+        out.push_str(title);
+        out.push_str(&format!(
+            "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>20}\n\n",
+            "JOBNAME", "USERNAME", "STATE", "PROC", "WCLIMIT", "QUEUETIME"
+        ));
+        for (j, state) in rows {
+            out.push_str(&format!(
+                "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>20}\n",
+                j.id,
+                j.user,
+                state,
+                j.procs(),
+                fmt_duration(super::build::walltime(cfg, j)),
+                fmt_time(j.submit_time)
+            ));
+        }
+    };
+    section(&mut out, "IDLE JOBS----------------------\n", &eligible);
+    out.push_str(&format!(
+        "\n{} Idle Job{}\n\n",
+        eligible.len(),
+        if eligible.len() == 1 { "" } else { "s" }
+    ));
+    section(&mut out, "BLOCKED JOBS----------------\n", &blocked);
+    out.push_str(&format!(
+        "\nTotal Jobs: {}   Active Jobs: {}   Idle Jobs: {}   Blocked Jobs: {}\n",
+        active.len() + eligible.len() + blocked.len(),
+        active.len(),
+        eligible.len(),
+        blocked.len()
+    ));
+    out
+}

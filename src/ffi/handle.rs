@@ -1,11 +1,15 @@
-//! The handle: lifecycle, errors, logging, reconfigure.
+//! The handle: lifecycle, errors, logging, reconfigure, persistence.
 
 use super::status::*;
 use crate::config::{Config, Diagnostic, Severity};
-use crate::model::Snapshot;
-use crate::state::StateDir;
+use crate::engine::{Engine, EngineState};
+use crate::fairshare::Fairshare;
+use crate::model::{Node, Snapshot, Time};
+use crate::state::{StateDir, StateNotice};
+use std::cell::{Cell, RefCell, UnsafeCell};
 use std::ffi::{c_char, c_void, CString};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 /// Log level: an error (the host should show it prominently).
 pub const MAUISCHED_LOG_ERROR: u32 = 1;
@@ -18,7 +22,10 @@ pub const MAUISCHED_LOG_DEBUG: u32 = 4;
 
 /// Receives the library's log messages: level (`MAUISCHED_LOG_*`), a
 /// NUL-terminated UTF-8 message valid only during the call, and the
-/// caller's userdata. Called on the thread that called into the library.
+/// caller's userdata. Called on the thread that called into the library,
+/// during that call. It must not unwind (throw, longjmp) into the library.
+/// It may call `mauisched_last_error` on the handle; any other call on the
+/// same handle returns `MAUISCHED_BUSY` and does nothing.
 pub type mauisched_log_fn =
     Option<unsafe extern "C" fn(level: u32, message: *const c_char, userdata: *mut c_void)>;
 
@@ -37,34 +44,25 @@ pub struct mauisched_options_t {
     pub log_userdata: *mut c_void,
 }
 
-/// An engine instance.
-///
-/// Opaque to C. Created by [`mauisched_new`], freed by [`mauisched_free`].
-/// A handle may be used by one thread at a time (calls on different handles
-/// may run concurrently).
-pub struct mauisched_t {
-    pub(crate) config: Config,
-    pub(crate) config_path: PathBuf,
-    pub(crate) state: StateDir,
-    pub(crate) snapshot: Option<Snapshot>,
-    pub(crate) last_error: String,
-    pub(crate) poisoned: bool,
-    pub(crate) log: mauisched_log_fn,
-    pub(crate) log_userdata: *mut c_void,
+/// Where log messages go: the host's callback and its userdata.
+#[derive(Clone, Copy)]
+pub(crate) struct Logger {
+    f: mauisched_log_fn,
+    userdata: *mut c_void,
 }
 
-impl mauisched_t {
+impl Logger {
     /// Sends a message to the host's log callback, if any.
     pub(crate) fn log(&self, level: u32, msg: &str) {
-        if let Some(f) = self.log {
+        if let Some(f) = self.f {
             let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
             // SAFETY: the callback was given by the host for this purpose;
             // the string lives for the duration of the call.
-            unsafe { f(level, c.as_ptr(), self.log_userdata) };
+            unsafe { f(level, c.as_ptr(), self.userdata) };
         }
     }
 
-    pub(crate) fn log_diagnostics(&self, diags: &[Diagnostic]) {
+    fn log_diagnostics(&self, diags: &[Diagnostic]) {
         for d in diags {
             let level = match d.severity {
                 Severity::Error => MAUISCHED_LOG_ERROR,
@@ -76,36 +74,173 @@ impl mauisched_t {
     }
 }
 
-/// Runs an ABI body against a handle: NULL and poisoned handles are refused,
-/// errors are stored for `mauisched_last_error`, panics poison the handle.
+/// When state was last written and whether something is waiting to be.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Persist {
+    /// Iteration time of the last successful write by this handle.
+    pub last_saved: Option<Time>,
+    /// Something changed since then (an iteration ran, an admin call).
+    pub unsaved: bool,
+    /// An administrative change (reservation, system priority) waits:
+    /// the next iteration writes whatever CHECKPOINTINTERVAL says.
+    pub admin_pending: bool,
+}
+
+/// Messages queued where no logger is at hand (the LOCAL allocator runs
+/// deep inside the engine); the handle delivers them after the call.
+pub(crate) type Notes = Arc<Mutex<Vec<(u32, String)>>>;
+
+/// Everything a handle owns, behind the busy flag of [`mauisched_t`].
+pub(crate) struct Handle {
+    /// The engine: configuration, remembered state, last iteration.
+    pub engine: Engine,
+    /// maui.cfg in force.
+    pub config_path: PathBuf,
+    /// The state directory.
+    pub state: StateDir,
+    /// The snapshot being built.
+    pub snapshot: Option<Snapshot>,
+    /// Nodes of the last iteration (admin reservations are placed on them).
+    pub last_nodes: Vec<Node>,
+    /// The latest time the host gave (iteration or admin call).
+    pub clock: Time,
+    /// Checkpoint bookkeeping.
+    pub persist: Persist,
+    /// Log sink.
+    pub log: Logger,
+    /// Queued messages (see [`Notes`]).
+    pub notes: Notes,
+    /// Holds the state directory's lock while the handle lives.
+    _lock: std::fs::File,
+}
+
+impl Handle {
+    /// Sends a message to the host's log callback, if any.
+    pub(crate) fn log(&self, level: u32, msg: &str) {
+        self.log.log(level, msg);
+    }
+
+    /// Delivers queued messages.
+    pub(crate) fn flush_notes(&self) {
+        let queued = match self.notes.lock() {
+            Ok(mut q) => std::mem::take(&mut *q),
+            Err(p) => std::mem::take(&mut *p.into_inner()),
+        };
+        for (level, m) in queued {
+            self.log(level, &m);
+        }
+    }
+
+    /// True when an iteration at `now` should write the state: nothing
+    /// written yet by this handle, an administrative change waiting, or
+    /// CHECKPOINTINTERVAL elapsed (a clock that went back counts as elapsed).
+    pub(crate) fn save_due(&self, now: Time) -> bool {
+        let interval = self.engine.cfg.params.checkpoint_interval.0;
+        self.persist.admin_pending
+            || self
+                .persist
+                .last_saved
+                .is_none_or(|t| now < t || now - t >= interval)
+    }
+
+    /// Writes the state: first the fairshare windows changed since they
+    /// were last written (`FS.<epoch>` in STATDIR), then the checkpoint
+    /// (everything else), each atomically. The checkpoint's
+    /// `last_iteration` says up to when the FS files hold usage; writing
+    /// them first means a crash between the two can at worst count one
+    /// checkpoint interval of running jobs' usage twice, never lose the
+    /// checkpoint.
+    pub(crate) fn save_state(&mut self) -> FfiResult {
+        let dir = self.state.stats_dir().to_path_buf();
+        self.engine.state.fairshare.save_dir(&dir).map_err(|e| {
+            FfiError::new(
+                MAUISCHED_IO_ERROR,
+                format!("writing fairshare files in {}: {e}", dir.display()),
+            )
+        })?;
+        // The FS files are the source of truth for fairshare: the checkpoint
+        // carries the rest only.
+        let fs = std::mem::take(&mut self.engine.state.fairshare);
+        let r = self.state.save_checkpoint(self.clock, &self.engine.state);
+        self.engine.state.fairshare = fs;
+        r.map_err(|e| FfiError::new(MAUISCHED_IO_ERROR, format!("writing the checkpoint: {e}")))?;
+        self.persist = Persist {
+            last_saved: Some(self.clock),
+            unsaved: false,
+            admin_pending: false,
+        };
+        Ok(())
+    }
+}
+
+/// An engine instance.
+///
+/// Opaque to C. Created by [`mauisched_new`], freed by [`mauisched_free`].
+/// A handle is used by one thread at a time (calls on different handles
+/// may run concurrently); it may move between threads between calls.
+pub struct mauisched_t {
+    /// A call is in progress (a callback called back in).
+    busy: Cell<bool>,
+    /// A panic was caught; only `mauisched_free` and `mauisched_last_error` work.
+    poisoned: Cell<bool>,
+    /// Message of the last failed call.
+    last_error: RefCell<String>,
+    /// Everything else, reached only through [`with_handle`].
+    inner: UnsafeCell<Handle>,
+}
+
+/// Runs an ABI body against a handle: NULL, poisoned and busy handles are
+/// refused, errors are stored for `mauisched_last_error`, panics poison
+/// the handle.
 ///
 /// # Safety
 /// `h` is NULL or a live handle from [`mauisched_new`], used by one thread.
 pub(crate) unsafe fn with_handle(
-    h: *mut mauisched_t,
-    f: impl FnOnce(&mut mauisched_t) -> FfiResult,
+    h: *const mauisched_t,
+    f: impl FnOnce(&mut Handle) -> FfiResult,
 ) -> mauisched_status_t {
     if h.is_null() {
         return MAUISCHED_NULL_ARG;
     }
-    if (*h).poisoned {
+    let outer = &*h;
+    if outer.poisoned.get() {
         return MAUISCHED_POISONED;
     }
-    let on_panic = |msg: String| {
-        // SAFETY: the body's borrow ended when it unwound.
-        let hd = unsafe { &mut *h };
-        hd.poisoned = true;
-        hd.log(MAUISCHED_LOG_ERROR, &msg);
-        hd.last_error = msg;
-    };
-    match boundary(on_panic, || f(unsafe { &mut *h })) {
+    if outer.busy.replace(true) {
+        // A callback called back into the handle: the outer call holds the
+        // inner state, which must not be touched.
+        set_error(
+            outer,
+            "the handle is busy: a callback may not call back into its own handle (except mauisched_last_error)",
+        );
+        return MAUISCHED_BUSY;
+    }
+    // SAFETY: `busy` guarantees this is the only live reference to the
+    // inner state; a second reference could only come from a nested call,
+    // which was refused above.
+    let r = boundary(|_| {}, || f(&mut *outer.inner.get()));
+    outer.busy.set(false);
+    match r {
         Ok(()) => MAUISCHED_OK,
         Err(e) => {
-            if e.status != MAUISCHED_PANIC {
-                (*h).last_error = e.message;
+            if e.status == MAUISCHED_PANIC {
+                outer.poisoned.set(true);
+                // The body unwound: its borrow of the inner state is over.
+                let hd = &*outer.inner.get();
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    hd.log(MAUISCHED_LOG_ERROR, &e.message)
+                }));
             }
+            set_error(outer, &e.message);
             e.status
         }
+    }
+}
+
+fn set_error(h: &mauisched_t, msg: &str) {
+    if let Ok(mut s) = h.last_error.try_borrow_mut() {
+        s.clear();
+        s.push_str(msg);
     }
 }
 
@@ -119,13 +254,135 @@ fn load_config(path: &std::path::Path) -> FfiResult<(Config, Vec<Diagnostic>)> {
     })
 }
 
-/// Creates a handle: loads maui.cfg (refusing a file with errors), opens the
-/// state directory (created if missing) and reports what it found through
-/// the log callback.
+fn wall_clock() -> Time {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as Time)
+}
+
+/// Opens everything a handle needs; messages go to `log` as they arise.
+fn open(o: &mauisched_options_t, log: Logger) -> FfiResult<Handle> {
+    // SAFETY (both): the caller of mauisched_new vouches for the strings.
+    let cfg_path = PathBuf::from(unsafe { req_str(o.config_path, "options.config_path") }?);
+    let state_path = PathBuf::from(unsafe { req_str(o.state_dir, "options.state_dir") }?);
+    let (config, diags) = load_config(&cfg_path)?;
+    log.log_diagnostics(&diags);
+    let (state, notices) = StateDir::open(&state_path, &config)
+        .map_err(|e| FfiError::new(MAUISCHED_STATE_ERROR, e.to_string()))?;
+    for n in notices {
+        log.log(MAUISCHED_LOG_INFO, &n.to_string());
+    }
+    let lock = lock_state(&state)?;
+    // The wall clock only names a corrupt checkpoint when moving it aside.
+    let (envelope, notices) = state.load_checkpoint::<EngineState>(wall_clock());
+    for n in notices {
+        let level = match n {
+            StateNotice::CorruptCheckpoint { .. } => MAUISCHED_LOG_ERROR,
+            _ => MAUISCHED_LOG_INFO,
+        };
+        log.log(level, &n.to_string());
+    }
+    let resumed = envelope.is_some();
+    let mut es = envelope.map(|e| e.state).unwrap_or_default();
+    // The FS files are the source of truth for fairshare usage.
+    let (fs, issues) = Fairshare::load_dir(state.stats_dir(), &config).map_err(|e| {
+        FfiError::new(
+            MAUISCHED_STATE_ERROR,
+            format!("fairshare files in {}: {e}", state.stats_dir().display()),
+        )
+    })?;
+    for i in issues {
+        let level = if i.skipped {
+            MAUISCHED_LOG_WARN
+        } else {
+            MAUISCHED_LOG_INFO
+        };
+        log.log(level, &i.to_string());
+    }
+    let windows = fs.windows().len();
+    es.fairshare = fs;
+    let clock = es.last_iteration.unwrap_or(0);
+    log.log(
+        MAUISCHED_LOG_INFO,
+        &format!(
+            "mauisched {} (ABI {}.{}) loaded {}; state in {} ({}, {windows} fairshare window(s))",
+            crate::VERSION,
+            super::MAUISCHED_ABI_MAJOR,
+            super::MAUISCHED_ABI_MINOR,
+            cfg_path.display(),
+            state.root().display(),
+            if resumed {
+                "resumed from the checkpoint"
+            } else {
+                "no checkpoint used"
+            }
+        ),
+    );
+    Ok(Handle {
+        engine: Engine::with_state(config, es),
+        config_path: cfg_path,
+        state,
+        snapshot: None,
+        last_nodes: Vec::new(),
+        clock,
+        persist: Persist::default(),
+        log,
+        notes: Notes::default(),
+        _lock: lock,
+    })
+}
+
+/// Takes the state directory's lock (`run/lock`, flock): two handles,
+/// in one process or two, writing one checkpoint would undo each other's
+/// work, so the second is refused. The lock goes with the handle.
+fn lock_state(state: &StateDir) -> FfiResult<std::fs::File> {
+    use std::os::unix::io::AsRawFd;
+    let path = state.run_dir().join("lock");
+    let err = |e: std::io::Error| {
+        FfiError::new(
+            MAUISCHED_STATE_ERROR,
+            format!("state directory lock {}: {e}", path.display()),
+        )
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(err)?;
+    // SAFETY: flock on a descriptor we own; no memory is involved.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() == std::io::ErrorKind::WouldBlock {
+            return Err(FfiError::new(
+                MAUISCHED_STATE_ERROR,
+                format!(
+                    "state directory {} is in use by another handle (lock {})",
+                    state.root().display(),
+                    path.display()
+                ),
+            ));
+        }
+        return Err(err(e));
+    }
+    Ok(file)
+}
+
+/// Creates a handle: loads maui.cfg (refusing a file with errors), opens
+/// the state directory (created if missing), resumes from its checkpoint
+/// and fairshare files, and reports what it found through the log callback.
 ///
-/// On success `*out` receives the handle. On failure nothing is written to
-/// `*out` and, if `err` is not NULL, the reason is copied into `err` (at
-/// most `err_len` bytes, always NUL-terminated when `err_len > 0`).
+/// A checkpoint that cannot be read is moved aside as
+/// `<CHECKPOINTFILE>.corrupt-<time>` and reported at `MAUISCHED_LOG_ERROR`;
+/// the handle then starts from the fairshare files alone. A state
+/// directory is used by one handle at a time (it is locked): a second
+/// handle on it, in this process or another, gets `MAUISCHED_STATE_ERROR`.
+///
+/// On success `*out` receives the handle, owned by the caller until
+/// [`mauisched_free`]. On failure nothing is written to `*out` and, if
+/// `err` is not NULL, the reason is copied into `err` (at most `err_len`
+/// bytes, always NUL-terminated when `err_len > 0`); it is also sent to
+/// the log callback.
 ///
 /// # Safety
 /// `opts` points to an initialised `mauisched_options_t`; `out` is valid for
@@ -138,6 +395,7 @@ pub unsafe extern "C" fn mauisched_new(
     err_len: usize,
 ) -> mauisched_status_t {
     let mut created: Option<Box<mauisched_t>> = None;
+    let mut logger = None;
     let r = boundary(
         |_| {},
         || {
@@ -156,37 +414,18 @@ pub unsafe extern "C" fn mauisched_new(
                 ));
             }
             let o = &*opts;
-            let cfg_path = PathBuf::from(req_str(o.config_path, "options.config_path")?);
-            let state_path = PathBuf::from(req_str(o.state_dir, "options.state_dir")?);
-            let (config, diags) = load_config(&cfg_path)?;
-            let (state, notices) = StateDir::open(&state_path, &config)
-                .map_err(|e| FfiError::new(MAUISCHED_STATE_ERROR, e.to_string()))?;
-            let h = Box::new(mauisched_t {
-                config,
-                config_path: cfg_path,
-                state,
-                snapshot: None,
-                last_error: String::new(),
-                poisoned: false,
-                log: o.log,
-                log_userdata: o.log_userdata,
-            });
-            h.log_diagnostics(&diags);
-            for n in notices {
-                h.log(MAUISCHED_LOG_INFO, &n.to_string());
-            }
-            h.log(
-                MAUISCHED_LOG_INFO,
-                &format!(
-                    "mauisched {} (ABI {}.{}) loaded {}; state in {}",
-                    crate::VERSION,
-                    super::MAUISCHED_ABI_MAJOR,
-                    super::MAUISCHED_ABI_MINOR,
-                    h.config_path.display(),
-                    h.state.root().display()
-                ),
-            );
-            created = Some(h);
+            let log = Logger {
+                f: o.log,
+                userdata: o.log_userdata,
+            };
+            logger = Some(log);
+            let inner = open(o, log)?;
+            created = Some(Box::new(mauisched_t {
+                busy: Cell::new(false),
+                poisoned: Cell::new(false),
+                last_error: RefCell::new(String::new()),
+                inner: UnsafeCell::new(inner),
+            }));
             Ok(())
         },
     );
@@ -199,6 +438,14 @@ pub unsafe extern "C" fn mauisched_new(
             None => MAUISCHED_PANIC,
         },
         Err(e) => {
+            if let Some(l) = logger {
+                let _ = std::panic::catch_unwind(|| {
+                    l.log(
+                        MAUISCHED_LOG_ERROR,
+                        &format!("mauisched_new failed: {}", e.message),
+                    )
+                });
+            }
             if !err.is_null() && err_len > 0 {
                 let bytes = e.message.as_bytes();
                 let n = bytes.len().min(err_len - 1);
@@ -210,24 +457,50 @@ pub unsafe extern "C" fn mauisched_new(
     }
 }
 
-/// Frees a handle and everything it owns. NULL is a no-op. Safe to call on
-/// a poisoned handle.
+/// Frees a handle and everything it owns. NULL is a no-op.
+///
+/// State not yet written (iterations or administrative changes since the
+/// last write) is written first, so a clean shutdown loses nothing; a
+/// failure is reported through the log callback (there is no status to
+/// return). A poisoned handle writes nothing: after a panic its state is
+/// not trusted. Calling it from a callback on the same handle does nothing.
 ///
 /// # Safety
-/// `h` is NULL or a handle from [`mauisched_new`] not freed before.
+/// `h` is NULL or a handle from [`mauisched_new`] not freed before; it is
+/// not used again.
 #[no_mangle]
 pub unsafe extern "C" fn mauisched_free(h: *mut mauisched_t) {
-    if !h.is_null() {
-        // Dropping cannot unwind across the boundary: catch it like any body.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(Box::from_raw(h))));
+    if h.is_null() || (*h).busy.get() {
+        return;
     }
+    if !(*h).poisoned.get() {
+        let hd = &mut *(*h).inner.get();
+        if hd.persist.unsaved || hd.persist.admin_pending {
+            let _ = boundary(
+                |_| {},
+                || {
+                    if let Err(e) = hd.save_state() {
+                        hd.log(
+                            MAUISCHED_LOG_ERROR,
+                            &format!("state not saved at shutdown: {}", e.message),
+                        );
+                    }
+                    Ok(())
+                },
+            );
+        }
+    }
+    // Dropping cannot unwind across the boundary: catch it like any body.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(Box::from_raw(h))));
 }
 
 /// Copies the message of the last failed call on this handle into `buf`.
 ///
-/// `*written` receives the bytes needed including the NUL, also when the
-/// buffer is too small (`MAUISCHED_BUFFER_TOO_SMALL`), so the caller can
-/// retry. Works on a poisoned handle (the panic's message is kept).
+/// `*written` (if `written` is not NULL) receives the bytes needed
+/// including the NUL, also when the buffer is too small
+/// (`MAUISCHED_BUFFER_TOO_SMALL`), so the caller can retry. Works on a
+/// poisoned handle (the panic's message is kept) and from inside a
+/// callback. The message is empty when no call has failed yet.
 ///
 /// # Safety
 /// `h` is a live handle; `buf` is valid for `len` bytes; `written` is NULL or valid.
@@ -241,14 +514,25 @@ pub unsafe extern "C" fn mauisched_last_error(
     if h.is_null() {
         return MAUISCHED_NULL_ARG;
     }
-    let r = boundary(|_| {}, || copy_out(&(*h).last_error, buf, len, written));
+    let r = boundary(
+        |_| {},
+        || {
+            let msg = (*h)
+                .last_error
+                .try_borrow()
+                .map(|s| s.clone())
+                .unwrap_or_default();
+            copy_out(&msg, buf, len, written)
+        },
+    );
     match r {
         Ok(()) => MAUISCHED_OK,
         Err(e) => e.status,
     }
 }
 
-/// Replaces the log callback (NULL stops logging).
+/// Replaces the log callback (NULL stops logging). `userdata` is passed
+/// back unchanged and must stay valid while the callback is set.
 ///
 /// # Safety
 /// `h` is a live handle.
@@ -259,8 +543,7 @@ pub unsafe extern "C" fn mauisched_set_log(
     userdata: *mut c_void,
 ) -> mauisched_status_t {
     with_handle(h, |hd| {
-        hd.log = log;
-        hd.log_userdata = userdata;
+        hd.log = Logger { f: log, userdata };
         Ok(())
     })
 }
@@ -268,7 +551,10 @@ pub unsafe extern "C" fn mauisched_set_log(
 /// Rereads maui.cfg: from `config_path`, or from the handle's current path
 /// when NULL. A file with errors is refused: the old configuration stays in
 /// force, the errors go to the log callback and `mauisched_last_error`, and
-/// `MAUISCHED_CONFIG_ERROR` is returned.
+/// `MAUISCHED_CONFIG_ERROR` (or `MAUISCHED_IO_ERROR` for an unreadable
+/// file) is returned. The remembered state is kept. CHECKPOINTFILE and
+/// STATDIR keep the values the handle was created with (a warning says so
+/// when they change).
 ///
 /// # Safety
 /// `h` is a live handle; `config_path` is NULL or a valid string.
@@ -284,8 +570,17 @@ pub unsafe extern "C" fn mauisched_reconfigure(
         };
         match load_config(&path) {
             Ok((config, diags)) => {
-                hd.log_diagnostics(&diags);
-                hd.config = config;
+                hd.log.log_diagnostics(&diags);
+                let old = &hd.engine.cfg.params;
+                if old.checkpoint_file != config.params.checkpoint_file
+                    || old.stat_dir != config.params.stat_dir
+                {
+                    hd.log(
+                        MAUISCHED_LOG_WARN,
+                        "CHECKPOINTFILE and STATDIR changes take effect when the handle is created again",
+                    );
+                }
+                hd.engine.cfg = config;
                 hd.config_path = path;
                 hd.log(
                     MAUISCHED_LOG_INFO,
@@ -304,5 +599,24 @@ pub unsafe extern "C" fn mauisched_reconfigure(
                 Err(e)
             }
         }
+    })
+}
+
+/// Writes the state now (fairshare files, then the checkpoint), whatever
+/// CHECKPOINTINTERVAL says. `mauisched_run` and `mauisched_free` write on
+/// their own; this is for a host that wants to know the state is on disk
+/// (before a planned restart, say). Returns `MAUISCHED_IO_ERROR` with the
+/// file and the cause when a write fails; what was written stays valid.
+///
+/// # Safety
+/// `h` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_checkpoint(h: *mut mauisched_t) -> mauisched_status_t {
+    with_handle(h, |hd| {
+        let r = hd.save_state();
+        if let Err(e) = &r {
+            hd.log(MAUISCHED_LOG_ERROR, &e.message);
+        }
+        r
     })
 }

@@ -40,8 +40,10 @@ pub const MAUISCHED_HOLD_SYSTEM: u32 = 2;
 /// Hold bit: batch hold (repeated start failures).
 pub const MAUISCHED_HOLD_BATCH: u32 = 4;
 
-/// A node as the RM reports it. Set `size` to `sizeof(mauisched_node_t)`.
-/// Strings are borrowed for the call only; lists are comma-separated.
+/// A node as the RM reports it. Zero the struct, set `size` to
+/// `sizeof(mauisched_node_t)`, then fill in what the RM knows: zero and
+/// NULL mean "not known" unless a field says otherwise. Strings are
+/// borrowed for the call only; lists are comma-separated.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct mauisched_node_t {
@@ -85,9 +87,10 @@ pub struct mauisched_node_t {
     pub priority: i64,
 }
 
-/// A job as the RM reports it. Set `size` to `sizeof(mauisched_job_t)`.
-/// Strings are borrowed for the call only; lists are comma-separated.
-/// Times are seconds since the epoch; 0 means "not set" where noted.
+/// A job as the RM reports it. Zero the struct, set `size` to
+/// `sizeof(mauisched_job_t)`, then fill it in: zero and NULL mean "not
+/// set" where noted. Strings are borrowed for the call only; lists are
+/// comma-separated. Times are seconds since the epoch.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct mauisched_job_t {
@@ -111,8 +114,8 @@ pub struct mauisched_job_t {
     pub state: u32,
     /// `MAUISCHED_HOLD_*` bits.
     pub holds: u32,
-    /// False while an RM dependency is unmet.
-    pub dependency_satisfied: bool,
+    /// True while an RM dependency is unmet (zero: none pending).
+    pub dependency_pending: bool,
     /// Submission time.
     pub submit_time: i64,
     /// Earliest start (begin time); 0 = none.
@@ -123,7 +126,7 @@ pub struct mauisched_job_t {
     pub walltime: i64,
     /// Number of tasks (at least 1).
     pub tasks: u32,
-    /// Processors per task.
+    /// Processors per task (at least 1).
     pub task_procs: u32,
     /// Memory per task in MB.
     pub task_mem_mb: u64,
@@ -153,7 +156,9 @@ pub struct mauisched_job_t {
     pub has_system_priority: bool,
     /// Administrator-set system priority.
     pub system_priority: i64,
-    /// Processors the job uses now as measured; negative = unknown.
+    /// True when `utilized_procs` carries a measurement.
+    pub utilized_valid: bool,
+    /// Processors the job uses now as measured (FSPOLICY UTILIZED...).
     pub utilized_procs: f64,
     /// Per-job NODEALLOCATIONPOLICY keyword, or NULL.
     pub node_allocation_policy: *const c_char,
@@ -170,7 +175,7 @@ pub const MAUISCHED_JOB_T_MIN_SIZE: usize =
 
 /// Copies a caller's struct of `size` bytes into a zeroed one of ours, so a
 /// smaller (older) struct never leads us to read past its end.
-unsafe fn read_versioned<T: Copy>(p: *const T, min: usize, what: &str) -> FfiResult<T> {
+pub(crate) unsafe fn read_versioned<T: Copy>(p: *const T, min: usize, what: &str) -> FfiResult<T> {
     if p.is_null() {
         return Err(FfiError::new(MAUISCHED_NULL_ARG, format!("{what} is NULL")));
     }
@@ -268,6 +273,15 @@ pub unsafe fn job_from_c(p: *const mauisched_job_t) -> FfiResult<Job> {
     if j.tasks == 0 {
         return Err(bad("tasks is 0".into()));
     }
+    if j.task_procs == 0 {
+        return Err(bad("task_procs is 0: every task needs a processor".into()));
+    }
+    if j.utilized_valid && !(j.utilized_procs.is_finite() && j.utilized_procs >= 0.0) {
+        return Err(bad(format!(
+            "utilized_procs {} must be a finite number >= 0",
+            j.utilized_procs
+        )));
+    }
     if j.walltime < 0 {
         return Err(bad(format!("walltime {} is negative", j.walltime)));
     }
@@ -313,7 +327,7 @@ pub unsafe fn job_from_c(p: *const mauisched_job_t) -> FfiResult<Job> {
         partition: opt_str(j.partition, "job.partition")?.map(str::to_string),
         state,
         holds,
-        dependency_satisfied: j.dependency_satisfied,
+        dependency_satisfied: !j.dependency_pending,
         submit_time: j.submit_time,
         earliest_start: t(j.earliest_start),
         start_time: t(j.start_time),
@@ -337,8 +351,7 @@ pub unsafe fn job_from_c(p: *const mauisched_job_t) -> FfiResult<Job> {
         system_priority: j.has_system_priority.then_some(j.system_priority),
         node_allocation_policy: policy,
         allocation,
-        utilized_procs: (j.utilized_procs >= 0.0 && j.utilized_procs.is_finite())
-            .then_some(j.utilized_procs),
+        utilized_procs: j.utilized_valid.then_some(j.utilized_procs),
     })
 }
 
@@ -363,6 +376,11 @@ pub unsafe extern "C" fn mauisched_snapshot_begin(
 }
 
 /// Adds a node to the current snapshot (copied; `node` may be reused).
+/// Nodes keep the order they are added in (RM order matters to
+/// FIRSTAVAILABLE and CONTIGUOUS). Errors: `MAUISCHED_NO_SNAPSHOT` before
+/// `mauisched_snapshot_begin`, `MAUISCHED_BAD_STRUCT_SIZE`,
+/// `MAUISCHED_BAD_UTF8`, `MAUISCHED_BAD_VALUE` (the message names the
+/// field); the snapshot is unchanged on error.
 ///
 /// # Safety
 /// `h` is a live handle; `node` is NULL or a valid `mauisched_node_t`.
@@ -384,7 +402,9 @@ pub unsafe extern "C" fn mauisched_snapshot_add_node(
     })
 }
 
-/// Adds a job to the current snapshot (copied; `job` may be reused).
+/// Adds a job to the current snapshot (copied; `job` may be reused), in
+/// any order. Errors as for [`mauisched_snapshot_add_node`]; duplicate ids
+/// and allocations on unknown nodes are found by `mauisched_run`.
 ///
 /// # Safety
 /// `h` is a live handle; `job` is NULL or a valid `mauisched_job_t`.

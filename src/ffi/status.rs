@@ -28,6 +28,8 @@ pub enum mauisched_status_t {
     MAUISCHED_NO_SNAPSHOT = 7020,
     /// The snapshot is inconsistent (duplicate names, unknown nodes, ...).
     MAUISCHED_BAD_SNAPSHOT = 7021,
+    /// The call reads the last iteration and none has run on this handle yet.
+    MAUISCHED_NO_ITERATION = 7022,
     /// No such job, node or reservation.
     MAUISCHED_NOT_FOUND = 7030,
     /// An index is beyond the end of a list.
@@ -36,6 +38,8 @@ pub enum mauisched_status_t {
     MAUISCHED_BUFFER_TOO_SMALL = 7040,
     /// The request was refused (e.g. a reservation conflicts).
     MAUISCHED_REFUSED = 7050,
+    /// A callback called back into its own handle; the nested call did nothing.
+    MAUISCHED_BUSY = 7060,
     /// A panic inside the library was caught; the handle is now poisoned.
     MAUISCHED_PANIC = 7090,
     /// The handle saw a panic earlier and can only be freed.
@@ -161,4 +165,34 @@ pub unsafe fn copy_out(text: &str, buf: *mut c_char, len: usize, written: *mut u
     std::ptr::copy_nonoverlapping(text.as_ptr(), buf as *mut u8, text.len());
     *buf.add(text.len()) = 0;
     Ok(())
+}
+
+/// The name of a status code (`"MAUISCHED_OK"`, `"MAUISCHED_NULL_ARG"`, ...),
+/// or `"MAUISCHED_UNKNOWN_STATUS"` for a number this library never returns.
+/// The string is static: never freed, valid for the life of the process.
+#[no_mangle]
+pub extern "C" fn mauisched_status_name(code: i32) -> *const c_char {
+    // NUL-terminated literals (cbindgen's parser predates c"" literals).
+    let s: &'static str = match code {
+        0 => "MAUISCHED_OK\0",
+        7001 => "MAUISCHED_NULL_ARG\0",
+        7002 => "MAUISCHED_BAD_STRUCT_SIZE\0",
+        7003 => "MAUISCHED_BAD_UTF8\0",
+        7004 => "MAUISCHED_BAD_VALUE\0",
+        7010 => "MAUISCHED_CONFIG_ERROR\0",
+        7011 => "MAUISCHED_STATE_ERROR\0",
+        7012 => "MAUISCHED_IO_ERROR\0",
+        7020 => "MAUISCHED_NO_SNAPSHOT\0",
+        7021 => "MAUISCHED_BAD_SNAPSHOT\0",
+        7022 => "MAUISCHED_NO_ITERATION\0",
+        7030 => "MAUISCHED_NOT_FOUND\0",
+        7031 => "MAUISCHED_OUT_OF_RANGE\0",
+        7040 => "MAUISCHED_BUFFER_TOO_SMALL\0",
+        7050 => "MAUISCHED_REFUSED\0",
+        7060 => "MAUISCHED_BUSY\0",
+        7090 => "MAUISCHED_PANIC\0",
+        7091 => "MAUISCHED_POISONED\0",
+        _ => "MAUISCHED_UNKNOWN_STATUS\0",
+    };
+    s.as_ptr() as *const c_char
 }

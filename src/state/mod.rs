@@ -5,13 +5,23 @@
 //! ```text
 //! maui.ck          checkpoint (CHECKPOINTFILE), JSON, written atomically
 //! stats/FS.<epoch> fairshare windows (STATDIR)
-//! run/             admin socket and other runtime files
+//! run/             admin socket, the handle's lock, other runtime files
 //! ```
 //!
 //! Every write goes through [`crate::util::atomic_write`], so a crash at any
 //! point leaves the old or the new file. A checkpoint that cannot be read is
 //! reported with its path and moved aside as `<name>.corrupt-<epoch>`, never
 //! overwritten, and the engine starts from the fairshare files alone.
+//!
+//! How the C ABI's handle uses it (`ffi::handle`): the checkpoint holds the
+//! engine's [`crate::engine::EngineState`] without its fairshare windows
+//! (admin reservations, standing reservation claims, job first-seen times
+//! and accrued queue time, bypass counts, system priorities, the time of the
+//! last iteration, up to which fairshare usage is accrued); the `FS.<epoch>`
+//! files are the source of truth for fairshare. Both are written at most
+//! once per iteration (the handle's first, after an administrative change,
+//! else every CHECKPOINTINTERVAL), FS files first, and when the handle is
+//! freed; the directory is locked (`run/lock`) while a handle uses it.
 
 use crate::config::Config;
 use crate::model::Time;

@@ -207,3 +207,61 @@ fn kill_mid_write_leaves_the_old_or_the_new_checkpoint() {
     eprintln!("{killed_inside_write} of 40 kills landed inside a write (temporary file left)");
     fs::remove_dir_all(&root).ok();
 }
+
+#[test]
+fn the_engine_state_round_trips_through_the_checkpoint() {
+    use crate::engine::{EngineState, JobReservation, NamedClaim};
+    use crate::model::Resources;
+    use crate::priority::QueueAccrual;
+    use crate::reservation::{AdminRecord, AdminRequest};
+    let root = tmp("engine-state");
+    let (dir, _) = StateDir::open(&root, &Config::default()).unwrap();
+    let claim = NamedClaim {
+        node: "n2".into(),
+        tasks: 1,
+        resources: Resources::procs(1),
+    };
+    let mut s = EngineState {
+        last_iteration: Some(1_700_000_600),
+        ..EngineState::default()
+    };
+    s.accrual.insert(
+        "H".into(),
+        QueueAccrual {
+            accrued: 600,
+            last_update: 1_700_000_600,
+            accruing: Some(true),
+        },
+    );
+    s.bypass.insert("B".into(), 1);
+    s.system_priority.insert("C".into(), 10);
+    s.admin.sequence.insert("u9".into(), 2);
+    s.admin.records.push(AdminRecord {
+        id: "u9.2".into(),
+        created: 1_700_000_000,
+        start: 1_700_007_200,
+        end: 1_700_010_800,
+        request: AdminRequest {
+            users: Some("u9".into()),
+            tasks: Some(1),
+            ..AdminRequest::default()
+        },
+        nodes: vec![("n2".into(), 1)],
+    });
+    s.standing_claims
+        .insert("interactive.19675".into(), vec![claim.clone()]);
+    s.job_reservations.push(JobReservation {
+        job: "B".into(),
+        start: 1_700_010_800,
+        end: 1_700_014_400,
+        claims: vec![claim],
+    });
+    s.ever_reserved.insert("B".into(), 1_700_000_000);
+    dir.save_checkpoint(1_700_000_600, &s).unwrap();
+    let (cp, notices) = dir.load_checkpoint::<EngineState>(1_700_000_700);
+    assert!(notices.is_empty(), "{notices:?}");
+    let cp = cp.unwrap();
+    assert_eq!(cp.saved_at, 1_700_000_600);
+    assert_eq!(cp.state, s);
+    fs::remove_dir_all(&root).ok();
+}

@@ -1,0 +1,482 @@
+//! Administrative calls: reservations (setres, releaseres, listing) and
+//! system priorities (setspri). Each changes the engine's remembered
+//! state, takes effect at the next `mauisched_run` and is checkpointed by
+//! that iteration.
+
+use super::handle::{mauisched_t, with_handle, MAUISCHED_LOG_INFO};
+use super::input::read_versioned;
+use super::plan::cstring;
+use super::status::*;
+use crate::engine::build::{self, PolicyChooser};
+use crate::model::Time;
+use crate::priority::MAX_PRIO_VAL;
+use crate::profile::{JobIdx, ResIdx};
+use crate::reservation::{acl, AdminError, AdminRequest, Reservation};
+use std::ffi::{c_char, CString};
+use std::mem::{offset_of, size_of};
+
+/// A setres request. Set `size` to `sizeof(mauisched_admin_res_request_t)`
+/// and zero the struct first (`= {0}` or `memset`): zero and NULL mean
+/// "not given". Lists use Maui's syntax (`john:mary`, `!projectX`,
+/// `node00[3-6]`). Strings are borrowed for the call only. TASKS and/or
+/// HOSTS must be given.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mauisched_admin_res_request_t {
+    /// `sizeof(mauisched_admin_res_request_t)` as the caller compiled it.
+    pub size: usize,
+    /// `-n`: name; NULL for the default (first ACL name or `system`, then `.N`).
+    pub name: *const c_char,
+    /// `-s`: start (seconds since the epoch); 0 = now.
+    pub start: i64,
+    /// `-e`: end; 0 = none.
+    pub end: i64,
+    /// `-d`: duration in seconds; 0 = none (no end and no duration: INFINITY).
+    pub duration: i64,
+    /// `-u`: USERLIST, or NULL.
+    pub users: *const c_char,
+    /// `-g`: GROUPLIST, or NULL.
+    pub groups: *const c_char,
+    /// `-a`: ACCOUNTLIST, or NULL.
+    pub accounts: *const c_char,
+    /// `-q`: CLASSLIST, or NULL.
+    pub classes: *const c_char,
+    /// `-Q`: QOSLIST, or NULL.
+    pub qos: *const c_char,
+    /// JOBATTRLIST, or NULL.
+    pub job_attrs: *const c_char,
+    /// TIMELIMIT, `[[[DD:]HH:]MM:]SS[*]`, or NULL.
+    pub time_limit: *const c_char,
+    /// `-r`: resources per task (`PROCS=1:MEM=512`), or NULL for whole nodes.
+    pub resources: *const c_char,
+    /// `TASKS==N`: task count; 0 = none.
+    pub tasks: u32,
+    /// Tasks per node (TPN); 0 = none.
+    pub tpn: u32,
+    /// Host names or expressions, or `ALL`; NULL = none.
+    pub hosts: *const c_char,
+    /// `-f`: required node features, or NULL.
+    pub features: *const c_char,
+    /// `-p`: partition, or NULL.
+    pub partition: *const c_char,
+    /// `-x`: flags, or NULL.
+    pub flags: *const c_char,
+    /// `-o`: owner, `USER:john`, or NULL.
+    pub owner: *const c_char,
+    /// `-c`: charge account, or NULL.
+    pub charge_account: *const c_char,
+    /// `DEDICATED` or `SHARED`, or NULL (DEDICATED).
+    pub access: *const c_char,
+    /// True when `priority` is given.
+    pub has_priority: bool,
+    /// PRIORITY.
+    pub priority: i64,
+}
+
+/// Smallest `size` accepted for [`mauisched_admin_res_request_t`] (its
+/// first ABI version).
+pub const MAUISCHED_ADMIN_RES_REQUEST_T_MIN_SIZE: usize =
+    offset_of!(mauisched_admin_res_request_t, priority) + size_of::<i64>();
+
+unsafe fn request_from_c(p: *const mauisched_admin_res_request_t) -> FfiResult<AdminRequest> {
+    let r = read_versioned(
+        p,
+        MAUISCHED_ADMIN_RES_REQUEST_T_MIN_SIZE,
+        "mauisched_admin_res_request_t",
+    )?;
+    let s = |p: *const c_char, what: &str| -> FfiResult<Option<String>> {
+        Ok(opt_str(p, what)?.map(str::to_string))
+    };
+    let t = |v: i64, what: &str| -> FfiResult<Option<i64>> {
+        match v {
+            0 => Ok(None),
+            v if v < 0 => Err(FfiError::new(
+                MAUISCHED_BAD_VALUE,
+                format!("{what}: must not be negative, got {v}"),
+            )),
+            v => Ok(Some(v)),
+        }
+    };
+    Ok(AdminRequest {
+        name: s(r.name, "name")?,
+        start: t(r.start, "start")?,
+        end: t(r.end, "end")?,
+        duration: t(r.duration, "duration")?,
+        users: s(r.users, "users")?,
+        groups: s(r.groups, "groups")?,
+        accounts: s(r.accounts, "accounts")?,
+        classes: s(r.classes, "classes")?,
+        qos: s(r.qos, "qos")?,
+        job_attrs: s(r.job_attrs, "job_attrs")?,
+        time_limit: s(r.time_limit, "time_limit")?,
+        resources: s(r.resources, "resources")?,
+        tasks: (r.tasks > 0).then_some(r.tasks),
+        hosts: s(r.hosts, "hosts")?,
+        tpn: (r.tpn > 0).then_some(r.tpn),
+        features: s(r.features, "features")?,
+        partition: s(r.partition, "partition")?,
+        flags: s(r.flags, "flags")?,
+        owner: s(r.owner, "owner")?,
+        charge_account: s(r.charge_account, "charge_account")?,
+        access: s(r.access, "access")?,
+        priority: r.has_priority.then_some(r.priority),
+    })
+}
+
+fn admin_error(e: AdminError) -> FfiError {
+    let status = match e {
+        AdminError::Invalid { .. } | AdminError::NoSuchHost(_) | AdminError::NoMatchingHost(_) => {
+            MAUISCHED_BAD_VALUE
+        }
+        AdminError::NoResources { .. } | AdminError::Exists(_) => MAUISCHED_REFUSED,
+        AdminError::NotFound(_) => MAUISCHED_NOT_FOUND,
+        AdminError::Io(_) => MAUISCHED_IO_ERROR,
+    };
+    FfiError::new(status, e.to_string())
+}
+
+/// Creates an administrative reservation, as `setres` does, at time `now`
+/// (seconds since the epoch), and copies its name into `id_buf`.
+///
+/// It is placed on the nodes of the last iteration around its running jobs
+/// and the reservations in force, so at least one `mauisched_run` must
+/// have happened (`MAUISCHED_NO_ITERATION` otherwise). The request is
+/// checked as a whole and nothing changes on any error: a bad field gives
+/// `MAUISCHED_BAD_VALUE`, an existing name or too few free resources
+/// `MAUISCHED_REFUSED`, a too small `id_buf` `MAUISCHED_BUFFER_TOO_SMALL`
+/// (with `*id_written` set to the size needed; `id_written` may be NULL).
+/// The reservation takes effect at the next `mauisched_run`, which also
+/// checkpoints it.
+///
+/// # Safety
+/// `h` is a live handle; `req` points to a request whose `size` bytes are
+/// readable; `id_buf` is valid for `id_len` bytes; `id_written` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_admin_res_create(
+    h: *mut mauisched_t,
+    req: *const mauisched_admin_res_request_t,
+    now: i64,
+    id_buf: *mut c_char,
+    id_len: usize,
+    id_written: *mut usize,
+) -> mauisched_status_t {
+    with_handle(h, |hd| {
+        let request = request_from_c(req)?;
+        if id_buf.is_null() {
+            return Err(FfiError::new(MAUISCHED_NULL_ARG, "id_buf is NULL"));
+        }
+        let engine = &hd.engine;
+        let last = engine.last.as_ref().ok_or_else(|| {
+            FfiError::new(
+                MAUISCHED_NO_ITERATION,
+                "no iteration has run yet: a reservation is placed on the nodes the RM last reported",
+            )
+        })?;
+        let cfg = &engine.cfg;
+        // A throw-away copy: building the view expires and re-places
+        // reservations in the state it is given.
+        let mut scratch = engine.state.clone();
+        let mut view = build::build(cfg, &hd.last_nodes, &last.jobs, now, &mut scratch);
+        let jobs = &last.jobs;
+        let windows = &view.windows;
+        let admits = |r: &Reservation, j: JobIdx| -> bool {
+            let (s, e) = windows[j as usize];
+            jobs.get(j as usize)
+                .is_some_and(|job| acl::access(r, job, s, e).is_granted())
+        };
+        let mut store = engine.state.admin.clone();
+        let idx = view.table.len() as ResIdx;
+        let created = store
+            .create(
+                request,
+                now,
+                &view.cluster,
+                &mut view.profile,
+                idx,
+                &PolicyChooser(cfg.params.node_allocation_policy),
+                &admits,
+            )
+            .map_err(admin_error)?;
+        copy_out(&created.id, id_buf, id_len, id_written)?;
+        let nodes: Vec<String> = created
+            .claims
+            .iter()
+            .map(|c| format!("{}:{}", view.cluster.nodes[c.node as usize].name, c.tasks))
+            .collect();
+        hd.engine.state.admin = store;
+        hd.clock = hd.clock.max(now);
+        hd.persist.admin_pending = true;
+        hd.persist.unsaved = true;
+        hd.log(
+            MAUISCHED_LOG_INFO,
+            &format!(
+                "reservation {} created ({} to {}) on {}",
+                created.id,
+                created.start,
+                created.end,
+                nodes.join(",")
+            ),
+        );
+        Ok(())
+    })
+}
+
+/// Releases an administrative reservation, as `releaseres` does
+/// (`MAUISCHED_NOT_FOUND` if there is none by that name). Its resources
+/// are free from the next `mauisched_run`.
+///
+/// # Safety
+/// `h` is a live handle; `id` is a valid string.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_admin_res_release(
+    h: *mut mauisched_t,
+    id: *const c_char,
+) -> mauisched_status_t {
+    with_handle(h, |hd| {
+        let id = req_str(id, "id")?;
+        hd.engine.state.admin.release(id).map_err(admin_error)?;
+        hd.persist.admin_pending = true;
+        hd.persist.unsaved = true;
+        hd.log(MAUISCHED_LOG_INFO, &format!("reservation {id} released"));
+        Ok(())
+    })
+}
+
+struct ListItem {
+    id: CString,
+    created: Time,
+    start: Time,
+    end: Time,
+    nodes: Vec<(CString, u32)>,
+}
+
+/// A copy of the administrative reservations at the time of the call.
+///
+/// Opaque to C. Returned by [`mauisched_admin_res_list`], owned by the
+/// caller until [`mauisched_admin_res_list_free`]; independent of the
+/// handle. Read-only: several threads may read one list at the same time.
+pub struct mauisched_admin_res_list_t {
+    items: Vec<ListItem>,
+}
+
+/// Lists the administrative reservations (in creation order, including
+/// any created or released since the last iteration) into a new list
+/// owned by the caller.
+///
+/// # Safety
+/// `h` is a live handle; `list_out` is valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_admin_res_list(
+    h: *mut mauisched_t,
+    list_out: *mut *mut mauisched_admin_res_list_t,
+) -> mauisched_status_t {
+    with_handle(h, |hd| {
+        if list_out.is_null() {
+            return Err(FfiError::new(MAUISCHED_NULL_ARG, "list_out is NULL"));
+        }
+        let items = hd
+            .engine
+            .state
+            .admin
+            .list()
+            .iter()
+            .map(|r| ListItem {
+                id: cstring(&r.id),
+                created: r.created,
+                start: r.start,
+                end: r.end,
+                nodes: r.nodes.iter().map(|(n, t)| (cstring(n), *t)).collect(),
+            })
+            .collect();
+        *list_out = Box::into_raw(Box::new(mauisched_admin_res_list_t { items }));
+        Ok(())
+    })
+}
+
+unsafe fn with_list(
+    l: *const mauisched_admin_res_list_t,
+    f: impl FnOnce(&mauisched_admin_res_list_t) -> FfiResult,
+) -> mauisched_status_t {
+    if l.is_null() {
+        return MAUISCHED_NULL_ARG;
+    }
+    match boundary(|_| {}, || f(&*l)) {
+        Ok(()) => MAUISCHED_OK,
+        Err(e) => e.status,
+    }
+}
+
+fn out_of_range(i: usize, n: usize) -> FfiError {
+    FfiError::new(
+        MAUISCHED_OUT_OF_RANGE,
+        format!("index {i} is beyond the end ({n} items)"),
+    )
+}
+
+/// Number of reservations in the list.
+///
+/// # Safety
+/// `list` is a live list; `count` is valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_admin_res_list_count(
+    list: *const mauisched_admin_res_list_t,
+    count: *mut usize,
+) -> mauisched_status_t {
+    with_list(list, |l| {
+        if count.is_null() {
+            return Err(FfiError::new(MAUISCHED_NULL_ARG, "count is NULL"));
+        }
+        *count = l.items.len();
+        Ok(())
+    })
+}
+
+/// Reservation number `index`: its name (owned by the list), when it was
+/// created, its start and end (seconds since the epoch; an end far in the
+/// future stands for INFINITY) and how many nodes it holds.
+///
+/// # Safety
+/// `list` is a live list; the outputs are valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_admin_res_list_get(
+    list: *const mauisched_admin_res_list_t,
+    index: usize,
+    id: *mut *const c_char,
+    created: *mut i64,
+    start: *mut i64,
+    end: *mut i64,
+    node_count: *mut usize,
+) -> mauisched_status_t {
+    with_list(list, |l| {
+        if id.is_null()
+            || created.is_null()
+            || start.is_null()
+            || end.is_null()
+            || node_count.is_null()
+        {
+            return Err(FfiError::new(MAUISCHED_NULL_ARG, "an output is NULL"));
+        }
+        let r = l
+            .items
+            .get(index)
+            .ok_or_else(|| out_of_range(index, l.items.len()))?;
+        *id = r.id.as_ptr();
+        *created = r.created;
+        *start = r.start;
+        *end = r.end;
+        *node_count = r.nodes.len();
+        Ok(())
+    })
+}
+
+/// Node `node_index` of reservation `index`: its name (owned by the list)
+/// and the tasks held there.
+///
+/// # Safety
+/// `list` is a live list; the outputs are valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_admin_res_list_node(
+    list: *const mauisched_admin_res_list_t,
+    index: usize,
+    node_index: usize,
+    node: *mut *const c_char,
+    tasks: *mut u32,
+) -> mauisched_status_t {
+    with_list(list, |l| {
+        if node.is_null() || tasks.is_null() {
+            return Err(FfiError::new(MAUISCHED_NULL_ARG, "an output is NULL"));
+        }
+        let r = l
+            .items
+            .get(index)
+            .ok_or_else(|| out_of_range(index, l.items.len()))?;
+        let n = r
+            .nodes
+            .get(node_index)
+            .ok_or_else(|| out_of_range(node_index, r.nodes.len()))?;
+        *node = n.0.as_ptr();
+        *tasks = n.1;
+        Ok(())
+    })
+}
+
+/// Frees a list and its strings. NULL is a no-op.
+///
+/// # Safety
+/// `list` is NULL or a list from [`mauisched_admin_res_list`] not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_admin_res_list_free(list: *mut mauisched_admin_res_list_t) {
+    if !list.is_null() {
+        let _ =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(Box::from_raw(list))));
+    }
+}
+
+/// Sets a job's system priority, as `setspri PRIORITY JOBID` does: the job
+/// then ranks above every job without one, higher values first. `priority`
+/// 0 clears it (as [`mauisched_clear_system_priority`]); otherwise it must
+/// be 1 to 1000000000 (`MAUISCHED_BAD_VALUE`). A priority the RM reports
+/// in `mauisched_job_t.system_priority` wins over this one. Kept while the
+/// job is reported, checkpointed, and used from the next `mauisched_run`.
+///
+/// # Safety
+/// `h` is a live handle; `job_id` is a valid string.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_set_system_priority(
+    h: *mut mauisched_t,
+    job_id: *const c_char,
+    priority: i64,
+) -> mauisched_status_t {
+    with_handle(h, |hd| {
+        let id = req_str(job_id, "job_id")?;
+        if id.is_empty() {
+            return Err(FfiError::new(MAUISCHED_BAD_VALUE, "job_id is empty"));
+        }
+        if !(0..=MAX_PRIO_VAL).contains(&priority) {
+            return Err(FfiError::new(
+                MAUISCHED_BAD_VALUE,
+                format!("system priority {priority} is out of range (0 clears, 1 to {MAX_PRIO_VAL} set)"),
+            ));
+        }
+        let sp = &mut hd.engine.state.system_priority;
+        if priority == 0 {
+            sp.remove(id);
+        } else {
+            sp.insert(id.to_string(), priority);
+        }
+        hd.persist.admin_pending = true;
+        hd.persist.unsaved = true;
+        hd.log(
+            MAUISCHED_LOG_INFO,
+            &format!("job {id}: system priority {priority}"),
+        );
+        Ok(())
+    })
+}
+
+/// Clears a job's system priority (`MAUISCHED_NOT_FOUND` when it has none).
+///
+/// # Safety
+/// `h` is a live handle; `job_id` is a valid string.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_clear_system_priority(
+    h: *mut mauisched_t,
+    job_id: *const c_char,
+) -> mauisched_status_t {
+    with_handle(h, |hd| {
+        let id = req_str(job_id, "job_id")?;
+        if hd.engine.state.system_priority.remove(id).is_none() {
+            return Err(FfiError::new(
+                MAUISCHED_NOT_FOUND,
+                format!("job {id} has no system priority"),
+            ));
+        }
+        hd.persist.admin_pending = true;
+        hd.persist.unsaved = true;
+        hd.log(
+            MAUISCHED_LOG_INFO,
+            &format!("job {id}: system priority cleared"),
+        );
+        Ok(())
+    })
+}
