@@ -152,6 +152,16 @@
 #define MAUISCHED_HOLD_BATCH 4
 
 /**
+ * Plan action: place an administrator hold on the job through the RM.
+ */
+#define MAUISCHED_ACTION_HOLD 1
+
+/**
+ * Plan action: remove the administrator hold through the RM.
+ */
+#define MAUISCHED_ACTION_RELEASE 2
+
+/**
  * Job started in this iteration: no reason.
  */
 #define MAUISCHED_REASON_NONE 0
@@ -1176,6 +1186,29 @@ enum mauisched_status_t mauisched_plan_reservation_node(const struct mauisched_p
                                                         uintptr_t node_index,
                                                         const char **node,
                                                         uint32_t *tasks);
+
+/**
+ * Number of operator actions (holds, releases) the front end must apply
+ * through the RM, in order, before or after the starts.
+ *
+ * # Safety
+ * `plan` is a live plan; `count` is valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_action_count(const struct mauisched_plan_t *plan,
+                                                    uintptr_t *count);
+
+/**
+ * Action `index`: its kind (`MAUISCHED_ACTION_*`), the job and who asked.
+ * Strings are owned by the plan.
+ *
+ * # Safety
+ * `plan` is a live plan; the outputs are valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_action(const struct mauisched_plan_t *plan,
+                                              uintptr_t index,
+                                              uint32_t *kind,
+                                              const char **job,
+                                              const char **by);
 
 /**
  * Creates an administrative reservation, as `setres` does, at time `now`

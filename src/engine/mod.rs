@@ -32,7 +32,7 @@ pub mod state;
 #[cfg(test)]
 mod tests;
 
-pub use plan::{JobPlan, Plan, PlanReservation, Reason, Start, Stats};
+pub use plan::{Action, ActionKind, JobPlan, Plan, PlanReservation, Reason, Start, Stats};
 pub use state::{EngineState, JobReservation, NamedClaim};
 
 use crate::allocation::LocalAllocator;
@@ -130,7 +130,8 @@ impl Engine {
             }
         }
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
-        let out = sched::run(&self.cfg, &mut self.state, &jobs, &snap.nodes, now, local);
+        let mut out = sched::run(&self.cfg, &mut self.state, &jobs, &snap.nodes, now, local);
+        out.plan.actions = std::mem::take(&mut self.state.pending_actions);
         let plan = out.plan.clone();
         self.last = Some(LastIteration {
             jobs,

@@ -161,6 +161,27 @@ pub struct PlanReservation {
     pub allocation: Vec<NodeTasks>,
 }
 
+/// What an operator asked the front end to do through the RM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ActionKind {
+    /// Place an administrator (system) hold on the job (sethold).
+    Hold,
+    /// Remove the administrator hold (releasehold).
+    Release,
+}
+
+/// An operator request for the RM, carried by the next plan.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Action {
+    /// Hold or release.
+    pub kind: ActionKind,
+    /// Job id.
+    pub job: String,
+    /// Who asked (user name), for the RM's and the host's logs.
+    pub by: String,
+}
+
 /// Counters of one iteration.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {
@@ -189,6 +210,8 @@ pub struct Plan {
     pub jobs: Vec<JobPlan>,
     /// Reservations in force (job reservations made now, admin, standing).
     pub reservations: Vec<PlanReservation>,
+    /// Operator requests for the RM (holds and releases), in the order made.
+    pub actions: Vec<Action>,
     /// Priority breakdowns of idle jobs (for diagnose -p and checkjob).
     #[serde(skip)]
     pub priorities: Vec<PriorityBreakdown>,

@@ -913,6 +913,7 @@ pub fn run(
         starts,
         jobs: plan_jobs,
         reservations,
+        actions: Vec::new(),
         priorities,
         stats,
     };

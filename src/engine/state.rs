@@ -57,4 +57,6 @@ pub struct EngineState {
     pub ever_reserved: BTreeMap<String, Time>,
     /// Backfill chunking: when protecting freed resources for large jobs began.
     pub chunk_since: Option<Time>,
+    /// Operator requests to hand to the front end with the next plan.
+    pub pending_actions: Vec<super::plan::Action>,
 }

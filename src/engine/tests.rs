@@ -725,3 +725,24 @@ fn reservation_policies_never_currenthighest_highest() {
         );
     }
 }
+
+#[test]
+fn operator_actions_ride_with_the_next_plan_once() {
+    let mut e = Engine::new(cfg(""));
+    e.state.pending_actions.push(Action {
+        kind: ActionKind::Hold,
+        job: "7".into(),
+        by: "root".into(),
+    });
+    let p = e.iterate(&snap(nodes(1, 1), vec![idle("7", "u", 1, H, 0)]), 0);
+    assert_eq!(
+        p.actions,
+        vec![Action {
+            kind: ActionKind::Hold,
+            job: "7".into(),
+            by: "root".into()
+        }]
+    );
+    let p = e.iterate(&snap(nodes(1, 1), vec![]), 10);
+    assert!(p.actions.is_empty(), "handed over once");
+}

@@ -14,6 +14,11 @@ use crate::model::Time;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, CString};
 
+/// Plan action: place an administrator hold on the job through the RM.
+pub const MAUISCHED_ACTION_HOLD: u32 = 1;
+/// Plan action: remove the administrator hold through the RM.
+pub const MAUISCHED_ACTION_RELEASE: u32 = 2;
+
 /// Job started in this iteration: no reason.
 pub const MAUISCHED_REASON_NONE: u32 = 0;
 /// Eligible, resources exist, but they are held for higher-priority jobs.
@@ -92,6 +97,12 @@ struct PJob {
     components: Vec<(CString, f64)>,
 }
 
+struct PAction {
+    kind: u32,
+    job: CString,
+    by: CString,
+}
+
 struct PRes {
     id: CString,
     kind: CString,
@@ -113,6 +124,7 @@ pub struct mauisched_plan_t {
     jobs: Vec<PJob>,
     index: BTreeMap<String, usize>,
     reservations: Vec<PRes>,
+    actions: Vec<PAction>,
     state_status: mauisched_status_t,
     state_saved: bool,
     state_message: CString,
@@ -183,6 +195,18 @@ impl mauisched_plan_t {
                     start: r.start,
                     end: r.end,
                     nodes: pnodes(&r.allocation),
+                })
+                .collect(),
+            actions: plan
+                .actions
+                .iter()
+                .map(|a| PAction {
+                    kind: match a.kind {
+                        crate::engine::ActionKind::Hold => MAUISCHED_ACTION_HOLD,
+                        crate::engine::ActionKind::Release => MAUISCHED_ACTION_RELEASE,
+                    },
+                    job: cstring(&a.job),
+                    by: cstring(&a.by),
                 })
                 .collect(),
             state_status: state.0,
@@ -677,6 +701,46 @@ pub unsafe extern "C" fn mauisched_plan_reservation_node(
         let n = item(&item(&p.reservations, index)?.nodes, node_index)?;
         *node = n.name.as_ptr();
         *tasks = n.tasks;
+        Ok(())
+    })
+}
+
+/// Number of operator actions (holds, releases) the front end must apply
+/// through the RM, in order, before or after the starts.
+///
+/// # Safety
+/// `plan` is a live plan; `count` is valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_plan_action_count(
+    plan: *const mauisched_plan_t,
+    count: *mut usize,
+) -> mauisched_status_t {
+    with_plan(plan, |p| {
+        need(&[count as *const ()])?;
+        *count = p.actions.len();
+        Ok(())
+    })
+}
+
+/// Action `index`: its kind (`MAUISCHED_ACTION_*`), the job and who asked.
+/// Strings are owned by the plan.
+///
+/// # Safety
+/// `plan` is a live plan; the outputs are valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_plan_action(
+    plan: *const mauisched_plan_t,
+    index: usize,
+    kind: *mut u32,
+    job: *mut *const c_char,
+    by: *mut *const c_char,
+) -> mauisched_status_t {
+    with_plan(plan, |p| {
+        need(&[kind as *const (), job as *const (), by as *const ()])?;
+        let a = item(&p.actions, index)?;
+        *kind = a.kind;
+        *job = a.job.as_ptr();
+        *by = a.by.as_ptr();
         Ok(())
     })
 }
