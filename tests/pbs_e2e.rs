@@ -1537,10 +1537,7 @@ fn a_library_of_another_abi_major_version_is_refused() {
             continue;
         }
         let Some(paren) = t.find('(') else { continue };
-        let name = t[..paren]
-            .rsplit([' ', '*'])
-            .next()
-            .unwrap_or("");
+        let name = t[..paren].rsplit([' ', '*']).next().unwrap_or("");
         if name.starts_with("mauisched_") && name != "mauisched_abi_version" {
             src.push_str(&format!("int {name}(void) {{ return 7090; }}\n"));
         }
