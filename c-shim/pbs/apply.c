@@ -1,5 +1,6 @@
 /*
- * apply.c - pbs_runjob / pbs_alterjob with per-job error handling.
+ * apply.c - pbs_holdjob / pbs_rlsjob / pbs_runjob / pbs_alterjob with
+ * per-job error handling.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "apply.h"
@@ -10,15 +11,28 @@
 
 #include "log.h"
 
+void apply_format_time(long t, char *buf, size_t len)
+{
+  static const char *const wday[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  static const char *const mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  time_t tt = (time_t)t;
+  struct tm tm;
+  /* fixed English names, whatever the locale: pbs_server stores the text */
+  if (localtime_r(&tt, &tm) == NULL || tm.tm_wday < 0 || tm.tm_wday > 6 || tm.tm_mon < 0 ||
+      tm.tm_mon > 11) {
+    snprintf(buf, len, "@%ld", t);
+    return;
+  }
+  snprintf(buf, len, "%s %s %d %02d:%02d", wday[tm.tm_wday], mon[tm.tm_mon], tm.tm_mday,
+           tm.tm_hour, tm.tm_min);
+}
+
 char *apply_comment_text(const struct decision *d, char *buf, size_t len)
 {
   char when[64] = "";
-  if (d->est_start >= 0) {
-    time_t t = (time_t)d->est_start;
-    struct tm tm;
-    if (localtime_r(&t, &tm) != NULL)
-      strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
-  }
+  if (d->est_start >= 0)
+    apply_format_time(d->est_start, when, sizeof when);
   snprintf(buf, len, "mauisched: %s%s%s", d->reason ? d->reason : "waiting",
            when[0] ? "; estimated start " : "", when);
   return buf;
@@ -48,6 +62,17 @@ static const char *errtext(const struct ifl_api *api, int conn, int e)
   return ifl_strerror(api, e);
 }
 
+/* 1 when an earlier decision of the plan held job `id` (its start is
+ * skipped: pbs_server would refuse it, and the operator asked for it). */
+static int held_by_plan(const struct decisions *d, size_t upto, const char *id)
+{
+  size_t i;
+  for (i = 0; i < upto; i++)
+    if (d->v[i].kind == DECISION_HOLD && strcmp(d->v[i].id, id) == 0)
+      return 1;
+  return 0;
+}
+
 int apply_decisions(const struct ifl_api *api, int conn,
                     const struct tm_snapshot *s, const struct decisions *d,
                     int dry_run, struct apply_stats *st, char *err,
@@ -57,13 +82,46 @@ int apply_decisions(const struct ifl_api *api, int conn,
   memset(st, 0, sizeof *st);
   for (i = 0; i < d->n; i++) {
     const struct decision *x = &d->v[i];
-    const struct tm_job *j = &s->jobs[x->job];
+    const struct tm_job *j = x->job != DECISION_NO_JOB ? &s->jobs[x->job] : NULL;
     char id[512];
     int rc, e;
 
-    snprintf(id, sizeof id, "%s", j->id);
-    if (x->kind == DECISION_START) {
+    snprintf(id, sizeof id, "%s", x->id ? x->id : j ? j->id : "");
+    if (x->kind == DECISION_HOLD || x->kind == DECISION_RELEASE) {
+      int hold = x->kind == DECISION_HOLD;
+      char type[] = "s";
+      const char *what = hold ? "pbs_holdjob" : "pbs_rlsjob";
+      if (dry_run) {
+        log_msg(LOG_INFO, "dry run: would %s job %s (asked by %s)", hold ? "hold" : "release",
+                id, x->by ? x->by : "?");
+        continue;
+      }
+      ifl_clear_errno(api);
+      rc = hold ? api->holdjob(conn, id, type, NULL) : api->rlsjob(conn, id, type, NULL);
+      if (rc == 0) {
+        if (hold)
+          st->held++;
+        else
+          st->released++;
+        log_msg(LOG_INFO, "%s job %s (system hold), asked by %s", hold ? "held" : "released",
+                id, x->by ? x->by : "?");
+        continue;
+      }
+      e = ifl_errno(api);
+      st->action_failed++;
+      log_msg(LOG_WARN, "%s(%s, s) refused: pbs_errno %d: %s", what, id, e,
+              errtext(api, conn, e));
+      if (!connection_alive(api, conn, e)) {
+        snprintf(err, errlen, "%s(%s) failed (pbs_errno %d) and the server no longer answers",
+                 what, id, e);
+        return -1;
+      }
+    } else if (x->kind == DECISION_START) {
       char loc[8192];
+      if (held_by_plan(d, i, id)) {
+        log_msg(LOG_INFO, "job %s: not started, an operator hold was just placed", id);
+        continue;
+      }
       if (strlen(x->location) >= sizeof loc) {
         log_msg(LOG_ERR, "job %s: location too long (%zu bytes); not started", id,
                 strlen(x->location));
@@ -72,14 +130,15 @@ int apply_decisions(const struct ifl_api *api, int conn,
       }
       snprintf(loc, sizeof loc, "%s", x->location);
       if (dry_run) {
-        log_msg(LOG_INFO, "dry run: would start job %s on %s", id, loc);
+        log_msg(LOG_INFO, "dry run: would start job %s on %s%s", id, loc,
+                x->backfill ? " (backfill)" : "");
         continue;
       }
       ifl_clear_errno(api);
       rc = api->runjob(conn, id, loc, NULL);
       if (rc == 0) {
         st->started++;
-        log_msg(LOG_INFO, "started job %s on %s", id, loc);
+        log_msg(LOG_INFO, "started job %s on %s%s", id, loc, x->backfill ? " (backfill)" : "");
         continue;
       }
       e = ifl_errno(api);
@@ -94,6 +153,8 @@ int apply_decisions(const struct ifl_api *api, int conn,
     } else {
       char text[APPLY_COMMENT_MAX + 1];
       struct attrl a;
+      if (j == NULL)
+        continue;
       apply_comment_text(x, text, sizeof text);
       if (j->comment != NULL && strcmp(j->comment, text) == 0) {
         st->comments_kept++;

@@ -17,20 +17,30 @@ struct apply_stats {
   int comments;       /* comments written */
   int comments_kept;  /* comment already said that: not rewritten */
   int comment_failed; /* pbs_alterjob refused */
+  int held;           /* pbs_holdjob succeeded */
+  int released;       /* pbs_rlsjob succeeded */
+  int action_failed;  /* pbs_holdjob / pbs_rlsjob refused */
 };
 
 /* Longest comment written (pbs_server keeps comments short). */
 #define APPLY_COMMENT_MAX 250
 
+/* Local time to the minute in fixed English, "Fri Jul 15 12:53". */
+void apply_format_time(long t, char *buf, size_t len);
+
 /* Formats the comment of a waiting job: "mauisched: <reason>" and, when
- * known, "; estimated start <local time>".  Returns buf. */
+ * known, "; estimated start <local time>" (apply_format_time: to the
+ * minute, so an estimate that moves by seconds does not rewrite the
+ * comment).  Returns buf. */
 char *apply_comment_text(const struct decision *d, char *buf, size_t len);
 
-/* Applies the plan in order: pbs_runjob(location) for starts, pbs_alterjob
- * of `comment` for waiting jobs whose comment differs.  A request refused
- * for one job is logged and the next one is tried; when the connection
- * itself is gone (a failed request followed by a failed probe) it stops and
- * returns -1 with the reason in err.  dry_run logs instead of calling. */
+/* Applies the plan in order: pbs_holdjob/pbs_rlsjob (hold type s) for
+ * operator actions, pbs_runjob(location) for starts (except of a job the
+ * same plan just held), pbs_alterjob of `comment` for waiting jobs whose
+ * comment differs.  A request refused for one job is logged and the next
+ * one is tried; when the connection itself is gone (a failed request
+ * followed by a failed probe) it stops and returns -1 with the reason in
+ * err.  dry_run logs instead of calling. */
 int apply_decisions(const struct ifl_api *api, int conn,
                     const struct tm_snapshot *s, const struct decisions *d,
                     int dry_run, struct apply_stats *st, char *err,

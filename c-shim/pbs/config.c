@@ -310,6 +310,8 @@ int config_build(struct pbs_config *cfg, const struct pbs_cli *cli, char *err,
     c.backoff_max = cli->backoff_max;
   if (cli->libtorque != NULL)
     snprintf(c.libtorque, sizeof c.libtorque, "%s", cli->libtorque);
+  snprintf(c.state_dir, sizeof c.state_dir, "%s",
+           cli->state_dir != NULL ? cli->state_dir : CONFIG_DEFAULT_STATE_DIR);
   if (cli->log_file != NULL)
     snprintf(c.log_file, sizeof c.log_file, "%s", cli->log_file);
   c.foreground = cli->foreground;
@@ -338,6 +340,11 @@ int config_build(struct pbs_config *cfg, const struct pbs_cli *cli, char *err,
   config_free(cfg);
   *cfg = c;
   return 0;
+}
+
+const char *config_engine_path(const struct pbs_config *cfg)
+{
+  return cfg->config_found ? cfg->config_path : CONFIG_EMPTY_PATH;
 }
 
 void config_free(struct pbs_config *cfg)

@@ -3,11 +3,12 @@
  * parameters that concern the PBS front end, then command-line overrides.
  *
  * The maui.cfg reader here is deliberately minimal (SERVERHOST, RMCFG[x]
- * TYPE/HOST/PORT/EPORT/MINETIME, RMPOLLINTERVAL).  The scheduling policy in
- * the same file is read by the mauisched library's full reader, which this
- * daemon will use through the C ABI once it exists (separate issue); the two
- * readers agree on these lines (names in any case, '#' comments, quotes,
- * [[[DD:]HH:]MM:]SS durations).
+ * TYPE/HOST/PORT/EPORT/MINETIME, RMPOLLINTERVAL): the connection to
+ * pbs_server is this daemon's plumbing.  Everything else in the same file
+ * (the scheduling policy) is read by the mauisched library, which loads the
+ * same file (decide.c); the library's reader accepts these lines and leaves
+ * them to the front end.  The two readers agree on their syntax (names in
+ * any case, '#' comments, quotes, [[[DD:]HH:]MM:]SS durations).
  */
 #ifndef MAUISCHED_PBS_CONFIG_H
 #define MAUISCHED_PBS_CONFIG_H
@@ -23,6 +24,11 @@
 
 /* Default maui.cfg location. */
 #define CONFIG_DEFAULT_PATH "/etc/maui/maui.cfg"
+/* Default state directory of the library (checkpoint, fairshare files). */
+#define CONFIG_DEFAULT_STATE_DIR "/var/lib/mauisched/pbs"
+/* What the library reads when there is no maui.cfg: an empty file (Maui's
+ * defaults throughout). */
+#define CONFIG_EMPTY_PATH "/dev/null"
 /* pbs_server's scheduler port. */
 #define CONFIG_DEFAULT_EVENT_PORT 15004
 
@@ -42,6 +48,7 @@ struct pbs_config {
   double backoff_min;         /* first reconnect delay, seconds */
   double backoff_max;         /* cap of the doubling delay, seconds */
   char libtorque[PATH_MAX];   /* IFL library, "" = libtorque.so.2 */
+  char state_dir[PATH_MAX];   /* the library's state directory */
   char log_file[PATH_MAX];    /* "" = stderr */
   int foreground;
   int verbose;
@@ -71,6 +78,7 @@ struct pbs_cli {
   int has_backoff_max;
   double backoff_max;
   const char *libtorque;
+  const char *state_dir;
   const char *log_file;
   int foreground;
   int verbose;
@@ -87,6 +95,9 @@ struct pbs_cli {
  * untouched, so a reconfigure with a broken file keeps the old settings. */
 int config_build(struct pbs_config *cfg, const struct pbs_cli *cli, char *err,
                  size_t errlen);
+
+/* The maui.cfg the library reads: the file found, else CONFIG_EMPTY_PATH. */
+const char *config_engine_path(const struct pbs_config *cfg);
 
 /* Frees what a config owns. */
 void config_free(struct pbs_config *cfg);

@@ -1,12 +1,12 @@
 /*
  * decide.h - the one call boundary between "gather" and "apply".
  *
- * decide(snapshot) -> decisions is where the mauisched library takes over:
- * the ABI issue implements decide() by copying the snapshot into the
- * library's structs, calling its iteration and copying the plan back.  Until
- * then decide() calls placeholder_fifo_firstfit() (placeholder_fifo.c), a
- * plain FIFO first-fit that exists ONLY so the gather/apply plumbing can be
- * exercised end to end; it is not the scheduler and is to be replaced.
+ * decide(snapshot) -> decisions is the mauisched library's work: decide.c
+ * copies the snapshot into the library's structs (abi_map.c), runs one
+ * iteration of the policy engine and turns its plan into what apply.c
+ * does on pbs_server: operator holds and releases, pbs_runjob locations
+ * (host:ppn=N+host2...) and the comment of every job left waiting (its
+ * reason and estimated start).
  */
 #ifndef MAUISCHED_PBS_DECIDE_H
 #define MAUISCHED_PBS_DECIDE_H
@@ -17,42 +17,71 @@
 
 /* What to do with one job. */
 enum decision_kind {
-  DECISION_START, /* pbs_runjob at `location` */
-  DECISION_WAIT   /* leave queued; tell the user why in its comment */
+  DECISION_START,  /* pbs_runjob at `location` */
+  DECISION_WAIT,   /* leave queued; tell the user why in its comment */
+  DECISION_HOLD,   /* pbs_holdjob, hold type s (an operator's sethold) */
+  DECISION_RELEASE /* pbs_rlsjob, hold type s (an operator's releasehold) */
 };
 
-/* One decision about snapshot->jobs[job]. */
+/* `job` of an action on a job the snapshot does not hold. */
+#define DECISION_NO_JOB ((size_t)-1)
+
+/* One decision about a job. */
 struct decision {
   enum decision_kind kind;
-  size_t job;     /* index into the snapshot's jobs */
+  size_t job;     /* index into the snapshot's jobs, or DECISION_NO_JOB */
+  char *id;       /* the job id */
   char *location; /* START: "host:ppn=N+host2" as pbs_runjob takes it */
+  int backfill;   /* START: backfill started it (for the log) */
   char *reason;   /* WAIT: why the job waits (one line) */
   long est_start; /* WAIT: estimated start, epoch seconds; -1 unknown */
+  char *by;       /* HOLD, RELEASE: who asked (for the log) */
 };
 
-/* The plan of one iteration, in the order to apply it. */
+/* The plan of one iteration, in the order to apply it: actions, starts (in
+ * the order the engine chose them), then waiting jobs (priority order). */
 struct decisions {
   struct decision *v;
   size_t n;
   const char *decider; /* who decided, for log lines */
 };
 
+/* The policy engine: one mauisched library handle. */
+struct decider;
+
+/* Checks the library's ABI major version (refusing another one) and
+ * creates the handle from maui.cfg at `config_path` with its state in
+ * `state_dir` (created if missing, locked while the daemon runs).  The
+ * library's log lines go to the daemon's log.  Returns 0, or -1 with the
+ * reason in err. */
+int decider_open(struct decider **out, const char *config_path, const char *state_dir,
+                 char *err, size_t errlen);
+
+/* Rereads maui.cfg from `config_path` (SIGHUP).  A file the library refuses
+ * leaves the running policy in force; the library logs why.  Returns 0 when
+ * the new file is in force, -1 otherwise. */
+int decider_reconfigure(struct decider *d, const char *config_path);
+
+/* Writes the state and frees the handle (NULL: nothing). */
+void decider_close(struct decider *d);
+
+/* "mauisched ABI 1.0": the library in use, for log lines. */
+const char *decider_name(const struct decider *d);
+
 /* Decides for every job of the snapshot.  Returns 0, or -1 with a message
- * (the iteration then applies nothing). */
-int decide(const struct tm_snapshot *s, struct decisions *out, char *err,
-           size_t errlen);
+ * (the iteration then applies nothing).  A library failure that leaves the
+ * handle unusable (a caught panic) drops it; the next call creates a new
+ * one from the state directory. */
+int decide(struct decider *d, const struct tm_snapshot *s, struct decisions *out,
+           char *err, size_t errlen);
 
 /* Frees a plan. */
 void decisions_free(struct decisions *d);
 
-/* Appends a decision (takes copies of the strings); -1 when out of memory. */
-int decisions_add(struct decisions *d, enum decision_kind kind, size_t job,
+/* Appends a decision (takes copies of the strings, which may be NULL);
+ * -1 when out of memory. */
+int decisions_add(struct decisions *d, enum decision_kind kind, size_t job, const char *id,
                   const char *location, const char *reason, long est_start);
-
-/* TEMPORARY placeholder, see placeholder_fifo.c: FIFO by qtime, first fit
- * on free processor slots.  Not the Maui policy; replaced by the library. */
-int placeholder_fifo_firstfit(const struct tm_snapshot *s,
-                              struct decisions *out, char *err, size_t errlen);
 
 /* Builds the location string of pbs_runjob from (host, slots) pairs:
  * "host" for one slot, "host:ppn=N" otherwise, joined by '+'.  Returns a

@@ -14,9 +14,9 @@
 /* The job attributes read each iteration (a filter keeps the reply small on
  * sites with many jobs; a name without resource returns all resources). */
 static const char *const job_attrs[] = {
-    "job_state", "queue", "euser", "egroup", "Account_Name", "Job_Name",
+    "job_state", "queue", "euser", "egroup", "Job_Owner", "Account_Name", "Job_Name",
     "qtime", "Priority", "Resource_List", "exec_host", "comment", "depend",
-    "Execution_Time", "Hold_Types"};
+    "Execution_Time", "Hold_Types", "start_time"};
 #define NJOB_ATTRS (sizeof job_attrs / sizeof job_attrs[0])
 
 /* A NULL reply is an empty list when pbs_errno stayed 0, else a failure. */

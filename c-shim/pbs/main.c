@@ -2,10 +2,10 @@
  * main.c - mauisched-pbs: the external scheduler daemon for PBS/Torque.
  *
  * Thin by design: each iteration gathers pbs_server's state through the IFL
- * (gather.c), hands the snapshot to decide() (decide.h: the mauisched
- * library's job, a temporary placeholder until its C ABI exists) and applies
- * the plan (apply.c).  This file holds the loop around that: when to
- * iterate (scheduler-port commands merged into one iteration, and every
+ * (gather.c), hands the snapshot to decide() (decide.c: the mauisched
+ * library's policy engine, one handle for the daemon's life) and applies the
+ * plan (apply.c).  This file holds the loop around that: when to iterate
+ * (scheduler-port commands merged into one iteration, and every
  * RMPOLLINTERVAL), the server connection with backoff (rmconn.c), signals
  * (SIGTERM/SIGINT exit, SIGHUP reconfigure) and start-up.
  */
@@ -42,6 +42,7 @@ struct daemon {
   struct rmconn rm;
   struct event_source es;
   int have_es;
+  struct decider *dec; /* the mauisched library */
   unsigned long iterations;
   int scheduling_off; /* server said scheduling=False (logged once) */
   /* commands not yet served by an iteration */
@@ -91,6 +92,8 @@ static void usage(FILE *f)
           "      --backoff-min SECONDS, --backoff-max SECONDS\n"
           "                           reconnect delay, doubling from min to max (1, 60)\n"
           "  -L, --libtorque PATH     IFL client library (default " IFL_DEFAULT_LIBRARY ")\n"
+          "  -S, --state-dir DIR      the engine's checkpoint and fairshare files\n"
+          "                           (default " CONFIG_DEFAULT_STATE_DIR ")\n"
           "  -l, --log-file FILE      log here (default: stderr when in the foreground)\n"
           "  -f, --foreground         do not detach\n"
           "  -v, --verbose            debug log\n"
@@ -117,6 +120,7 @@ static void parse_args(struct daemon *d, int argc, char **argv)
       {"backoff-min", required_argument, NULL, O_BMIN},
       {"backoff-max", required_argument, NULL, O_BMAX},
       {"libtorque", required_argument, NULL, 'L'},
+      {"state-dir", required_argument, NULL, 'S'},
       {"log-file", required_argument, NULL, 'l'},
       {"foreground", no_argument, NULL, 'f'},
       {"verbose", no_argument, NULL, 'v'},
@@ -142,7 +146,7 @@ static void parse_args(struct daemon *d, int argc, char **argv)
     c->has = 1;                                                             \
   } while (0)
 
-  while ((o = getopt_long(argc, argv, "c:s:p:P:L:l:fvn1hV", opts, NULL)) != -1) {
+  while ((o = getopt_long(argc, argv, "c:s:p:P:L:S:l:fvn1hV", opts, NULL)) != -1) {
     switch (o) {
     case 'c': c->config_path = optarg; break;
     case 's': c->server = optarg; break;
@@ -165,6 +169,7 @@ static void parse_args(struct daemon *d, int argc, char **argv)
     case O_BMIN: SECONDS(backoff_min, has_backoff_min); break;
     case O_BMAX: SECONDS(backoff_max, has_backoff_max); break;
     case 'L': c->libtorque = optarg; break;
+    case 'S': c->state_dir = optarg; break;
     case 'l': c->log_file = optarg; break;
     case 'f': c->foreground = 1; break;
     case 'v': c->verbose = 1; break;
@@ -286,7 +291,7 @@ static int iterate(struct daemon *d, const char *trigger, unsigned long commands
     log_msg(LOG_INFO, "pbs_server has scheduling=True again");
   d->scheduling_off = 0;
 
-  if (decide(&s, &plan, err, sizeof err) != 0) {
+  if (decide(d->dec, &s, &plan, err, sizeof err) != 0) {
     log_msg(LOG_ERR, "iteration %lu: decide failed: %s; nothing applied", d->iterations, err);
     tm_snapshot_free(&s);
     rm_healthy(&d->rm);
@@ -305,9 +310,10 @@ static int iterate(struct daemon *d, const char *trigger, unsigned long commands
   rm_healthy(&d->rm);
   log_msg(LOG_INFO, "iteration %lu trigger=%s commands=%lu nodes=%zu jobs=%zu eligible=%zu "
           "unreadable=%zu started=%d refused=%d comments=%d unchanged=%d comment_refused=%d "
-          "decider=\"%s\"", d->iterations, trigger, commands, s.nnodes, s.njobs, eligible,
-          unreadable, st.started, st.start_failed, st.comments, st.comments_kept,
-          st.comment_failed, plan.decider ? plan.decider : "?");
+          "held=%d released=%d action_refused=%d decider=\"%s\"", d->iterations, trigger,
+          commands, s.nnodes, s.njobs, eligible, unreadable, st.started, st.start_failed,
+          st.comments, st.comments_kept, st.comment_failed, st.held, st.released,
+          st.action_failed, plan.decider ? plan.decider : "?");
   decisions_free(&plan);
   tm_snapshot_free(&s);
   return 0;
@@ -325,8 +331,12 @@ static void reconfigure(struct daemon *d)
   log_reopen();
   if (config_build(&nc, &d->cli, err, sizeof err) != 0) {
     log_msg(LOG_ERR, "reconfigure: %s; keeping the current settings", err);
+    /* the library rereads the same file and says what it makes of it */
+    decider_reconfigure(d->dec, config_engine_path(&d->cfg));
     return;
   }
+  if (decider_reconfigure(d->dec, config_engine_path(&nc)) == 0)
+    log_msg(LOG_INFO, "reconfigure: scheduling policy reread from %s", config_engine_path(&nc));
   if (strcmp(nc.libtorque, d->cfg.libtorque) != 0)
     log_msg(LOG_WARN, "reconfigure: a new IFL library path takes effect at restart");
   port_changed = nc.event_port != d->cfg.event_port ||
@@ -418,6 +428,20 @@ static double command_due(const struct daemon *d)
   if (due < d->last_iter_end + d->cfg.minetime)
     due = d->last_iter_end + d->cfg.minetime;
   return due;
+}
+
+/* The path as an absolute one (the daemon changes to / when it detaches,
+ * and the library keeps the paths it is given).  Returns 0, -1 when the
+ * working directory cannot be read or the result is too long. */
+static int absolute(const char *path, char *out, size_t len)
+{
+  char cwd[PATH_MAX];
+  if (path[0] == '/') {
+    return snprintf(out, len, "%s", path) < (int)len ? 0 : -1;
+  }
+  if (getcwd(cwd, sizeof cwd) == NULL)
+    return -1;
+  return snprintf(out, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
 }
 
 static int run_once(struct daemon *d)
@@ -548,10 +572,25 @@ static int run_loop(struct daemon *d)
 int main(int argc, char **argv)
 {
   static struct daemon d;
+  static char cfg_abs[PATH_MAX], state_abs[PATH_MAX];
   char err[1024];
   int rc;
 
   parse_args(&d, argc, argv);
+  if (d.cli.config_path != NULL) {
+    if (absolute(d.cli.config_path, cfg_abs, sizeof cfg_abs) != 0) {
+      fprintf(stderr, "mauisched-pbs: cannot make %s an absolute path\n", d.cli.config_path);
+      return 1;
+    }
+    d.cli.config_path = cfg_abs;
+  }
+  if (d.cli.state_dir != NULL) {
+    if (absolute(d.cli.state_dir, state_abs, sizeof state_abs) != 0) {
+      fprintf(stderr, "mauisched-pbs: cannot make %s an absolute path\n", d.cli.state_dir);
+      return 1;
+    }
+    d.cli.state_dir = state_abs;
+  }
   if (config_build(&d.cfg, &d.cli, err, sizeof err) != 0) {
     fprintf(stderr, "mauisched-pbs: %s\n", err);
     return 1;
@@ -577,13 +616,20 @@ int main(int argc, char **argv)
           "server %s, poll every %.1fs", d.api.path,
           d.cfg.config_found ? d.cfg.config_path : "(none, defaults)",
           d.cfg.server[0] ? d.cfg.server : "(libtorque default)", d.cfg.poll_interval);
-  log_msg(LOG_WARN, "decisions come from a TEMPORARY placeholder (FIFO first-fit), not "
-          "the mauisched policy: the library's C ABI is not wired in yet");
+  if (decider_open(&d.dec, config_engine_path(&d.cfg), d.cfg.state_dir, err, sizeof err) != 0) {
+    log_msg(LOG_ERR, "%s", err);
+    if (d.cfg.log_file[0])
+      fprintf(stderr, "mauisched-pbs: %s\n", err);
+    return 1;
+  }
+  log_msg(LOG_INFO, "scheduling policy: %s reading %s, state in %s", decider_name(d.dec),
+          config_engine_path(&d.cfg), d.cfg.state_dir);
   rm_init(&d.rm, &d.api, d.cfg.server, d.cfg.backoff_min, d.cfg.backoff_max, mono());
 
   if (d.cfg.once) {
     rc = run_once(&d);
     rm_close(&d.rm);
+    decider_close(d.dec);
     /* libtorque stays loaded until exit: unloading it gains nothing and
      * would hide its allocations from leak checkers */
     return rc;
@@ -596,6 +642,7 @@ int main(int argc, char **argv)
     log_msg(LOG_ERR, "%s", err);
     if (d.cfg.log_file[0])
       fprintf(stderr, "mauisched-pbs: %s\n", err);
+    decider_close(d.dec);
     return 1;
   }
   d.have_es = 1;
@@ -607,6 +654,7 @@ int main(int argc, char **argv)
   if (d.have_es)
     d.es.close(&d.es);
   rm_close(&d.rm);
+  decider_close(d.dec); /* writes the engine's state */
   config_free(&d.cfg);
   strlist_free(&d.cli.allow_hosts);
   return rc;

@@ -721,6 +721,21 @@ int tm_parse_hold_types(const char *s, char *err, size_t errlen)
   return held;
 }
 
+unsigned tm_hold_bits(const char *s)
+{
+  unsigned bits = 0;
+  for (; s != NULL && *s != '\0'; s++) {
+    switch (*s) {
+    case 'u': bits |= TM_HOLD_USER; break;
+    case 'o': bits |= TM_HOLD_OPERATOR; break;
+    case 's': bits |= TM_HOLD_SYSTEM; break;
+    case 'p': bits |= TM_HOLD_BADPW; break;
+    default: break;
+    }
+  }
+  return bits;
+}
+
 int tm_parse_array_id(const char *id, char **parent, int *index)
 {
   const char *lb = strchr(id, '['), *rb;
@@ -855,6 +870,7 @@ int tm_job_from_attrs(struct tm_job *job, const char *id,
     job->inelig |= TM_INELIG_ARRAY;
 
   if (dup_attr(&job->name, attrs, "Job_Name") || dup_attr(&job->user, attrs, "euser") ||
+      dup_attr(&job->owner, attrs, "Job_Owner") ||
       dup_attr(&job->group, attrs, "egroup") || dup_attr(&job->account, attrs, "Account_Name") ||
       dup_attr(&job->cls, attrs, "queue") || dup_attr(&job->comment, attrs, "comment") ||
       dup_attr(&job->depend, attrs, "depend") || dup_attr(&job->hold_types, attrs, "Hold_Types"))
@@ -872,6 +888,9 @@ int tm_job_from_attrs(struct tm_job *job, const char *id,
   v = tm_attr(attrs, "Execution_Time", NULL);
   if (v != NULL && tm_parse_epoch(v, &job->exec_time, m, sizeof m) != 0)
     keep_err(job->err, "Execution_Time", m);
+  v = tm_attr(attrs, "start_time", NULL);
+  if (v != NULL && tm_parse_epoch(v, &job->start_time, m, sizeof m) != 0)
+    keep_err(job->err, "start_time", m);
   v = tm_attr(attrs, "Priority", NULL);
   if (v != NULL && tm_parse_int(v, LONG_MIN + 1, LONG_MAX, &job->priority, m, sizeof m) != 0)
     keep_err(job->err, "Priority", m);
@@ -1057,6 +1076,7 @@ void tm_job_free(struct tm_job *j)
   free(j->id);
   free(j->name);
   free(j->user);
+  free(j->owner);
   free(j->group);
   free(j->account);
   free(j->cls);

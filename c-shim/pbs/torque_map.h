@@ -105,12 +105,14 @@ struct tm_job {
   char *id;
   char *name;              /* Job_Name */
   char *user;              /* euser */
+  char *owner;             /* Job_Owner, "user@submithost" */
   char *group;             /* egroup */
   char *account;           /* Account_Name */
   char *cls;               /* queue = Maui class */
   char state;              /* job_state letter (Q R H E C W T S), '?' */
   long submit_time;        /* qtime, epoch seconds (0 when absent) */
   long exec_time;          /* Execution_Time, epoch seconds (0: none) */
+  long start_time;         /* start_time of a started job, epoch (0: none) */
   long priority;           /* Priority (0 when absent) */
   int nodes;               /* nodes requested; 0 for procs= (anywhere) */
   int tasks;               /* processors requested in total */
@@ -213,8 +215,16 @@ int tm_parse_exec_host(const char *s, struct tm_alloc **alloc, size_t *n,
 int tm_parse_depend(const char *s, struct strlist *after,
                     struct strlist *afterstart, char *err, size_t errlen);
 
-/* Hold_Types: "n" -> 0; any of u, o, s (also "uo") -> 1; otherwise -1. */
+/* Hold_Types: "n" -> 0; any of u, o, s, p (also "uo") -> 1; otherwise -1. */
 int tm_parse_hold_types(const char *s, char *err, size_t errlen);
+
+/* Which holds a Hold_Types value holds, as TM_HOLD_* bits (unknown letters
+ * are ignored; NULL or "n" -> 0). */
+#define TM_HOLD_USER 0x1     /* u: the owner's */
+#define TM_HOLD_OPERATOR 0x2 /* o: an operator's */
+#define TM_HOLD_SYSTEM 0x4   /* s: the system's (also dependencies) */
+#define TM_HOLD_BADPW 0x8    /* p: bad password */
+unsigned tm_hold_bits(const char *s);
 
 /* Array ids: "7[1].vm" -> parent "7[].vm", index 1, returns 1;
  * "7[].vm" (the summary) -> returns 2; a plain id returns 0. */

@@ -482,6 +482,8 @@ static void control(char *line)
     j->name = xdup(w[1]);
     obj_set(j, "job_state", NULL, "Q");
     obj_set(j, "queue", NULL, "batch");
+    obj_set(j, "euser", NULL, "alice");
+    obj_set(j, "egroup", NULL, "users");
     for (i = 2; i < n; i++) {
       char *eq = strchr(w[i], '=');
       if (eq == NULL)
@@ -954,6 +956,12 @@ int pbs_runjob(int conn, char *jobid, char *location, char *extend)
   }
   obj_set(j, "job_state", NULL, "R");
   obj_set(j, "exec_host", NULL, eh);
+  {
+    /* pbs_server records when the job started (epoch seconds) */
+    char now[32];
+    snprintf(now, sizeof now, "%ld", (long)time(NULL));
+    obj_set(j, "start_time", NULL, now);
+  }
   conn_msg[conn][0] = '\0';
   rec("runjob %d %s %s -> 0 exec_host=%s", conn, jobid, location, eh);
   return 0;
@@ -998,4 +1006,75 @@ int pbs_alterjob(int conn, char *jobid, struct attrl *attrib, char *extend)
       obj_set(j, a->name, a->resource, a->value);
   rec("alterjob %d %s %s -> 0", conn, jobid, what);
   return 0;
+}
+
+/* Hold_Types after adding (hold) or removing (release) the letters of
+ * `types`; "n" when none is left.  The job is H while a hold is in place and
+ * goes back to Q (from H) when the last one is released. */
+static void change_holds(struct obj *j, const char *types, int hold)
+{
+  const char *cur = obj_get(j, "Hold_Types", NULL), *st;
+  char next[16] = "";
+  const char *all = "uosp";
+  size_t k, n = 0;
+  for (k = 0; all[k] != '\0'; k++) {
+    int had = cur != NULL && strchr(cur, all[k]) != NULL;
+    int asked = strchr(types, all[k]) != NULL;
+    if (hold ? (had || asked) : (had && !asked))
+      next[n++] = all[k];
+  }
+  if (n == 0)
+    next[n++] = 'n';
+  next[n] = '\0';
+  obj_set(j, "Hold_Types", NULL, next);
+  st = obj_get(j, "job_state", NULL);
+  if (hold && st != NULL && strcmp(st, "Q") == 0)
+    obj_set(j, "job_state", NULL, "H");
+  else if (!hold && next[0] == 'n' && st != NULL && strcmp(st, "H") == 0)
+    obj_set(j, "job_state", NULL, "Q");
+}
+
+static int hold_call(const char *call, int conn, char *jobid, char *hold_type, int hold)
+{
+  struct obj *j;
+  int code, lost;
+  const char *types = hold_type != NULL && *hold_type != '\0' ? hold_type : "u";
+  if (enter(conn, call) != 0) {
+    rec("%s %d %s %s -> -1 errno=%d", call, conn, jobid, types, pbs_errno);
+    return -1;
+  }
+  code = injected(call, jobid, &lost);
+  if (code != 0) {
+    if (lost)
+      drop_connections();
+    if (code == E_UNKJOBID)
+      delete_job(jobid);
+    pbs_errno = code;
+    set_msg(conn, "%s", pbs_strerror(code) ? pbs_strerror(code) : "injected error");
+    rec("%s %d %s %s -> %d injected", call, conn, jobid, types, code);
+    return code;
+  }
+  j = find_job(jobid);
+  if (j == NULL) {
+    pbs_errno = E_UNKJOBID;
+    set_msg(conn, "Unknown Job Id %s", jobid);
+    rec("%s %d %s %s -> %d", call, conn, jobid, types, pbs_errno);
+    return pbs_errno;
+  }
+  change_holds(j, types, hold);
+  rec("%s %d %s %s -> 0 Hold_Types=%s", call, conn, jobid, types,
+      obj_get(j, "Hold_Types", NULL));
+  return 0;
+}
+
+int pbs_holdjob(int conn, char *jobid, char *hold_type, char *extend)
+{
+  (void)extend;
+  return hold_call("holdjob", conn, jobid, hold_type, 1);
+}
+
+int pbs_rlsjob(int conn, char *jobid, char *hold_type, char *extend)
+{
+  (void)extend;
+  return hold_call("rlsjob", conn, jobid, hold_type, 0);
 }

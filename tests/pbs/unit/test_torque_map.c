@@ -348,6 +348,9 @@ static void test_depend_hold_array(void)
   CHECK(tm_parse_hold_types("u", err, sizeof err) == 1);
   CHECK(tm_parse_hold_types("uos", err, sizeof err) == 1);
   CHECK(tm_parse_hold_types("x", err, sizeof err) == -1);
+  CHECK(tm_hold_bits(NULL) == 0 && tm_hold_bits("n") == 0);
+  CHECK(tm_hold_bits("uo") == (TM_HOLD_USER | TM_HOLD_OPERATOR));
+  CHECK(tm_hold_bits("sp") == (TM_HOLD_SYSTEM | TM_HOLD_BADPW));
   CHECK_ERR(err, "unknown hold type 'x'");
 
   CHECK(tm_parse_array_id("7[1].vm", &parent, &idx) == 1 && idx == 1);
@@ -436,6 +439,8 @@ static void test_job_from_attrs(void)
       "Resource_List", "nodes", "vm:ppn=1+runsc:ppn=2",
       "exec_host", NULL, "vm/0+runsc/0-1",
       "Hold_Types", NULL, "n",
+      "start_time", NULL, "1700000100",
+      "Job_Owner", NULL, "bob@login1",
   };
   static const char *const procs[] = {
       "job_state", NULL, "Q",
@@ -471,8 +476,10 @@ static void test_job_from_attrs(void)
   CHECK(j.err[0] == '\0' && j.array_index == -1);
   tm_job_free(&j);
 
-  CHECK(tm_job_from_attrs(&j, "13.vm", mk(a, r, 4)) == 0);
+  CHECK(tm_job_from_attrs(&j, "13.vm", mk(a, r, 6)) == 0);
   CHECK(j.state == 'R' && j.nodes == 2 && j.tasks == 3 && j.ppn == 0 && j.nalloc == 2);
+  CHECK(j.start_time == 1700000100L && j.user == NULL);
+  CHECK_STR(j.owner, "bob@login1");
   CHECK(j.walltime == -1);
   if (j.nalloc == 2)
     CHECK(j.alloc[1].slots == 2);
