@@ -3,8 +3,11 @@
 use std::process::Command;
 
 fn mauictl(args: &[&str]) -> (i32, String, String) {
+    // Commands without an offline input ask the running scheduler: make
+    // sure none answers.
     let out = Command::new(env!("CARGO_BIN_EXE_mauictl"))
         .args(args)
+        .env("MAUISCHED_SOCKET", "/nonexistent/mauisched-test.sock")
         .output()
         .unwrap();
     (
@@ -89,11 +92,13 @@ fn showconfig_prints_effective_values_and_json() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["parameters"]["FSDECAY"], "0.5");
     assert_eq!(v["USERCFG"]["john"]["PRIORITY"], "100");
-    let (code, out, _) = mauictl(&["showconfig"]);
-    assert_eq!(code, 0);
+    // Without -c, showconfig shows the running scheduler's configuration
+    // (none runs here).
+    let (code, _, err) = mauictl(&["showconfig"]);
+    assert_eq!(code, 3);
     assert!(
-        out.contains("FSPOLICY                        DEDICATEDPS"),
-        "embedded default: {out}"
+        err.contains("no scheduler is answering at /nonexistent/mauisched-test.sock (socket from $MAUISCHED_SOCKET)"),
+        "{err}"
     );
 }
 

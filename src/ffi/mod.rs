@@ -62,6 +62,8 @@ pub mod render;
 
 pub mod local;
 
+mod server;
+
 pub use admin::*;
 pub use handle::*;
 pub use input::*;
