@@ -124,6 +124,9 @@ fn run_as(
     )
 }
 
+/// A client: name, uid/gid to run as (None: this process), its level.
+type Client = (String, Option<(u32, u32)>, u8);
+
 /// Every command with the level it needs (0 anyone, 3, 2, 1 = ADMINn).
 /// `{u}` is replaced by the user's name (reservation names).
 fn matrix() -> Vec<(Vec<&'static str>, u8)> {
@@ -174,7 +177,9 @@ fn authorisation_matrix_with_real_peer_credentials() {
             !must_run(),
             "the authorisation tests need root (test users, clients run as them); CI runs as root"
         );
-        eprintln!("admin_authz: not root: users cannot be created; the authorisation matrix is skipped");
+        eprintln!(
+            "admin_authz: not root: users cannot be created; the authorisation matrix is skipped"
+        );
         return;
     }
     let users = ensure_users();
@@ -183,7 +188,7 @@ fn authorisation_matrix_with_real_peer_credentials() {
     s.run_queue(T0);
     let sock = s.socket.clone();
 
-    let mut who: Vec<(String, Option<(u32, u32)>, u8)> = users
+    let mut who: Vec<Client> = users
         .iter()
         .zip(USERS)
         .map(|((n, uid, gid), (_, lvl))| (n.clone(), Some((*uid, *gid)), lvl))
@@ -211,7 +216,10 @@ fn authorisation_matrix_with_real_peer_credentials() {
                 assert_eq!(code, 1, "{name}: {a:?} should be refused: {out}{err}");
                 let want = format!("needs {}", level_name(needs));
                 assert!(err.contains(&want), "{name}: {a:?}: {err}");
-                assert!(err.contains("permission denied") || err.contains("checking other users' jobs"), "{err}");
+                assert!(
+                    err.contains("permission denied") || err.contains("checking other users' jobs"),
+                    "{err}"
+                );
             }
         }
     }
@@ -237,10 +245,15 @@ fn authorisation_matrix_with_real_peer_credentials() {
     let logs = s.logs().join("\n");
     let (_, uid1, _) = users.iter().find(|u| u.0 == "mauiuser").unwrap();
     assert!(
-        logs.contains(&format!("admin socket: setres refused to mauiuser (uid {uid1}, pid ")),
+        logs.contains(&format!(
+            "admin socket: setres refused to mauiuser (uid {uid1}, pid "
+        )),
         "{logs}"
     );
     assert!(logs.contains("sethold by mauiadm2 (uid "), "{logs}");
     assert!(logs.contains("runjob by mauiadm1 (uid "), "{logs}");
-    assert!(logs.contains("reservation res-mauiadm2 created by mauiadm2 (uid "), "{logs}");
+    assert!(
+        logs.contains("reservation res-mauiadm2 created by mauiadm2 (uid "),
+        "{logs}"
+    );
 }

@@ -545,10 +545,27 @@ fn mauictl_and_the_maui_names_talk_to_the_socket() {
     assert_eq!(code, 0, "-c after the command too");
     assert!(out.starts_with("Diagnosing Nodes"));
 
+    // mauictl showconfig shows a file unless asked for the live one.
+    let (code, out, _) = mauictl(&["showconfig", "--socket", sock]);
+    assert_eq!(code, 0);
+    assert!(out.contains("RESERVATIONDEPTH[0]             2"), "{out}");
+    let (code, out, _) = mauictl(&["-c", cfg.to_str().unwrap(), "showconfig", "--live"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("RESERVATIONDEPTH[0]             2"),
+        "live: {out}"
+    );
+    let (code, out, _) = mauictl(&["-c", cfg.to_str().unwrap(), "showconfig"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(&format!("ADMINSOCKET                     {sock}")),
+        "the file: {out}"
+    );
+
     // Links named after Maui's commands run the same code.
     let bin = s.dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    for name in ["showq", "checknode", "setspri"] {
+    for name in ["showq", "checknode", "setspri", "showconfig"] {
         std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mauictl"), bin.join(name)).unwrap();
     }
     let o = Command::new(bin.join("showq"))
@@ -573,6 +590,12 @@ fn mauictl_and_the_maui_names_talk_to_the_socket() {
         String::from_utf8_lossy(&o.stdout),
         "job system priority adjusted\n"
     );
+
+    let o = Command::new(bin.join("showconfig"))
+        .args(["--socket", sock])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("RESERVATIONDEPTH[0]             2"));
 
     // Usage errors exit 2; no scheduler exits 3 naming the socket tried.
     let (code, _, err) = mauictl(&["--socket", sock, "showq", "-z"]);

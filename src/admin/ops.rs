@@ -226,12 +226,14 @@ fn parse_setres(args: &[&str], now: Time) -> Result<AdminRequest, String> {
                 let v = need(cmd, &mut it, a)?;
                 r.duration = parse_duration(v).map_err(|e| usage(cmd, format!("-d {v}: {e}")))?;
             }
-            "-b" | "-R" | "-T" => return Err(usage(
-                cmd,
-                format!(
+            "-b" | "-R" | "-T" => {
+                return Err(usage(
+                    cmd,
+                    format!(
                     "{a} (subtypes, reservation profiles, triggers) is not supported by mauisched"
                 ),
-            )),
+                ))
+            }
             s if s.starts_with('-') && s.len() > 1 => {
                 return Err(usage(cmd, format!("unknown option \"{s}\"")))
             }

@@ -229,10 +229,9 @@ fn admit(stream: UnixStream, shared: &Arc<Shared>, threads: &mut Vec<JoinHandle<
             let slot = slot;
             serve(stream, &slot.shared);
         });
-    match spawned {
-        Ok(t) => threads.push(t),
-        // The closure (and its Slot) was dropped: the slot is released.
-        Err(_) => {}
+    // On failure the closure (and its Slot) was dropped: the slot is free.
+    if let Ok(t) = spawned {
+        threads.push(t);
     }
 }
 

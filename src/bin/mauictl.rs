@@ -3,8 +3,9 @@
 //! `mauictl <command> [options]` asks the running scheduler through its
 //! admin socket (see `mauisched::admin`); links named after Maui's commands
 //! (`showq`, `setres`, ...) run the same code. The offline forms read a
-//! snapshot (`--snapshot FILE`), fairshare files (`--fs-dir DIR`) or a
-//! configuration file (`showconfig -c FILE`, `check`) instead.
+//! snapshot (`--snapshot FILE`) or fairshare files (`--fs-dir DIR`)
+//! instead; `mauictl showconfig` shows a configuration file (or the
+//! embedded default) unless `--live` or `--socket` asks the scheduler.
 
 use clap::{Parser, Subcommand};
 use mauisched::config::{render, Config, Loaded, Severity, DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL};
@@ -33,7 +34,9 @@ enum Cmd {
         #[arg(short, long)]
         quiet: bool,
     },
-    /// Print every parameter with its effective value, defaults included.
+    /// Print every parameter with its effective value, defaults included
+    /// (of -c FILE or the embedded default; --live or --socket: of the
+    /// running scheduler).
     Showconfig {
         /// Print JSON instead of Maui's layout.
         #[arg(long)]
@@ -361,9 +364,15 @@ fn route(prog: &str, args: &[String]) -> Option<Live> {
             _ => live.args.push(a),
         }
     }
-    // showconfig -c FILE shows that file (offline), as it always did.
-    if live.cmd == "showconfig" && live.config.is_some() {
-        return None;
+    // `mauictl showconfig` is the configuration tool: it shows FILE (-c)
+    // or the embedded default. The running scheduler's configuration is
+    // what the `showconfig` name, `--live` or `--socket` ask for.
+    if live.cmd == "showconfig" {
+        let asked = live.args.iter().any(|a| a == "--live");
+        live.args.retain(|a| a != "--live");
+        if !(asked || live.prog == "showconfig" || live.socket.is_some()) {
+            return None;
+        }
     }
     Some(live)
 }

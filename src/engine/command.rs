@@ -910,6 +910,25 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
         assert!(plan.starts.iter().all(|s| s.job != "A"));
     }
 
+    proptest::proptest! {
+        /// Whatever arguments a client sends, a command renders or refuses
+        /// with a message; it never panics.
+        #[test]
+        fn any_arguments_render_or_refuse(
+            cmd in proptest::sample::select(COMMANDS.to_vec()),
+            args in proptest::collection::vec("(-[a-zA-Z]|[A-Za-z0-9:=_.-]{0,8})", 0..5),
+            json in proptest::bool::ANY,
+            admin in proptest::bool::ANY,
+        ) {
+            let e = engine();
+            let viewer = Viewer { user: "u2".into(), admin };
+            let mut ctx = Context::of(&e);
+            ctx.viewer = Some(&viewer);
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            let _ = execute(&ctx, cmd, &a, json);
+        }
+    }
+
     #[test]
     fn commands_and_their_errors() {
         let e = engine();

@@ -20,6 +20,13 @@
 //! 7. the plan: starts with nodes and tasks per node, every idle job's
 //!    priority and reason, the reservations.
 //!
+//! Operators act through the state: a job an operator forced (`runjob`,
+//! [`ForcedStart`]) is presented to the passes as running on the nodes
+//! chosen and heads the plan's starts; while scheduling is stopped
+//! (`schedctl -s`, [`StopInfo`]) the starts the passes choose are withdrawn
+//! (reason [`Reason::Stopped`]); holds and releases (`pending_actions`) go
+//! out with the plan for the front end to apply through the RM.
+//!
 //! No clock, no I/O: the caller persists [`EngineState`] (the checkpoint)
 //! and the fairshare files.
 
