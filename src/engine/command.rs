@@ -861,6 +861,35 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
     }
 
     #[test]
+    fn a_pending_hold_is_in_force_in_the_plan_that_carries_it() {
+        let mut e = Engine::new(Config::default());
+        e.state.pending_actions = vec![super::super::Action {
+            kind: super::super::ActionKind::Hold,
+            job: "C".into(),
+            by: "boss".into(),
+        }];
+        let plan = e.iterate(&snapshot(), 0);
+        assert!(plan.starts.is_empty(), "C is held: {:?}", plan.starts);
+        assert_eq!(plan.actions.len(), 1);
+        assert!(matches!(
+            plan.job("C").unwrap().reason,
+            Some(super::super::Reason::Hold {
+                kind: HoldKind::System
+            })
+        ));
+        // A release goes the other way: C's system hold is lifted now.
+        let mut snap = snapshot();
+        snap.jobs[2].holds = vec![HoldKind::System];
+        e.state.pending_actions = vec![super::super::Action {
+            kind: super::super::ActionKind::Release,
+            job: "C".into(),
+            by: "boss".into(),
+        }];
+        let plan = e.iterate(&snap, 60);
+        assert_eq!(plan.starts.len(), 1, "C starts as its hold goes");
+    }
+
+    #[test]
     fn runjob_starts_the_job_where_the_operator_said() {
         let mut e = Engine::new(Config::default());
         e.state.forced_starts = vec![super::super::ForcedStart {

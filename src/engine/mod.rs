@@ -44,7 +44,7 @@ pub use state::{EngineState, ForcedStart, JobReservation, NamedClaim, StopInfo};
 
 use crate::allocation::LocalAllocator;
 use crate::config::Config;
-use crate::model::{Job, JobState, Snapshot, Time};
+use crate::model::{HoldKind, Job, JobState, Snapshot, Time};
 use crate::profile::Profile;
 use std::sync::Arc;
 
@@ -142,6 +142,20 @@ impl Engine {
             }
             if j.qos.is_none() {
                 j.qos = default_qos(&self.cfg, j);
+            }
+        }
+        // Holds and releases an operator asked for are in force in this
+        // iteration already: the plan that carries them does not start a
+        // job it holds.
+        for a in &self.state.pending_actions {
+            if let Some(j) = jobs.iter_mut().find(|j| j.id == a.job) {
+                match a.kind {
+                    ActionKind::Hold if !j.holds.contains(&HoldKind::System) => {
+                        j.holds.push(HoldKind::System)
+                    }
+                    ActionKind::Release => j.holds.retain(|h| *h != HoldKind::System),
+                    _ => {}
+                }
             }
         }
         // runjob: the job is presented to the passes as running on the

@@ -3,7 +3,9 @@
 //! lock with the same code paths as the ABI's admin calls.
 
 use super::admin::{create_reservation, release_reservation, set_system_priority};
-use super::handle::{lock, reconfigure, Handle, Logger, MAUISCHED_LOG_ERROR, MAUISCHED_LOG_INFO};
+use super::handle::{
+    lock, reconfigure, Handle, Logger, MAUISCHED_LOG_ERROR, MAUISCHED_LOG_INFO, MAUISCHED_LOG_WARN,
+};
 use super::status::*;
 use crate::admin::{Backend, Caller, Done, ErrorCode, Failed, Mutation, Published, SchedCtl};
 use crate::allocation::TaskRequest;
@@ -15,6 +17,9 @@ use serde_json::json;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// Messages the admin socket's threads queue at most between two host calls.
+const MAX_NOTES: usize = 1000;
 
 /// The admin socket's view of a handle.
 struct HandleBackend {
@@ -80,7 +85,18 @@ impl Backend for HandleBackend {
     }
 
     fn note(&self, level: u32, message: String) {
-        lock(&self.notes).push((level, message));
+        // Refusals are noted per request: a client looping on them must not
+        // fill memory (or the host's log) before the host's next call.
+        let mut q = lock(&self.notes);
+        match q.len() {
+            n if n < MAX_NOTES => q.push((level, message)),
+            MAX_NOTES => q.push((
+                MAUISCHED_LOG_WARN,
+                "admin socket: too many messages since the last call; further ones are dropped"
+                    .into(),
+            )),
+            _ => {}
+        }
     }
 
     fn mutate(&self, caller: &Caller, m: Mutation) -> Result<Done, Failed> {
@@ -432,7 +448,13 @@ fn runjob_allocation(
     nodes: Option<&[(String, Option<u32>)]>,
 ) -> Result<Vec<NodeTasks>, Failed> {
     let job = queued_job(hd, id, "runjob")?;
-    if job.is_held() {
+    let hold_pending = hd
+        .engine
+        .state
+        .pending_actions
+        .iter()
+        .any(|a| a.job == id && a.kind == ActionKind::Hold);
+    if job.is_held() || hold_pending {
         return Err(Failed::new(
             ErrorCode::Refused,
             format!("runjob: job {id} has a hold in place: release it first"),
