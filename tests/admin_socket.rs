@@ -678,6 +678,15 @@ fn no_admin_socket_when_disabled_or_taken() {
         assert!(ask_at(&sock, "showstats", &[], false).ok);
         mauisched_free(h);
         assert!(!sock.exists());
+        // A socket left by a scheduler that died is replaced.
+        drop(std::os::unix::net::UnixListener::bind(&sock).unwrap());
+        assert!(sock.exists());
+        assert_eq!(
+            mauisched_new(&opts, &mut h, std::ptr::null_mut(), 0),
+            MAUISCHED_OK
+        );
+        assert!(ask_at(&sock, "showstats", &[], false).ok);
+        mauisched_free(h);
         // An options struct of ABI 1.0 (without admin_socket) still works.
         opts.size = std::mem::offset_of!(mauisched_options_t, admin_socket);
         assert_eq!(

@@ -61,13 +61,19 @@ impl Server {
                     format!("{} exists and is not a socket", path.display()),
                 ));
             }
-            if UnixStream::connect(path).is_ok() {
-                return Err(io::Error::new(
-                    io::ErrorKind::AddrInUse,
-                    format!("another scheduler is serving {}", path.display()),
-                ));
+            match UnixStream::connect(path) {
+                // Nobody listens: a socket left by a scheduler that died.
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    std::fs::remove_file(path)?
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                _ => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::AddrInUse,
+                        format!("another scheduler is serving {}", path.display()),
+                    ))
+                }
             }
-            std::fs::remove_file(path)?;
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             if !dir.exists() {

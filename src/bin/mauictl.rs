@@ -16,7 +16,13 @@ use std::process::ExitCode;
 #[command(
     name = "mauictl",
     version,
-    about = "Maui-compatible scheduling policy engine: commands"
+    about = "Maui-compatible scheduling policy engine: commands",
+    after_help = "Without --snapshot or --fs-dir, showq, showbf, showstart, checkjob, checknode, \
+showres, diagnose, showstats, setres, releaseres, runjob, sethold, releasehold, setspri and \
+schedctl ask the running scheduler through its admin socket: --socket PATH, \
+$MAUISCHED_SOCKET, ADMINSOCKET of -c FILE, or run/mauisched.sock in $MAUISCHED_STATE_DIR \
+(default /var/lib/mauisched). --json gives JSON. Links named after these commands run them \
+directly (ln -s mauictl showq). Exit status: 0 done, 1 refused, 2 usage, 3 no scheduler."
 )]
 struct Cli {
     /// maui.cfg to use (default: the embedded default configuration).
