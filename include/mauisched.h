@@ -49,7 +49,7 @@
 /** ABI major version of this header: a library with another major is refused. */
 #define MAUISCHED_ABI_MAJOR 1
 /** ABI minor version of this header: later minors only add. */
-#define MAUISCHED_ABI_MINOR 0
+#define MAUISCHED_ABI_MINOR 1
 /** True when the library loaded at run time has this header's ABI major
  * version (`mauisched_abi_version() >> 16`); a front end refuses to run
  * otherwise. Its minor version may be higher (additions only). */
@@ -217,6 +217,12 @@
 #define MAUISCHED_REASON_NO_FIT 10
 
 /**
+ * The job would start now, but an operator stopped scheduling
+ * (`schedctl -s`). ABI 1.1.
+ */
+#define MAUISCHED_REASON_STOPPED 11
+
+/**
  * Result of every call. `MAUISCHED_OK` is 0; the others are fixed numbers
  * in 7000–7999 that are never reused for another meaning.
  */
@@ -357,6 +363,13 @@ typedef struct mauisched_options_t {
    * Passed back to `log` unchanged.
    */
   void *log_userdata;
+  /**
+   * The admin socket for `mauictl` and the Maui commands (ABI 1.1):
+   * NULL for maui.cfg's ADMINSOCKET, or `<state_dir>/run/mauisched.sock`
+   * when that is not set; a path to serve there; "" for no admin socket.
+   * A relative ADMINSOCKET is taken from the state directory.
+   */
+  const char *admin_socket;
 } mauisched_options_t;
 
 /**
@@ -848,6 +861,17 @@ const char *mauisched_status_name(int32_t code);
  * directory is used by one handle at a time (it is locked): a second
  * handle on it, in this process or another, gets `MAUISCHED_STATE_ERROR`.
  *
+ * The handle also serves the admin socket for `mauictl` and the Maui
+ * commands (`showq`, `setres`, ...) on threads of its own: at
+ * `options.admin_socket`, else maui.cfg's ADMINSOCKET, else
+ * `<state_dir>/run/mauisched.sock` (set `options.admin_socket` to "" to
+ * serve none). Those threads never call the host's callbacks: the changes
+ * operators make through the socket (with who made them) are logged
+ * through the log callback during the host's next call on the handle,
+ * and what the RM must do goes out with the next plan. A socket that
+ * cannot be served is logged at `MAUISCHED_LOG_ERROR` and does not fail
+ * this call.
+ *
  * On success `*out` receives the handle, owned by the caller until
  * [`mauisched_free`]. On failure nothing is written to `*out` and, if
  * `err` is not NULL, the reason is copied into `err` (at most `err_len`
@@ -865,6 +889,9 @@ enum mauisched_status_t mauisched_new(const struct mauisched_options_t *opts,
 
 /**
  * Frees a handle and everything it owns. NULL is a no-op.
+ *
+ * The admin socket stops first (its connections are closed, its threads
+ * joined, its socket file removed).
  *
  * State not yet written (iterations or administrative changes since the
  * last write) is written first, so a clean shutdown loses nothing; a
@@ -1330,16 +1357,18 @@ enum mauisched_status_t mauisched_clear_system_priority(struct mauisched_t *h, c
  * `buf` as NUL-terminated text, in Maui's layout.
  *
  * `command` is one of `showq`, `checkjob`, `showstart`, `showbf`,
- * `showres`, `diagnose`; `args` (NULL or "" for none) holds its arguments
- * separated by blanks, as on Maui's command line: `checkjob [-v] JOBID`,
- * `showstart JOBID`, `showbf [-d DURATION] [-p PARTITION] [-n NODES]`,
- * `showres [-n] [RESID]`, `diagnose -p` or `diagnose -f`.
+ * `showres`, `checknode`, `diagnose`, `showconfig`; `args` (NULL or ""
+ * for none) holds its arguments separated by blanks, as on Maui's command
+ * line: `showq [-r|-i|-b] [-p PARTITION] [-w user=NAME]`,
+ * `checkjob [-v] JOBID`, `showstart JOBID`,
+ * `showbf [-d DURATION] [-p PARTITION] [-n NODES]`, `showres [-n] [RESID]`,
+ * `checknode NODE`, `diagnose -p | -f | -r [RESID] | -j [JOBID] | -n [NODE] | -q`.
  *
  * `*written` (if `written` is not NULL) receives the bytes the text needs
  * including the NUL, also with `MAUISCHED_BUFFER_TOO_SMALL`, so the caller
  * can retry with a larger buffer. Other errors: `MAUISCHED_BAD_VALUE` for
  * an unknown command or bad arguments, `MAUISCHED_NOT_FOUND` for an
- * unknown job or reservation, `MAUISCHED_NO_ITERATION` when the command
+ * unknown job, node or reservation, `MAUISCHED_NO_ITERATION` when the command
  * reads an iteration and none has run (`diagnose -f` needs none).
  *
  * # Safety

@@ -40,7 +40,8 @@ fn rust_layouts() -> BTreeMap<String, Layout> {
             config_path,
             state_dir,
             log,
-            log_userdata
+            log_userdata,
+            admin_socket
         }
     );
     rust_layout!(

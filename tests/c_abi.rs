@@ -241,6 +241,11 @@ fn state_survives_a_restart_and_a_corrupt_checkpoint() {
 }
 
 #[test]
+fn admin_socket_actions_reach_the_plan() {
+    check_program("admin_socket", &[]);
+}
+
+#[test]
 fn local_allocation_callback() {
     check_program("local", &[]);
 }

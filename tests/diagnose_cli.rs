@@ -5,8 +5,11 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn mauictl(args: &[&str]) -> (i32, String, String) {
+    // Commands without an offline input ask the running scheduler: make
+    // sure none answers.
     let out = Command::new(env!("CARGO_BIN_EXE_mauictl"))
         .args(args)
+        .env("MAUISCHED_SOCKET", "/nonexistent/mauisched-test.sock")
         .output()
         .unwrap();
     (
@@ -171,9 +174,10 @@ fn diagnose_refuses_bad_input() {
     let (code, _, err) = mauictl(&["diagnose", "--snapshot", &snap]);
     assert_eq!(code, 2, "one of -p and -f is required");
     assert!(err.contains("<-p|-f>"), "{err}");
+    // Without --snapshot, diagnose asks the running scheduler (none here).
     let (code, _, err) = mauictl(&["diagnose", "-p", "-c", &cfg]);
-    assert_eq!(code, 2);
-    assert!(err.contains("diagnose -p needs --snapshot FILE"), "{err}");
+    assert_eq!(code, 3);
+    assert!(err.contains("no scheduler is answering"), "{err}");
     let bad = d.join("bad.json");
     std::fs::write(&bad, r#"{"nodes": [{"name": "a", "procs": 4}]}"#).unwrap();
     let (code, _, err) = mauictl(&["diagnose", "-p", "--snapshot", bad.to_str().unwrap()]);

@@ -1,4 +1,11 @@
 //! mauictl: the command-line front end of mauisched.
+//!
+//! `mauictl <command> [options]` asks the running scheduler through its
+//! admin socket (see `mauisched::admin`); links named after Maui's commands
+//! (`showq`, `setres`, ...) run the same code. The offline forms read a
+//! snapshot (`--snapshot FILE`) or fairshare files (`--fs-dir DIR`)
+//! instead; `mauictl showconfig` shows a configuration file (or the
+//! embedded default) unless `--live` or `--socket` asks the scheduler.
 
 use clap::{Parser, Subcommand};
 use mauisched::config::{render, Config, Loaded, Severity, DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL};
@@ -9,7 +16,13 @@ use std::process::ExitCode;
 #[command(
     name = "mauictl",
     version,
-    about = "Maui-compatible scheduling policy engine: commands"
+    about = "Maui-compatible scheduling policy engine: commands",
+    after_help = "Without --snapshot or --fs-dir, showq, showbf, showstart, checkjob, checknode, \
+showres, diagnose, showstats, setres, releaseres, runjob, sethold, releasehold, setspri and \
+schedctl ask the running scheduler through its admin socket: --socket PATH, \
+$MAUISCHED_SOCKET, ADMINSOCKET of -c FILE, or run/mauisched.sock in $MAUISCHED_STATE_DIR \
+(default /var/lib/mauisched). --json gives JSON. Links named after these commands run them \
+directly (ln -s mauictl showq). Exit status: 0 done, 1 refused, 2 usage, 3 no scheduler."
 )]
 struct Cli {
     /// maui.cfg to use (default: the embedded default configuration).
@@ -27,7 +40,9 @@ enum Cmd {
         #[arg(short, long)]
         quiet: bool,
     },
-    /// Print every parameter with its effective value, defaults included.
+    /// Print every parameter with its effective value, defaults included
+    /// (of -c FILE or the embedded default; --live or --socket: of the
+    /// running scheduler).
     Showconfig {
         /// Print JSON instead of Maui's layout.
         #[arg(long)]
@@ -129,6 +144,35 @@ enum Cmd {
         /// Only this reservation.
         reservation: Option<String>,
     },
+    /// Show the queue: active, eligible and blocked jobs (live).
+    Showq(LiveArgs),
+    /// A node's state, resources, reservations and jobs (live).
+    Checknode(LiveArgs),
+    /// Scheduler statistics since the scheduler started (live).
+    Showstats(LiveArgs),
+    /// Create an administrative reservation (live).
+    Setres(LiveArgs),
+    /// Release administrative reservations (live).
+    Releaseres(LiveArgs),
+    /// Start a job now, on given nodes, bypassing policies (live).
+    Runjob(LiveArgs),
+    /// Place a system hold on jobs through the resource manager (live).
+    Sethold(LiveArgs),
+    /// Release the system hold of jobs through the resource manager (live).
+    Releasehold(LiveArgs),
+    /// Set a job's system priority (live).
+    Setspri(LiveArgs),
+    /// Reconfigure (-r), stop (-s) or resume (-R) scheduling (live).
+    Schedctl(LiveArgs),
+}
+
+/// Arguments of a command that only exists live, passed to the scheduler
+/// as Maui spells them.
+#[derive(clap::Args)]
+struct LiveArgs {
+    /// The command's arguments, as Maui's command takes them.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -219,8 +263,231 @@ fn load(path: &Option<PathBuf>) -> Result<Loaded, String> {
     }
 }
 
+/// Commands that ask the running scheduler (when not given an offline input).
+const LIVE: [&str; 16] = [
+    "showq",
+    "showbf",
+    "showstart",
+    "checkjob",
+    "checknode",
+    "showres",
+    "diagnose",
+    "showstats",
+    "showconfig",
+    "setres",
+    "releaseres",
+    "runjob",
+    "sethold",
+    "releasehold",
+    "setspri",
+    "schedctl",
+];
+
+/// Commands whose own `-c` option is not mauictl's `-c FILE`.
+const OWNS_C: [&str; 2] = ["setres", "runjob"];
+
+/// A command for the running scheduler.
+struct Live {
+    /// What the user typed the command as (`mauictl` or a Maui name).
+    prog: String,
+    cmd: String,
+    args: Vec<String>,
+    json: bool,
+    socket: Option<PathBuf>,
+    config: Option<PathBuf>,
+}
+
+/// Decides between the live client and the offline forms. `args` excludes
+/// the program name. `None`: clap handles it (offline forms, other
+/// commands, help).
+fn route(prog: &str, args: &[String]) -> Option<Live> {
+    let mut live = Live {
+        prog: prog.to_string(),
+        cmd: String::new(),
+        args: Vec::new(),
+        json: false,
+        socket: None,
+        config: None,
+    };
+    let mut it = args.iter().peekable();
+    // mauictl's own options before the command.
+    while let Some(a) = it.peek() {
+        match a.as_str() {
+            "-c" | "--config" | "--socket" => {
+                let flag = it.next()?.clone();
+                let v = PathBuf::from(it.next()?);
+                if flag == "--socket" {
+                    live.socket = Some(v);
+                } else {
+                    live.config = Some(v);
+                }
+            }
+            "--json" => {
+                live.json = true;
+                it.next();
+            }
+            x if x.starts_with("--config=") => {
+                live.config = Some(PathBuf::from(&x["--config=".len()..]));
+                it.next();
+            }
+            x if x.starts_with("--socket=") => {
+                live.socket = Some(PathBuf::from(&x["--socket=".len()..]));
+                it.next();
+            }
+            _ => break,
+        }
+    }
+    live.cmd = it.next()?.clone();
+    if !LIVE.contains(&live.cmd.as_str()) {
+        return None;
+    }
+    let rest: Vec<String> = it.cloned().collect();
+    let offline = |a: &String| {
+        a == "--snapshot"
+            || a.starts_with("--snapshot=")
+            || a == "--fs-dir"
+            || a.starts_with("--fs-dir=")
+            || a == "-h"
+            || a == "--help"
+    };
+    if rest.iter().any(offline) {
+        return None;
+    }
+    let owns_c = OWNS_C.contains(&live.cmd.as_str());
+    let mut r = rest.into_iter();
+    while let Some(a) = r.next() {
+        match a.as_str() {
+            "--json" => live.json = true,
+            "--socket" => live.socket = Some(PathBuf::from(r.next()?)),
+            "--config" => live.config = Some(PathBuf::from(r.next()?)),
+            "-c" if !owns_c => live.config = Some(PathBuf::from(r.next()?)),
+            x if x.starts_with("--socket=") => {
+                live.socket = Some(PathBuf::from(&x["--socket=".len()..]))
+            }
+            x if x.starts_with("--config=") => {
+                live.config = Some(PathBuf::from(&x["--config=".len()..]))
+            }
+            _ => live.args.push(a),
+        }
+    }
+    // `mauictl showconfig` is the configuration tool: it shows FILE (-c)
+    // or the embedded default. The running scheduler's configuration is
+    // what the `showconfig` name, `--live` or `--socket` ask for.
+    if live.cmd == "showconfig" {
+        let asked = live.args.iter().any(|a| a == "--live");
+        live.args.retain(|a| a != "--live");
+        if !(asked || live.prog == "showconfig" || live.socket.is_some()) {
+            return None;
+        }
+    }
+    Some(live)
+}
+
+/// Runs a command on the running scheduler. Exit status: 0 done, 1 refused
+/// (permission, not found, no room...), 2 usage, 3 no scheduler answering.
+fn live(l: Live) -> ExitCode {
+    use mauisched::admin::{client, protocol};
+    let who = if l.prog == "mauictl" {
+        "mauictl".to_string()
+    } else {
+        l.prog.clone()
+    };
+    let loaded = match &l.config {
+        Some(p) => match Config::load(p) {
+            Ok(loaded) if loaded.is_ok() => Some(loaded),
+            Ok(loaded) => {
+                for d in loaded.errors() {
+                    eprintln!("{d}");
+                }
+                eprintln!(
+                    "{who}: {} has errors; run `mauictl check`",
+                    loaded.config.source
+                );
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("{who}: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let cfg = loaded
+        .as_ref()
+        .zip(l.config.as_deref())
+        .map(|(c, p)| (&c.config, p));
+    let at = client::locate(l.socket.as_deref(), cfg);
+    let wait = cfg.map_or(30, |(c, _)| c.params.client_timeout.0.max(1)) as u64 + 5;
+    let req = protocol::Request {
+        v: protocol::VERSION,
+        cmd: l.cmd.clone(),
+        args: l.args,
+        json: l.json,
+    };
+    match client::call(&at.path, &req, std::time::Duration::from_secs(wait)) {
+        Err(client::ClientError::Connect(e)) => {
+            eprintln!(
+                "{who}: no scheduler is answering at {} (socket from {}): {e}
+{who}: is the scheduler running? --socket PATH, $MAUISCHED_SOCKET or ADMINSOCKET in maui.cfg (-c FILE) name another socket",
+                at.path.display(),
+                at.source
+            );
+            ExitCode::from(3)
+        }
+        Err(e) => {
+            eprintln!("{who}: {} ({}): {e}", at.path.display(), at.source);
+            ExitCode::from(3)
+        }
+        Ok(r) if r.ok => {
+            match (r.output, r.data) {
+                (Some(t), _) => emit(&t),
+                (None, Some(v)) => emit(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&v).unwrap_or_default()
+                )),
+                (None, None) => {}
+            }
+            ExitCode::SUCCESS
+        }
+        Ok(r) => {
+            let e = r.error.unwrap_or(protocol::ErrorBody {
+                code: protocol::ErrorCode::Internal,
+                message: "the scheduler refused without saying why".into(),
+                needs: None,
+            });
+            if l.json {
+                emit(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&e).unwrap_or_default()
+                ));
+            }
+            eprintln!("{who}: {}", e.message);
+            match e.code {
+                protocol::ErrorCode::Usage | protocol::ErrorCode::UnknownCommand => {
+                    ExitCode::from(2)
+                }
+                _ => ExitCode::FAILURE,
+            }
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut argv: Vec<String> = std::env::args().collect();
+    let prog = argv
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "mauictl".into());
+    // Installed as `showq`, `setres`, ...: the name is the command.
+    if LIVE.contains(&prog.as_str()) {
+        argv.insert(1, prog.clone());
+        argv[0] = "mauictl".into();
+    }
+    if let Some(l) = route(&prog, &argv[1..]) {
+        return live(l);
+    }
+    let cli = Cli::parse_from(&argv);
     let loaded = match load(&cli.config) {
         Ok(l) => l,
         Err(e) => {
@@ -406,6 +673,21 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Cmd::Showq(_)
+        | Cmd::Checknode(_)
+        | Cmd::Showstats(_)
+        | Cmd::Setres(_)
+        | Cmd::Releaseres(_)
+        | Cmd::Runjob(_)
+        | Cmd::Sethold(_)
+        | Cmd::Releasehold(_)
+        | Cmd::Setspri(_)
+        | Cmd::Schedctl(_) => {
+            // Reached only with an offline option (route() sends the rest
+            // to the scheduler).
+            eprintln!("mauictl: this command asks the running scheduler; it has no offline form (--snapshot, --fs-dir)");
+            ExitCode::from(2)
+        }
     }
 }
 

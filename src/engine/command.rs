@@ -1,146 +1,335 @@
-//! Operator commands as text over an engine's last iteration: the one
-//! dispatcher behind `mauisched_render` (and any other front end that
-//! takes a command name and its arguments).
+//! Operator commands over an engine's last iteration: the one dispatcher
+//! behind `mauisched_render`, the admin socket and `mauictl`'s offline
+//! forms. Every command renders as Maui's text layout or as JSON.
 //!
 //! Commands and arguments, as Maui spells them:
 //!
 //! ```text
-//! showq
+//! showq [-r|-i|-b] [-p PARTITION] [-w user=|group=|acct=|class=|qos=NAME] [-u USER]
 //! checkjob [-v] JOBID
 //! showstart JOBID
 //! showbf [-d DURATION] [-p PARTITION] [-n NODES]
 //! showres [-n] [RESID]
-//! diagnose -p | -f
+//! checknode NODE
+//! diagnose -p | -f | -r [RESID] | -j [JOBID] | -n [NODE] | -q
+//! showconfig
 //! ```
+//!
+//! A [`Viewer`] says who asks: without ADMIN3 a user sees only their own
+//! jobs with checkjob and no reservation ACLs; the admin socket decides the
+//! rest (which commands a level may run).
 
-use super::render::{self, ShowbfOpts};
-use super::{Engine, LastIteration};
-use crate::model::{NodeTasks, Time};
+use super::render::{self, ShowbfOpts, ShowqMode, ShowqOpts};
+use super::{Engine, LastIteration, StopInfo};
+use crate::config::Config;
+use crate::fairshare::Fairshare;
+use crate::model::{CredKind, NodeTasks, Time};
 use crate::reservation::{NodeClaim, ResKind, ResRequest, Reservation};
+use serde_json::Value;
 
-/// Why a command produced no text.
+/// Why a command produced no output.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CommandError {
     /// No such command.
-    #[error(
-        "unknown command \"{0}\" (known: showq, checkjob, showstart, showbf, showres, diagnose)"
-    )]
+    #[error("unknown command \"{0}\" (known: {known})", known = COMMANDS.join(", "))]
     Unknown(String),
     /// The arguments are wrong.
     #[error("{0}")]
     Usage(String),
-    /// The job or reservation named does not exist.
+    /// The job, node or reservation named does not exist.
     #[error("{0}")]
     NotFound(String),
     /// The command reads an iteration and none has run yet.
     #[error("{0}: no scheduling iteration has run yet")]
     NoIteration(String),
+    /// The viewer may not see this (another user's job).
+    #[error("{0}")]
+    Denied(String),
 }
 
-/// The commands [`run`] knows.
-pub const COMMANDS: [&str; 6] = [
+/// The commands [`execute`] knows.
+pub const COMMANDS: [&str; 8] = [
     "showq",
     "checkjob",
     "showstart",
     "showbf",
     "showres",
+    "checknode",
     "diagnose",
+    "showconfig",
 ];
 
-fn usage(cmd: &str, what: impl std::fmt::Display) -> CommandError {
-    let syntax = match cmd {
-        "showq" => "showq",
+/// Who asks, for what a command shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Viewer {
+    /// User name.
+    pub user: String,
+    /// ADMIN3 or above: every job, reservation ACLs.
+    pub admin: bool,
+}
+
+/// What a command renders from.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    /// The configuration in force.
+    pub cfg: &'a Config,
+    /// The last completed iteration, if any.
+    pub last: Option<&'a LastIteration>,
+    /// Fairshare usage (diagnose -f).
+    pub fairshare: &'a Fairshare,
+    /// Scheduling stopped by an operator, as of now.
+    pub stopped: Option<&'a StopInfo>,
+    /// Who asks; `None` shows everything (local callers: the ABI, mauictl
+    /// on a snapshot).
+    pub viewer: Option<&'a Viewer>,
+}
+
+impl<'a> Context<'a> {
+    /// Everything an engine knows, for a local caller.
+    pub fn of(engine: &'a Engine) -> Context<'a> {
+        Context {
+            cfg: &engine.cfg,
+            last: engine.last.as_deref(),
+            fairshare: &engine.state.fairshare,
+            stopped: engine.state.stopped.as_ref(),
+            viewer: None,
+        }
+    }
+
+    fn is_admin(&self) -> bool {
+        self.viewer.is_none_or(|v| v.admin)
+    }
+}
+
+/// A command's result: Maui's text or JSON.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    /// Text in Maui's layout.
+    Text(String),
+    /// JSON for scripts.
+    Json(Value),
+}
+
+impl Output {
+    /// The output as text (JSON pretty-printed, with a final newline).
+    pub fn into_text(self) -> String {
+        match self {
+            Output::Text(t) => t,
+            Output::Json(v) => {
+                format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+            }
+        }
+    }
+}
+
+/// Maui's synopsis of a command.
+pub fn synopsis(cmd: &str) -> &'static str {
+    match cmd {
+        "showq" => "showq [-r|-i|-b] [-p PARTITION] [-w user=|group=|acct=|class=|qos=NAME]",
         "checkjob" => "checkjob [-v] JOBID",
         "showstart" => "showstart JOBID",
         "showbf" => "showbf [-d DURATION] [-p PARTITION] [-n NODES]",
         "showres" => "showres [-n] [RESID]",
-        _ => "diagnose -p | -f",
-    };
-    CommandError::Usage(format!("{cmd}: {what} (usage: {syntax})"))
+        "checknode" => "checknode NODE",
+        "showconfig" => "showconfig",
+        _ => "diagnose -p | -f | -r [RESID] | -j [JOBID] | -n [NODE] | -q",
+    }
 }
 
-/// Renders `command` with `args` from the engine's last iteration.
+fn usage(cmd: &str, what: impl std::fmt::Display) -> CommandError {
+    CommandError::Usage(format!("{cmd}: {what} (usage: {})", synopsis(cmd)))
+}
+
+/// Renders `command` with `args` as text from the engine's last iteration
+/// (no viewer restrictions).
 pub fn run(engine: &Engine, command: &str, args: &[&str]) -> Result<String, CommandError> {
+    execute(&Context::of(engine), command, args, false).map(Output::into_text)
+}
+
+/// At most one positional argument (an id), with the flags `allowed`.
+fn one_id<'a>(
+    cmd: &str,
+    args: &[&'a str],
+    allowed: &[&str],
+) -> Result<(Vec<&'a str>, Option<&'a str>), CommandError> {
+    let mut flags = Vec::new();
+    let mut id = None;
+    for a in args {
+        match *a {
+            f if allowed.contains(&f) => flags.push(f),
+            s if s.starts_with('-') && s.len() > 1 => {
+                return Err(usage(cmd, format!("unknown option \"{s}\"")))
+            }
+            s if id.is_none() => id = Some(s),
+            s => return Err(usage(cmd, format!("unexpected argument \"{s}\""))),
+        }
+    }
+    Ok((flags, id))
+}
+
+fn showq_opts(args: &[&str]) -> Result<ShowqOpts, CommandError> {
+    let cmd = "showq";
+    let mut o = ShowqOpts::default();
+    let mut it = args.iter();
+    let set_mode = |o: &mut ShowqOpts, m: ShowqMode| {
+        if o.mode != ShowqMode::All && o.mode != m {
+            return Err(usage(cmd, "give at most one of -r, -i and -b"));
+        }
+        o.mode = m;
+        Ok(())
+    };
+    while let Some(a) = it.next() {
+        let mut value = || {
+            it.next()
+                .copied()
+                .ok_or_else(|| usage(cmd, format!("{a} needs a value")))
+        };
+        match *a {
+            "-r" => set_mode(&mut o, ShowqMode::Running)?,
+            "-i" => set_mode(&mut o, ShowqMode::Idle)?,
+            "-b" => set_mode(&mut o, ShowqMode::Blocked)?,
+            "-p" => o.partition = Some(value()?.to_string()),
+            "-u" => o.filter = Some((CredKind::User, value()?.to_string())),
+            "-w" => {
+                let v = value()?;
+                let (k, name) = v
+                    .split_once('=')
+                    .filter(|(_, n)| !n.is_empty())
+                    .ok_or_else(|| usage(cmd, format!("-w {v}: expected <TYPE>=<NAME>")))?;
+                let kind = match k.to_ascii_lowercase().as_str() {
+                    "user" => CredKind::User,
+                    "group" => CredKind::Group,
+                    "acct" | "account" => CredKind::Account,
+                    "class" | "queue" => CredKind::Class,
+                    "qos" => CredKind::Qos,
+                    _ => {
+                        return Err(usage(
+                            cmd,
+                            format!("-w {v}: the type is one of user, group, acct, class, qos"),
+                        ))
+                    }
+                };
+                o.filter = Some((kind, name.to_string()));
+            }
+            s => return Err(usage(cmd, format!("unknown argument \"{s}\""))),
+        }
+    }
+    Ok(o)
+}
+
+fn showbf_opts(args: &[&str]) -> Result<ShowbfOpts, CommandError> {
+    let cmd = "showbf";
+    let mut opts = ShowbfOpts::default();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || {
+            it.next()
+                .copied()
+                .ok_or_else(|| usage(cmd, format!("{a} needs a value")))
+        };
+        match *a {
+            "-d" => {
+                let v = value()?;
+                opts.duration = crate::model::time::parse_duration(v)
+                    .map_err(|e| usage(cmd, format!("-d {v}: {e}")))?;
+            }
+            "-p" => opts.partition = Some(value()?.to_string()),
+            "-n" => {
+                let v = value()?;
+                opts.nodes = Some(
+                    v.parse()
+                        .map_err(|_| usage(cmd, format!("-n {v}: not a node count")))?,
+                );
+            }
+            s => return Err(usage(cmd, format!("unknown argument \"{s}\""))),
+        }
+    }
+    Ok(opts)
+}
+
+/// Renders `command` with `args` (Maui's syntax) as text or JSON.
+pub fn execute(
+    ctx: &Context,
+    command: &str,
+    args: &[&str],
+    json: bool,
+) -> Result<Output, CommandError> {
     if !COMMANDS.contains(&command) {
         return Err(CommandError::Unknown(command.to_string()));
     }
-    let cfg = &engine.cfg;
+    let cfg = ctx.cfg;
     let last = || {
-        engine
-            .last
-            .as_ref()
+        ctx.last
             .ok_or_else(|| CommandError::NoIteration(command.to_string()))
     };
+    let out = |text: String, v: Value| {
+        if json {
+            Output::Json(v)
+        } else {
+            Output::Text(text)
+        }
+    };
+    let found = |r: Result<String, String>| r.map_err(CommandError::NotFound);
+    let found_json = |r: Result<Value, String>| r.map_err(CommandError::NotFound);
     match command {
         "showq" => {
-            if let Some(a) = args.first() {
-                return Err(usage(command, format!("unexpected argument \"{a}\"")));
-            }
-            Ok(render::showq(cfg, last()?))
+            let o = showq_opts(args)?;
+            let last = last()?;
+            Ok(if json {
+                Output::Json(render::showq_json(cfg, last, &o, ctx.stopped))
+            } else {
+                Output::Text(render::showq(cfg, last, &o, ctx.stopped))
+            })
         }
         "checkjob" | "showstart" => {
-            let mut verbose = false;
-            let mut id = None;
-            for a in args {
-                match *a {
-                    "-v" if command == "checkjob" => verbose = true,
-                    s if s.starts_with('-') => {
-                        return Err(usage(command, format!("unknown option \"{s}\"")))
-                    }
-                    s if id.is_none() => id = Some(s),
-                    s => return Err(usage(command, format!("unexpected argument \"{s}\""))),
-                }
-            }
+            let allowed: &[&str] = if command == "checkjob" { &["-v"] } else { &[] };
+            let (flags, id) = one_id(command, args, allowed)?;
             let id = id.ok_or_else(|| usage(command, "a job id is needed"))?;
             let last = last()?;
-            let r = if command == "checkjob" {
-                render::checkjob(cfg, last, id, verbose)
+            if command == "checkjob" {
+                if let Some(v) = ctx.viewer.filter(|v| !v.admin) {
+                    if let Some(j) = last.jobs.iter().find(|j| j.id == id) {
+                        if j.user != v.user {
+                            return Err(CommandError::Denied(format!(
+                                "checkjob {id}: the job belongs to {}; checking other users' jobs needs ADMIN3 (you are {})",
+                                j.user, v.user
+                            )));
+                        }
+                    }
+                }
+                if json {
+                    return Ok(Output::Json(found_json(render::checkjob_json(
+                        cfg, last, id,
+                    ))?));
+                }
+                let mut text = found(render::checkjob(cfg, last, id, flags.contains(&"-v")))?;
+                if let Some(s) = ctx.stopped {
+                    if last.jobs.iter().any(|j| j.id == id && !j.state.is_active()) {
+                        text.push_str(&format!(
+                            "NOTE:  scheduling is stopped (schedctl -s by {}): the job is not started until schedctl -R\n",
+                            s.by
+                        ));
+                    }
+                }
+                Ok(Output::Text(text))
+            } else if json {
+                Ok(Output::Json(found_json(render::showstart_json(
+                    cfg, last, id,
+                ))?))
             } else {
-                render::showstart(cfg, last, id)
-            };
-            r.map_err(CommandError::NotFound)
+                Ok(Output::Text(found(render::showstart(cfg, last, id))?))
+            }
         }
         "showbf" => {
-            let mut opts = ShowbfOpts::default();
-            let mut it = args.iter();
-            while let Some(a) = it.next() {
-                let mut value = || {
-                    it.next()
-                        .copied()
-                        .ok_or_else(|| usage(command, format!("{a} needs a value")))
-                };
-                match *a {
-                    "-d" => {
-                        let v = value()?;
-                        opts.duration = crate::model::time::parse_duration(v)
-                            .map_err(|e| usage(command, format!("-d {v}: {e}")))?;
-                    }
-                    "-p" => opts.partition = Some(value()?.to_string()),
-                    "-n" => {
-                        let v = value()?;
-                        opts.nodes =
-                            Some(v.parse().map_err(|_| {
-                                usage(command, format!("-n {v}: not a node count"))
-                            })?);
-                    }
-                    s => return Err(usage(command, format!("unknown argument \"{s}\""))),
-                }
-            }
-            Ok(render::showbf(last()?, &opts))
+            let opts = showbf_opts(args)?;
+            let last = last()?;
+            Ok(out(
+                render::showbf(last, &opts),
+                render::showbf_json(last, &opts),
+            ))
         }
         "showres" => {
-            let mut per_node = false;
-            let mut id = None;
-            for a in args {
-                match *a {
-                    "-n" => per_node = true,
-                    s if s.starts_with('-') => {
-                        return Err(usage(command, format!("unknown option \"{s}\"")))
-                    }
-                    s if id.is_none() => id = Some(s),
-                    s => return Err(usage(command, format!("unexpected argument \"{s}\""))),
-                }
-            }
+            let (flags, id) = one_id(command, args, &["-n"])?;
             let last = last()?;
             let table = showres_table(last);
             if let Some(i) = id {
@@ -149,43 +338,153 @@ pub fn run(engine: &Engine, command: &str, args: &[&str]) -> Result<String, Comm
                 }
             }
             let now = last.plan.now;
-            Ok(if per_node {
+            if json {
+                let mut v =
+                    crate::reservation::showres::showres_json(&table, &last.view.cluster, now, id);
+                if !ctx.is_admin() {
+                    // ACLs say who may use what: for administrators only.
+                    if let Some(rows) = v["reservations"].as_array_mut() {
+                        for r in rows {
+                            if let Some(o) = r.as_object_mut() {
+                                o.remove("acl");
+                            }
+                        }
+                    }
+                }
+                return Ok(Output::Json(v));
+            }
+            Ok(Output::Text(if flags.contains(&"-n") {
                 crate::reservation::showres::showres_nodes(&table, &last.view.cluster, now, id)
             } else {
                 crate::reservation::showres::showres(&table, now, id)
-            })
+            }))
         }
-        _ => match args {
-            ["-p"] => {
-                let last = last()?;
-                let mut rows: Vec<_> = last
-                    .plan
-                    .priorities
-                    .iter()
-                    .filter(|p| {
-                        // diagnose -p lists the jobs that are considered:
-                        // no hold, dependency met, begin time reached.
-                        last.plan.job(&p.job).is_some_and(|j| {
-                            !matches!(
-                                j.reason,
-                                Some(super::Reason::Hold { .. })
-                                    | Some(super::Reason::Dependency)
-                                    | Some(super::Reason::BeginTime { .. })
-                            )
-                        })
-                    })
-                    .cloned()
-                    .collect();
-                rows.sort_by(|a, b| b.priority.cmp(&a.priority).then_with(|| a.job.cmp(&b.job)));
-                Ok(crate::priority::render_diagnose_p(cfg, &rows))
+        "checknode" => {
+            let (_, node) = one_id(command, args, &["-v"])?;
+            let node = node.ok_or_else(|| usage(command, "a node name is needed"))?;
+            let last = last()?;
+            if json {
+                Ok(Output::Json(found_json(render::checknode_json(
+                    last, node,
+                ))?))
+            } else {
+                Ok(Output::Text(found(render::checknode(last, node))?))
             }
-            ["-f"] => Ok(crate::fairshare::render_diagnose_f(
-                cfg,
-                &engine.state.fairshare,
-            )),
-            _ => Err(usage(command, "exactly one of -p or -f is needed")),
-        },
+        }
+        "showconfig" => {
+            if let Some(a) = args.iter().find(|a| **a != "-v") {
+                return Err(usage(command, format!("unexpected argument \"{a}\"")));
+            }
+            Ok(out(
+                crate::config::render::showconfig(cfg),
+                crate::config::render::showconfig_json(cfg),
+            ))
+        }
+        _ => diagnose(ctx, args, json),
     }
+}
+
+fn diagnose(ctx: &Context, args: &[&str], json: bool) -> Result<Output, CommandError> {
+    let cmd = "diagnose";
+    let cfg = ctx.cfg;
+    let (mode, rest) = match args.split_first() {
+        Some((m, rest)) => (*m, rest),
+        None => return Err(usage(cmd, "one of -p, -f, -r, -j, -n or -q is needed")),
+    };
+    let id = match rest {
+        [] => None,
+        [x] if !x.starts_with('-') && matches!(mode, "-r" | "-j" | "-n") => Some(*x),
+        [x, ..] => return Err(usage(cmd, format!("unexpected argument \"{x}\""))),
+    };
+    let last = || {
+        ctx.last
+            .ok_or_else(|| CommandError::NoIteration(cmd.to_string()))
+    };
+    let nf = |r: Result<String, String>| r.map_err(CommandError::NotFound);
+    let nfj = |r: Result<Value, String>| r.map_err(CommandError::NotFound);
+    Ok(match mode {
+        "-p" => {
+            let last = last()?;
+            let mut rows: Vec<_> = last
+                .plan
+                .priorities
+                .iter()
+                .filter(|p| {
+                    // diagnose -p lists the jobs that are considered:
+                    // no hold, dependency met, begin time reached.
+                    last.plan.job(&p.job).is_some_and(|j| {
+                        !matches!(
+                            j.reason,
+                            Some(super::Reason::Hold { .. })
+                                | Some(super::Reason::Dependency)
+                                | Some(super::Reason::BeginTime { .. })
+                        )
+                    })
+                })
+                .cloned()
+                .collect();
+            rows.sort_by(|a, b| b.priority.cmp(&a.priority).then_with(|| a.job.cmp(&b.job)));
+            if json {
+                Output::Json(crate::priority::diagnose_p_json(cfg, &rows))
+            } else {
+                Output::Text(crate::priority::render_diagnose_p(cfg, &rows))
+            }
+        }
+        "-f" => {
+            if json {
+                Output::Json(
+                    serde_json::to_value(crate::fairshare::diagnose_f_report(cfg, ctx.fairshare))
+                        .unwrap_or_default(),
+                )
+            } else {
+                Output::Text(crate::fairshare::render_diagnose_f(cfg, ctx.fairshare))
+            }
+        }
+        "-r" => {
+            let last = last()?;
+            if json {
+                let table = showres_table(last);
+                if let Some(i) = id {
+                    if !table.iter().any(|r| r.id == i) {
+                        return Err(CommandError::NotFound(format!("no reservation \"{i}\"")));
+                    }
+                }
+                Output::Json(crate::reservation::showres::showres_json(
+                    &table,
+                    &last.view.cluster,
+                    last.plan.now,
+                    id,
+                ))
+            } else {
+                Output::Text(nf(render::diagnose_r(last, id))?)
+            }
+        }
+        "-j" => {
+            let last = last()?;
+            if json {
+                Output::Json(nfj(render::diagnose_j_json(cfg, last, id))?)
+            } else {
+                Output::Text(nf(render::diagnose_j(cfg, last, id))?)
+            }
+        }
+        "-n" => {
+            let last = last()?;
+            if json {
+                Output::Json(nfj(render::diagnose_n_json(last, id))?)
+            } else {
+                Output::Text(nf(render::diagnose_n(last, id))?)
+            }
+        }
+        "-q" => {
+            let last = last()?;
+            if json {
+                Output::Json(render::diagnose_q_json(last))
+            } else {
+                Output::Text(render::diagnose_q(last))
+            }
+        }
+        m => return Err(usage(cmd, format!("unknown option \"{m}\""))),
+    })
 }
 
 /// The reservations showres lists, in Maui's order: the jobs' (running
@@ -257,7 +556,7 @@ pub fn showres_table(last: &LastIteration) -> Vec<Reservation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::engine::StopInfo;
     use crate::model::{HoldKind, Job, JobState, Node, NodeTasks, Resources, Snapshot};
 
     const H: i64 = 3600;
@@ -309,28 +608,354 @@ mod tests {
         e
     }
 
+    /// Maui's showq layout, column for column.
+    const SHOWQ: &str = "\
+ACTIVE JOBS--------------------
+JOBNAME            USERNAME      STATE  PROC   REMAINING            STARTTIME
+
+C                        u3   Starting     1    02:00:00  Thu Jan  1 00:00:00
+A                        u1    Running     1    03:00:00  Wed Dec 31 23:00:00
+
+     2 Active Jobs       2 of    2 Processors Active (100.00%)
+                         2 of    2 Nodes Active      (100.00%)
+
+IDLE JOBS----------------------
+JOBNAME            USERNAME      STATE  PROC     WCLIMIT            QUEUETIME
+
+B                        u2       Idle     2    01:00:00  Wed Dec 31 23:30:00
+
+1 Idle Job 
+
+BLOCKED JOBS----------------
+JOBNAME            USERNAME      STATE  PROC     WCLIMIT            QUEUETIME
+
+H                        u4   UserHold     1    01:00:00  Wed Dec 31 23:00:00
+
+Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
+";
+
     #[test]
     fn showq_puts_each_job_in_its_section() {
-        let text = run(&engine(), "showq", &[]).unwrap();
-        let active = text.find("ACTIVE JOBS").unwrap();
-        let idle = text.find("IDLE JOBS").unwrap();
-        let blocked = text.find("BLOCKED JOBS").unwrap();
-        let line = |id: &str| {
-            text.lines()
-                .position(|l| l.starts_with(&format!("{id} ")))
-                .map(|i| text.lines().take(i).map(|l| l.len() + 1).sum::<usize>())
-                .unwrap()
-        };
-        assert!((active..idle).contains(&line("A")), "{text}");
-        assert!((active..idle).contains(&line("C")), "C starts now: {text}");
-        assert!((idle..blocked).contains(&line("B")), "{text}");
-        assert!(line("H") > blocked, "{text}");
-        assert!(text.contains("UserHold"), "{text}");
+        assert_eq!(run(&engine(), "showq", &[]).unwrap(), SHOWQ);
+    }
+
+    #[test]
+    fn showq_options() {
+        let e = engine();
+        let r = run(&e, "showq", &["-r"]).unwrap();
+        assert!(r.starts_with("ACTIVE JOBS"), "{r}");
+        assert!(r.contains(" MHOST PROCS   REMAINING"), "{r}");
+        let a = r.lines().find(|l| l.starts_with("A ")).unwrap();
         assert!(
-            text.contains("2 of     2 Processors Active (100.00%)"),
-            "{text}"
+            a.contains(" R ") && a.contains(" n1 ") && a.contains(" g "),
+            "{a}"
         );
-        assert!(text.contains("Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1"));
+        assert!(
+            r.contains("Total Jobs: 2\n") && !r.contains("IDLE JOBS"),
+            "{r}"
+        );
+        let i = run(&e, "showq", &["-i"]).unwrap();
+        // B holds a job reservation: Maui marks it with '*'.
+        assert!(i.lines().any(|l| l.starts_with("B* ")), "{i}");
+        assert!(
+            i.contains("SYSTEMQUEUETIME") && i.contains("1 Idle Job "),
+            "{i}"
+        );
+        let b = run(&e, "showq", &["-b"]).unwrap();
+        assert!(b.lines().any(|l| l.starts_with("H ")) && b.contains("1 Blocked Job "));
+        assert!(!b.contains("\nB "), "{b}");
+        let w = run(&e, "showq", &["-w", "user=u2"]).unwrap();
+        assert!(
+            w.contains("Total Jobs: 1   Active Jobs: 0   Idle Jobs: 1   Blocked Jobs: 0"),
+            "{w}"
+        );
+        let u = run(&e, "showq", &["-u", "u4"]).unwrap();
+        assert!(
+            u.contains("Blocked Jobs: 1") && u.contains("Total Jobs: 1 "),
+            "{u}"
+        );
+        // Processor totals stay cluster-wide when filtering, as Maui's do.
+        assert!(w.contains("2 of    2 Processors Active"), "{w}");
+        for bad in [
+            &["-r", "-i"][..],
+            &["-w", "nobody"],
+            &["-w", "color=red"],
+            &["-x"],
+        ] {
+            assert!(
+                matches!(run(&e, "showq", bad), Err(CommandError::Usage(_))),
+                "{bad:?}"
+            );
+        }
+        let ctx = Context::of(&e);
+        let Output::Json(v) = execute(&ctx, "showq", &[], true).unwrap() else {
+            panic!("json")
+        };
+        assert_eq!(v["eligible"][0]["job"], "B");
+        assert_eq!(v["blocked"][0]["job"], "H");
+        assert_eq!(v["blocked"][0]["reason"]["code"], "Hold");
+        assert_eq!(v["active"].as_array().unwrap().len(), 2);
+        assert_eq!(v["summary"]["busy_procs"], 2);
+    }
+
+    #[test]
+    fn nodes_jobs_and_reservations_for_admins() {
+        let e = engine();
+        let n1 = run(&e, "checknode", &["n1"]).unwrap();
+        assert!(n1.starts_with("node n1\n\nState:      Busy\n"), "{n1}");
+        assert!(
+            n1.contains("Configured Resources: PROCS: 1  MEM: 1000M"),
+            "{n1}"
+        );
+        assert!(n1.contains("Dedicated  Resources: PROCS: 1"), "{n1}");
+        assert!(
+            n1.contains("  Job 'A'(x1)  -01:00:00 -> 03:00:00 (04:00:00)"),
+            "{n1}"
+        );
+        assert!(
+            n1.contains("  Job 'B'(x1)  03:00:00 -> 04:00:00 (01:00:00)"),
+            "{n1}"
+        );
+        assert!(n1.ends_with("JobList:  A\n"), "{n1}");
+        let n2 = run(&e, "checknode", &["n2"]).unwrap();
+        assert!(n2.ends_with("JobList:  C\n"), "C starts there now: {n2}");
+        assert!(matches!(
+            run(&e, "checknode", &["n9"]),
+            Err(CommandError::NotFound(_))
+        ));
+        let dn = run(&e, "diagnose", &["-n"]).unwrap();
+        assert!(
+            dn.contains("Total Nodes: 2  (Active: 2  Idle: 0  Down: 0)"),
+            "{dn}"
+        );
+        assert!(
+            dn.lines()
+                .any(|l| l.starts_with("n1 ") && l.contains("Busy") && l.contains("0:1")),
+            "{dn}"
+        );
+        let dj = run(&e, "diagnose", &["-j"]).unwrap();
+        assert!(
+            dj.contains("WARNING:  job 'H' cannot run: job has hold in place (User)"),
+            "{dj}"
+        );
+        assert!(run(&e, "diagnose", &["-j", "B"]).unwrap().contains("\nB "));
+        let dq = run(&e, "diagnose", &["-q"]).unwrap();
+        assert!(
+            dq.contains("job H                    has the following hold(s) in place:  User"),
+            "{dq}"
+        );
+        let dr = run(&e, "diagnose", &["-r"]).unwrap();
+        assert!(dr.starts_with("Diagnosing Reservations\n"), "{dr}");
+        assert!(
+            dr.lines().any(|l| l.starts_with("B ") && l.contains("Job")),
+            "{dr}"
+        );
+        assert!(dr.contains("    ACL:   [NONE]"), "{dr}");
+        assert!(matches!(
+            run(&e, "diagnose", &["-r", "nope"]),
+            Err(CommandError::NotFound(_))
+        ));
+        assert!(matches!(
+            run(&e, "diagnose", &["-q", "x"]),
+            Err(CommandError::Usage(_))
+        ));
+        assert!(run(&e, "showconfig", &[])
+            .unwrap()
+            .contains("BACKFILLPOLICY"));
+    }
+
+    #[test]
+    fn what_ordinary_users_see() {
+        let e = engine();
+        let user = Viewer {
+            user: "u1".into(),
+            admin: false,
+        };
+        let mut ctx = Context::of(&e);
+        ctx.viewer = Some(&user);
+        assert!(execute(&ctx, "checkjob", &["A"], false).is_ok());
+        match execute(&ctx, "checkjob", &["B"], false) {
+            Err(CommandError::Denied(m)) => assert!(m.contains("needs ADMIN3"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        let Output::Json(v) = execute(&ctx, "showres", &[], true).unwrap() else {
+            panic!("json")
+        };
+        assert!(v["reservations"][0].get("acl").is_none(), "{v}");
+        let admin = Viewer {
+            user: "boss".into(),
+            admin: true,
+        };
+        ctx.viewer = Some(&admin);
+        assert!(execute(&ctx, "checkjob", &["B"], false).is_ok());
+        let Output::Json(v) = execute(&ctx, "showres", &[], true).unwrap() else {
+            panic!("json")
+        };
+        assert!(v["reservations"][0].get("acl").is_some(), "{v}");
+    }
+
+    fn snapshot() -> Snapshot {
+        let nodes: Vec<Node> = (1..=2)
+            .map(|i| Node {
+                name: format!("n{i}"),
+                configured: Resources::procs_mem(1, 1000),
+                ..Node::default()
+            })
+            .collect();
+        let mut a = job("A", "u1", 1, 4 * H, -2 * H);
+        a.state = JobState::Running;
+        a.start_time = Some(-H);
+        a.allocation = vec![NodeTasks {
+            node: "n1".into(),
+            tasks: 1,
+        }];
+        let mut s = Snapshot {
+            now: Some(0),
+            nodes,
+            jobs: vec![
+                a,
+                job("B", "u2", 2, H, -1800),
+                job("C", "u3", 1, 2 * H, -1200),
+            ],
+        };
+        s.normalize().unwrap();
+        s
+    }
+
+    #[test]
+    fn stopped_scheduling_starts_nothing() {
+        let mut e = Engine::new(Config::default());
+        e.state.stopped = Some(StopInfo {
+            by: "boss".into(),
+            at: 0,
+        });
+        let plan = e.iterate(&snapshot(), 0);
+        assert!(plan.starts.is_empty());
+        let c = plan.job("C").unwrap();
+        assert!(!c.started);
+        assert_eq!(
+            c.reason,
+            Some(super::super::Reason::Stopped { by: "boss".into() })
+        );
+        assert_eq!(plan.stats.started_backfill, 0);
+        let q = run(&e, "showq", &[]).unwrap();
+        assert!(q.contains("1 Active Job "), "only A: {q}");
+        assert!(
+            q.lines().any(|l| l.starts_with("C ") && l.contains("Idle")),
+            "{q}"
+        );
+        assert!(
+            q.ends_with("NOTE:  scheduling is stopped (schedctl -s by boss at Thu Jan  1 00:00:00): no job is started until schedctl -R\n"),
+            "{q}"
+        );
+        // n2 stays free: what C would have taken is not shown as taken.
+        let last = e.last.as_ref().unwrap();
+        let bf = render::showbf_json(last, &ShowbfOpts::default());
+        assert_eq!(bf["partitions"][0]["windows"][0]["nodes"][0], "n2", "{bf}");
+        assert!(run(&e, "checkjob", &["C"])
+            .unwrap()
+            .contains("NOTE:  job cannot run  (scheduling is stopped (schedctl -s by boss)"));
+        e.state.stopped = None;
+        let plan = e.iterate(&snapshot(), 60);
+        assert_eq!(plan.starts.len(), 1, "resumed: C backfills again");
+    }
+
+    #[test]
+    fn a_pending_hold_is_in_force_in_the_plan_that_carries_it() {
+        let mut e = Engine::new(Config::default());
+        e.state.pending_actions = vec![super::super::Action {
+            kind: super::super::ActionKind::Hold,
+            job: "C".into(),
+            by: "boss".into(),
+        }];
+        let plan = e.iterate(&snapshot(), 0);
+        assert!(plan.starts.is_empty(), "C is held: {:?}", plan.starts);
+        assert_eq!(plan.actions.len(), 1);
+        assert!(matches!(
+            plan.job("C").unwrap().reason,
+            Some(super::super::Reason::Hold {
+                kind: HoldKind::System
+            })
+        ));
+        // A release goes the other way: C's system hold is lifted now.
+        let mut snap = snapshot();
+        snap.jobs[2].holds = vec![HoldKind::System];
+        e.state.pending_actions = vec![super::super::Action {
+            kind: super::super::ActionKind::Release,
+            job: "C".into(),
+            by: "boss".into(),
+        }];
+        let plan = e.iterate(&snap, 60);
+        assert_eq!(plan.starts.len(), 1, "C starts as its hold goes");
+    }
+
+    #[test]
+    fn runjob_starts_the_job_where_the_operator_said() {
+        let mut e = Engine::new(Config::default());
+        e.state.forced_starts = vec![super::super::ForcedStart {
+            job: "B".into(),
+            allocation: vec![
+                NodeTasks {
+                    node: "n1".into(),
+                    tasks: 1,
+                },
+                NodeTasks {
+                    node: "n2".into(),
+                    tasks: 1,
+                },
+            ],
+            by: "boss".into(),
+        }];
+        let plan = e.iterate(&snapshot(), 0);
+        assert_eq!(plan.starts[0].job, "B");
+        assert_eq!(plan.starts[0].allocation.len(), 2);
+        assert!(!plan.starts[0].backfill);
+        // B takes n2 as well: C cannot start beside it.
+        assert_eq!(plan.starts.len(), 1, "{:?}", plan.starts);
+        assert!(plan.job("B").is_none(), "B runs, it is not waiting");
+        assert!(e.state.forced_starts.is_empty(), "a runjob is used once");
+        let last = e.last.as_ref().unwrap();
+        assert_eq!(last.forced, vec!["B".to_string()]);
+        let q = run(&e, "showq", &[]).unwrap();
+        assert!(
+            q.lines()
+                .any(|l| l.starts_with("B ") && l.contains("Starting")),
+            "{q}"
+        );
+        // Still idle at the next iteration (the RM did not start it): it is
+        // scheduled normally again.
+        let plan = e.iterate(&snapshot(), 60);
+        assert!(plan.job("B").is_some());
+        // A forced start of a job that is not queued is dropped.
+        e.state.forced_starts = vec![super::super::ForcedStart {
+            job: "A".into(),
+            allocation: vec![NodeTasks {
+                node: "n2".into(),
+                tasks: 1,
+            }],
+            by: "boss".into(),
+        }];
+        let plan = e.iterate(&snapshot(), 120);
+        assert!(plan.starts.iter().all(|s| s.job != "A"));
+    }
+
+    proptest::proptest! {
+        /// Whatever arguments a client sends, a command renders or refuses
+        /// with a message; it never panics.
+        #[test]
+        fn any_arguments_render_or_refuse(
+            cmd in proptest::sample::select(COMMANDS.to_vec()),
+            args in proptest::collection::vec("(-[a-zA-Z]|[A-Za-z0-9:=_.-]{0,8})", 0..5),
+            json in proptest::bool::ANY,
+            admin in proptest::bool::ANY,
+        ) {
+            let e = engine();
+            let viewer = Viewer { user: "u2".into(), admin };
+            let mut ctx = Context::of(&e);
+            ctx.viewer = Some(&viewer);
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            let _ = execute(&ctx, cmd, &a, json);
+        }
     }
 
     #[test]

@@ -20,6 +20,13 @@
 //! 7. the plan: starts with nodes and tasks per node, every idle job's
 //!    priority and reason, the reservations.
 //!
+//! Operators act through the state: a job an operator forced (`runjob`,
+//! [`ForcedStart`]) is presented to the passes as running on the nodes
+//! chosen and heads the plan's starts; while scheduling is stopped
+//! (`schedctl -s`, [`StopInfo`]) the starts the passes choose are withdrawn
+//! (reason [`Reason::Stopped`]); holds and releases (`pending_actions`) go
+//! out with the plan for the front end to apply through the RM.
+//!
 //! No clock, no I/O: the caller persists [`EngineState`] (the checkpoint)
 //! and the fairshare files.
 
@@ -33,12 +40,13 @@ pub mod state;
 mod tests;
 
 pub use plan::{Action, ActionKind, JobPlan, Plan, PlanReservation, Reason, Start, Stats};
-pub use state::{EngineState, JobReservation, NamedClaim};
+pub use state::{EngineState, ForcedStart, JobReservation, NamedClaim, StopInfo};
 
 use crate::allocation::LocalAllocator;
 use crate::config::Config;
-use crate::model::{Job, JobState, Snapshot, Time};
+use crate::model::{HoldKind, Job, JobState, Snapshot, Time};
 use crate::profile::Profile;
+use std::sync::Arc;
 
 /// What the last iteration saw and decided, for the renderers
 /// (showq, showbf, showstart, checkjob).
@@ -52,6 +60,11 @@ pub struct LastIteration {
     pub base: Profile,
     /// The plan.
     pub plan: Plan,
+    /// Scheduling was stopped by an operator during this iteration
+    /// (`schedctl -s`): the plan carries only `runjob` starts.
+    pub stopped: Option<StopInfo>,
+    /// Jobs started by an operator's `runjob` in this plan.
+    pub forced: Vec<String>,
 }
 
 /// A scheduling engine: configuration plus memory.
@@ -62,8 +75,10 @@ pub struct Engine {
     pub state: EngineState,
     /// Site allocator for NODEALLOCATIONPOLICY LOCAL.
     pub local: Option<Box<dyn LocalAllocator + Send>>,
-    /// The last iteration, for the renderers.
-    pub last: Option<LastIteration>,
+    /// The last iteration, for the renderers. Shared (`Arc`) so that a
+    /// reader (the admin socket) can keep rendering one iteration while the
+    /// next one runs.
+    pub last: Option<Arc<LastIteration>>,
 }
 
 /// Compares job ids naturally: numeric ids by value, then text.
@@ -129,18 +144,100 @@ impl Engine {
                 j.qos = default_qos(&self.cfg, j);
             }
         }
+        // Holds and releases an operator asked for are in force in this
+        // iteration already: the plan that carries them does not start a
+        // job it holds.
+        for a in &self.state.pending_actions {
+            if let Some(j) = jobs.iter_mut().find(|j| j.id == a.job) {
+                match a.kind {
+                    ActionKind::Hold if !j.holds.contains(&HoldKind::System) => {
+                        j.holds.push(HoldKind::System)
+                    }
+                    ActionKind::Release => j.holds.retain(|h| *h != HoldKind::System),
+                    _ => {}
+                }
+            }
+        }
+        // runjob: the job is presented to the passes as running on the
+        // nodes the operator chose (so everything else plans around it),
+        // and its start heads the plan.
+        let forced_starts = std::mem::take(&mut self.state.forced_starts);
+        let mut forced: Vec<(usize, ForcedStart)> = Vec::new();
+        for f in forced_starts {
+            let Some(i) = jobs.iter().position(|j| j.id == f.job) else {
+                continue;
+            };
+            let on_known_nodes = !f.allocation.is_empty()
+                && f.allocation
+                    .iter()
+                    .all(|a| snap.nodes.iter().any(|n| n.name == a.node));
+            if jobs[i].state != JobState::Idle || !on_known_nodes {
+                continue;
+            }
+            let j = &mut jobs[i];
+            j.state = JobState::Running;
+            j.start_time = Some(now);
+            j.allocation = f.allocation.clone();
+            forced.push((i, f));
+        }
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
         let mut out = sched::run(&self.cfg, &mut self.state, &jobs, &snap.nodes, now, local);
+        let stopped = self.state.stopped.clone();
+        if let Some(stop) = &stopped {
+            strip_starts(&mut out, &jobs, stop);
+        }
+        for (i, f) in forced.iter().rev() {
+            let j = &mut jobs[*i];
+            j.state = JobState::Idle;
+            j.start_time = None;
+            j.allocation.clear();
+            out.plan.starts.insert(
+                0,
+                Start {
+                    job: f.job.clone(),
+                    allocation: f.allocation.clone(),
+                    backfill: false,
+                    reservation: None,
+                },
+            );
+        }
         out.plan.actions = std::mem::take(&mut self.state.pending_actions);
         let plan = out.plan.clone();
-        self.last = Some(LastIteration {
+        self.last = Some(Arc::new(LastIteration {
             jobs,
             view: out.view,
             base: out.base,
             plan: out.plan,
-        });
+            stopped,
+            forced: forced.into_iter().map(|(_, f)| f.job).collect(),
+        }));
         plan
     }
+}
+
+/// While scheduling is stopped: the starts the passes chose are withdrawn
+/// (their jobs wait with reason `Stopped`) and taken out of the view, so
+/// showbf and showq show the cluster as it stays.
+fn strip_starts(out: &mut sched::Outcome, jobs: &[Job], stop: &StopInfo) {
+    let starts = std::mem::take(&mut out.plan.starts);
+    for s in &starts {
+        if let Some(j) = jobs.iter().position(|j| j.id == s.job) {
+            for a in &s.allocation {
+                if let Some(n) = out.view.cluster.index(&a.node) {
+                    out.view.profile.remove_job(n, j as crate::profile::JobIdx);
+                }
+            }
+        }
+        if let Some(jp) = out.plan.jobs.iter_mut().find(|jp| jp.job == s.job) {
+            jp.started = false;
+            jp.reason = Some(Reason::Stopped {
+                by: stop.by.clone(),
+            });
+            jp.estimated_start = None;
+        }
+    }
+    out.plan.stats.started_priority = 0;
+    out.plan.stats.started_backfill = 0;
 }
 
 /// QDEF: the default QOS of a job that asks for none (user, group, account,

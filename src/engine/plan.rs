@@ -54,6 +54,12 @@ pub enum Reason {
         /// Why.
         detail: String,
     },
+    /// The job would start now, but an operator has stopped scheduling
+    /// (`schedctl -s`).
+    Stopped {
+        /// Who stopped it.
+        by: String,
+    },
 }
 
 impl Reason {
@@ -70,6 +76,7 @@ impl Reason {
             Reason::FairshareCap { .. } => "FairshareCap",
             Reason::NegativePriority => "NegativePriority",
             Reason::NoFit { .. } => "NoFit",
+            Reason::Stopped { .. } => "Stopped",
         }
     }
 
@@ -77,7 +84,10 @@ impl Reason {
     pub fn is_blocking(&self) -> bool {
         !matches!(
             self,
-            Reason::Priority | Reason::Resources | Reason::Reservation { .. }
+            Reason::Priority
+                | Reason::Resources
+                | Reason::Reservation { .. }
+                | Reason::Stopped { .. }
         )
     }
 }
@@ -104,6 +114,7 @@ impl std::fmt::Display for Reason {
             }
             Reason::FairshareCap { detail } => write!(f, "FairshareCap {detail}"),
             Reason::NoFit { detail } => write!(f, "NoFit {detail}"),
+            Reason::Stopped { by } => write!(f, "Stopped by {by}"),
             other => f.write_str(other.code()),
         }
     }

@@ -32,6 +32,9 @@ pub fn reason_text(r: &Reason) -> String {
             "idle procs do not meet requirements: reserved by {id}, whose ACL excludes the job"
         ),
         Reason::Priority => "resources are held for higher-priority jobs".into(),
+        Reason::Stopped { by } => {
+            format!("scheduling is stopped (schedctl -s by {by}); schedctl -R resumes it")
+        }
     }
 }
 
@@ -462,108 +465,1004 @@ fn waiting_state(r: Option<&Reason>) -> &'static str {
             crate::model::HoldKind::Batch => "BatchHold",
         },
         Some(Reason::BeginTime { .. }) | Some(Reason::Dependency) => "Deferred",
+        Some(Reason::Stopped { .. }) => "Stopped",
         _ => "Idle",
+    }
+}
+
+/// Which part of the queue showq lists.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShowqMode {
+    /// The three sections (active, eligible, blocked).
+    #[default]
+    All,
+    /// `-r`: active jobs with details.
+    Running,
+    /// `-i`: eligible jobs with details.
+    Idle,
+    /// `-b`: blocked jobs only.
+    Blocked,
+}
+
+/// Options of showq.
+#[derive(Clone, Debug, Default)]
+pub struct ShowqOpts {
+    /// Section and layout.
+    pub mode: ShowqMode,
+    /// `-p`: only jobs in this partition.
+    pub partition: Option<String>,
+    /// `-w user=…` (group, acct, class, qos): only jobs with this credential.
+    pub filter: Option<(crate::model::CredKind, String)>,
+}
+
+/// One job as showq lists it.
+struct QRow<'a> {
+    job: &'a Job,
+    state: &'static str,
+    /// Remaining time (active) or walltime (waiting).
+    time: Secs,
+    /// Start time (active) or submission time (waiting).
+    at: Time,
+}
+
+/// The three sections of showq, in Maui's orders.
+struct Queue<'a> {
+    active: Vec<QRow<'a>>,
+    eligible: Vec<(QRow<'a>, &'a super::JobPlan)>,
+    blocked: Vec<(QRow<'a>, &'a super::JobPlan)>,
+    busy_procs: u64,
+    busy_nodes: usize,
+}
+
+/// The partition a job runs in or asks for (its first node's when running).
+fn job_partition<'a>(last: &'a LastIteration, job: &'a Job) -> Option<&'a str> {
+    if let Some(p) = job.partition.as_deref() {
+        return Some(p);
+    }
+    let node = job
+        .allocation
+        .first()
+        .map(|a| a.node.as_str())
+        .or_else(|| {
+            last.plan
+                .starts
+                .iter()
+                .find(|s| s.job == job.id)
+                .and_then(|s| s.allocation.first())
+                .map(|a| a.node.as_str())
+        })?;
+    let c = &last.view.cluster;
+    c.index(node)
+        .and_then(|i| c.nodes[i as usize].partition.as_deref())
+}
+
+fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'a> {
+    let now = last.plan.now;
+    let keep = |j: &Job| {
+        opts.filter
+            .as_ref()
+            .is_none_or(|(k, v)| j.cred(*k) == Some(v.as_str()))
+            && opts
+                .partition
+                .as_deref()
+                .is_none_or(|p| job_partition(last, j) == Some(p))
+    };
+    let starts: std::collections::BTreeMap<&str, &super::Start> = last
+        .plan
+        .starts
+        .iter()
+        .map(|s| (s.job.as_str(), s))
+        .collect();
+    let mut active = Vec::new();
+    let mut busy_procs = 0u64;
+    let mut busy_nodes = std::collections::BTreeSet::new();
+    for j in &last.jobs {
+        let start = starts.get(j.id.as_str());
+        if !j.state.is_active() && start.is_none() {
+            continue;
+        }
+        let alloc = if j.state.is_active() {
+            &j.allocation
+        } else {
+            &start.expect("checked above").allocation
+        };
+        busy_procs += j.procs();
+        busy_nodes.extend(alloc.iter().map(|a| a.node.as_str()));
+        if !keep(j) {
+            continue;
+        }
+        let row = if j.state.is_active() {
+            let s = j.start_time.unwrap_or(now);
+            let end = s.saturating_add(super::build::walltime(cfg, j));
+            QRow {
+                job: j,
+                state: j.state.name(),
+                time: (end - now).max(0),
+                at: s,
+            }
+        } else {
+            QRow {
+                job: j,
+                state: "Starting",
+                time: super::build::walltime(cfg, j),
+                at: now,
+            }
+        };
+        active.push(row);
+    }
+    active.sort_by(|a, b| {
+        a.time
+            .cmp(&b.time)
+            .then_with(|| super::job_id_cmp(&a.job.id, &b.job.id))
+    });
+    let by_id: std::collections::BTreeMap<&str, &Job> =
+        last.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
+    let mut eligible = Vec::new();
+    let mut blocked = Vec::new();
+    for jp in last.plan.jobs.iter().filter(|j| !j.started) {
+        let Some(job) = by_id.get(jp.job.as_str()).copied() else {
+            continue;
+        };
+        if starts.contains_key(job.id.as_str()) || !keep(job) {
+            continue;
+        }
+        let is_blocked = jp.reason.as_ref().is_some_and(Reason::is_blocking);
+        let row = QRow {
+            job,
+            state: if is_blocked {
+                waiting_state(jp.reason.as_ref())
+            } else {
+                "Idle"
+            },
+            time: super::build::walltime(cfg, job),
+            at: job.submit_time,
+        };
+        if is_blocked {
+            blocked.push((row, jp));
+        } else {
+            eligible.push((row, jp));
+        }
+    }
+    Queue {
+        active,
+        eligible,
+        blocked,
+        busy_procs,
+        busy_nodes: busy_nodes.len(),
+    }
+}
+
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole > 0 {
+        100.0 * part as f64 / whole as f64
+    } else {
+        0.0
+    }
+}
+
+/// Maui's plural: `s`, or a blank for one.
+fn plural(n: usize) -> char {
+    if n == 1 {
+        ' '
+    } else {
+        's'
+    }
+}
+
+fn active_summary(last: &LastIteration, q: &Queue) -> String {
+    let total = last.view.cluster.total.procs as u64;
+    let nodes = last.view.cluster.nodes.len();
+    format!(
+        "{:>6} Active Job{}    {:>4} of {:>4} Processors Active ({:.2}%)\n{:>26} of {:>4} Nodes Active      ({:.2}%)\n",
+        q.active.len(),
+        plural(q.active.len()),
+        q.busy_procs,
+        total,
+        pct(q.busy_procs, total),
+        q.busy_nodes,
+        nodes,
+        pct(q.busy_nodes as u64, nodes as u64)
+    )
+}
+
+fn waiting_rows(out: &mut String, rows: &[(QRow, &super::JobPlan)]) {
+    out.push_str(&format!(
+        "{:<18} {:>8} {:>10} {:>5} {:>11} {:>20}\n\n",
+        "JOBNAME", "USERNAME", "STATE", "PROC", "WCLIMIT", "QUEUETIME"
+    ));
+    for (r, _) in rows {
+        out.push_str(&format!(
+            "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>19}\n",
+            r.job.id,
+            r.job.user,
+            r.state,
+            r.job.procs(),
+            fmt_duration(r.time),
+            fmt_time(r.at)
+        ));
+    }
+}
+
+/// XFactor: (time queued + walltime) / walltime.
+fn xfactor(queued: Secs, wall: Secs) -> f64 {
+    (queued.max(0) + wall.max(1)) as f64 / wall.max(1) as f64
+}
+
+fn stopped_note(stopped: Option<&super::StopInfo>) -> String {
+    match stopped {
+        Some(s) => format!(
+            "\nNOTE:  scheduling is stopped (schedctl -s by {} at {}): no job is started until schedctl -R\n",
+            s.by,
+            fmt_time(s.at)
+        ),
+        None => String::new(),
     }
 }
 
 /// showq: active jobs (running, suspended, and those this iteration
 /// starts), eligible jobs in priority order, blocked jobs (holds, policies,
-/// dependencies: not a matter of resources), in Maui's three sections.
-pub fn showq(cfg: &Config, last: &LastIteration) -> String {
+/// dependencies: not a matter of resources), in Maui's three sections;
+/// `-r`, `-i` and `-b` show one section with Maui's detailed columns.
+/// `stopped` is the scheduler's current stop (schedctl -s), noted last.
+pub fn showq(
+    cfg: &Config,
+    last: &LastIteration,
+    opts: &ShowqOpts,
+    stopped: Option<&super::StopInfo>,
+) -> String {
     let now = last.plan.now;
-    let by_id: std::collections::BTreeMap<&str, &Job> =
-        last.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
-    let started: std::collections::BTreeSet<&str> =
-        last.plan.starts.iter().map(|s| s.job.as_str()).collect();
-    // (remaining, id, user, state, procs, start)
-    let mut active: Vec<(Secs, &Job, &'static str, Time)> = Vec::new();
-    for j in &last.jobs {
-        if j.state.is_active() {
-            let start = j.start_time.unwrap_or(now);
-            let end = start.saturating_add(super::build::walltime(cfg, j));
-            active.push((end - now, j, j.state.name(), start));
-        } else if started.contains(j.id.as_str()) {
-            active.push((super::build::walltime(cfg, j), j, "Starting", now));
-        }
-    }
-    active.sort_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| super::job_id_cmp(&a.1.id, &b.1.id))
-    });
-    let mut out = String::from("ACTIVE JOBS--------------------\n");
-    out.push_str(&format!(
-        "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>20}\n\n",
-        "JOBNAME", "USERNAME", "STATE", "PROC", "REMAINING", "STARTTIME"
-    ));
-    let mut busy = 0u64;
-    for (rem, j, state, start) in &active {
-        busy += j.procs();
-        out.push_str(&format!(
-            "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>20}\n",
-            j.id,
-            j.user,
-            state,
-            j.procs(),
-            fmt_duration((*rem).max(0)),
-            fmt_time(*start)
-        ));
-    }
-    let total = last.view.cluster.total.procs as u64;
-    let pct = if total > 0 {
-        100.0 * busy as f64 / total as f64
-    } else {
-        0.0
-    };
-    out.push_str(&format!(
-        "\n{:>6} Active Job{}  {:>5} of {:>5} Processors Active ({pct:.2}%)\n\n",
-        active.len(),
-        if active.len() == 1 { " " } else { "s" },
-        busy,
-        total
-    ));
-    let mut eligible = Vec::new();
-    let mut blocked = Vec::new();
-    for jp in last.plan.jobs.iter().filter(|j| !j.started) {
-        let Some(job) = by_id.get(jp.job.as_str()) else {
-            continue;
-        };
-        if jp.reason.as_ref().is_some_and(Reason::is_blocking) {
-            blocked.push((*job, waiting_state(jp.reason.as_ref())));
-        } else {
-            eligible.push((*job, "Idle"));
-        }
-    }
-    let section = |out: &mut String, title: &str, rows: &[(&Job, &str)]| {
-        out.push_str(title);
-        out.push_str(&format!(
-            "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>20}\n\n",
-            "JOBNAME", "USERNAME", "STATE", "PROC", "WCLIMIT", "QUEUETIME"
-        ));
-        for (j, state) in rows {
+    let q = queue(cfg, last, opts);
+    let mut out = String::new();
+    match opts.mode {
+        ShowqMode::All => {
+            out.push_str("ACTIVE JOBS--------------------\n");
             out.push_str(&format!(
-                "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>20}\n",
-                j.id,
-                j.user,
-                state,
-                j.procs(),
-                fmt_duration(super::build::walltime(cfg, j)),
-                fmt_time(j.submit_time)
+                "{:<18} {:>8} {:>10} {:>5} {:>11} {:>20}\n\n",
+                "JOBNAME", "USERNAME", "STATE", "PROC", "REMAINING", "STARTTIME"
+            ));
+            for r in &q.active {
+                out.push_str(&format!(
+                    "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>19}\n",
+                    r.job.id,
+                    r.job.user,
+                    r.state,
+                    r.job.procs(),
+                    fmt_duration(r.time),
+                    fmt_time(r.at)
+                ));
+            }
+            out.push('\n');
+            out.push_str(&active_summary(last, &q));
+            out.push_str("\nIDLE JOBS----------------------\n");
+            waiting_rows(&mut out, &q.eligible);
+            out.push_str(&format!(
+                "\n{} Idle Job{}\n\nBLOCKED JOBS----------------\n",
+                q.eligible.len(),
+                plural(q.eligible.len())
+            ));
+            waiting_rows(&mut out, &q.blocked);
+            out.push_str(&format!(
+                "\nTotal Jobs: {}   Active Jobs: {}   Idle Jobs: {}   Blocked Jobs: {}\n",
+                q.active.len() + q.eligible.len() + q.blocked.len(),
+                q.active.len(),
+                q.eligible.len(),
+                q.blocked.len()
             ));
         }
-    };
-    section(&mut out, "IDLE JOBS----------------------\n", &eligible);
-    out.push_str(&format!(
-        "\n{} Idle Job{}\n\n",
-        eligible.len(),
-        if eligible.len() == 1 { "" } else { "s" }
-    ));
-    section(&mut out, "BLOCKED JOBS----------------\n", &blocked);
-    out.push_str(&format!(
-        "\nTotal Jobs: {}   Active Jobs: {}   Idle Jobs: {}   Blocked Jobs: {}\n",
-        active.len() + eligible.len() + blocked.len(),
-        active.len(),
-        eligible.len(),
-        blocked.len()
-    ));
+        ShowqMode::Running => {
+            out.push_str("ACTIVE JOBS--------------------\n");
+            out.push_str(&format!(
+                "{:<18} {:>1} {:>4} {:>6} {:>8} {:>2} {:>9} {:>8} {:>12} {:>5} {:>11} {:>20}\n\n",
+                "JOBNAME",
+                "S",
+                "PAR",
+                "EFFIC",
+                "XFACTOR",
+                "Q",
+                "USER",
+                "GROUP",
+                "MHOST",
+                "PROCS",
+                "REMAINING",
+                "STARTTIME"
+            ));
+            for r in &q.active {
+                let j = r.job;
+                let wall = super::build::walltime(cfg, j);
+                let effic = match (j.utilized_procs, j.procs()) {
+                    (Some(u), p) if p > 0 && j.state.is_active() => {
+                        format!("{:.2}", 100.0 * u / p as f64)
+                    }
+                    _ => "------".into(),
+                };
+                let mhost = j
+                    .allocation
+                    .first()
+                    .map(|a| a.node.clone())
+                    .or_else(|| {
+                        last.plan
+                            .starts
+                            .iter()
+                            .find(|s| s.job == j.id)
+                            .and_then(|s| s.allocation.first())
+                            .map(|a| a.node.clone())
+                    })
+                    .unwrap_or_else(|| "-".into());
+                out.push_str(&format!(
+                    "{:<18} {:>1} {:>4} {:>6} {:>8.1} {:>2} {:>9} {:>8} {:>12} {:>5} {:>11}  {:>19}\n",
+                    j.id,
+                    if j.state.is_active() { &r.state[..1] } else { "S" },
+                    job_partition(last, j).unwrap_or("-"),
+                    effic,
+                    xfactor(r.at - j.submit_time, wall),
+                    j.qos.as_deref().unwrap_or("-"),
+                    j.user,
+                    j.group,
+                    mhost,
+                    j.procs(),
+                    fmt_duration(r.time),
+                    fmt_time(r.at)
+                ));
+            }
+            out.push('\n');
+            out.push_str(&active_summary(last, &q));
+            out.push_str(&format!("\nTotal Jobs: {}\n", q.active.len()));
+        }
+        ShowqMode::Idle => {
+            out.push_str("IDLE JOBS----------------------\n");
+            out.push_str(&format!(
+                "{:<18} {:>10} {:>8} {:>2} {:>9} {:>8} {:>6} {:>11} {:>9} {:>20}\n\n",
+                "JOBNAME",
+                "PRIORITY",
+                "XFACTOR",
+                "Q",
+                "USER",
+                "GROUP",
+                "PROCS",
+                "WCLIMIT",
+                "CLASS",
+                "SYSTEMQUEUETIME"
+            ));
+            for (r, jp) in &q.eligible {
+                let j = r.job;
+                let name = if jp.reservation.is_some() {
+                    format!("{}*", j.id)
+                } else {
+                    j.id.clone()
+                };
+                out.push_str(&format!(
+                    "{:<18} {:>10} {:>8.1} {:>2} {:>9} {:>8} {:>6} {:>11} {:>9}  {:>19}\n",
+                    name,
+                    jp.priority,
+                    xfactor(now - j.submit_time, r.time),
+                    j.qos.as_deref().unwrap_or("-"),
+                    j.user,
+                    j.group,
+                    j.procs(),
+                    fmt_duration(r.time),
+                    j.class.as_deref().unwrap_or("-"),
+                    fmt_time(j.submit_time)
+                ));
+            }
+            out.push_str(&format!(
+                "\n{} Idle Job{}\n\nTotal Jobs: {}\n",
+                q.eligible.len(),
+                plural(q.eligible.len()),
+                q.eligible.len()
+            ));
+        }
+        ShowqMode::Blocked => {
+            out.push_str("BLOCKED JOBS----------------\n");
+            waiting_rows(&mut out, &q.blocked);
+            out.push_str(&format!(
+                "\n{} Blocked Job{}\n\nTotal Jobs: {}\n",
+                q.blocked.len(),
+                plural(q.blocked.len()),
+                q.blocked.len()
+            ));
+        }
+    }
+    out.push_str(&stopped_note(stopped));
     out
+}
+
+/// showq as JSON: the sections Maui shows, with machine-readable times.
+pub fn showq_json(
+    cfg: &Config,
+    last: &LastIteration,
+    opts: &ShowqOpts,
+    stopped: Option<&super::StopInfo>,
+) -> serde_json::Value {
+    let q = queue(cfg, last, opts);
+    let waiting = |rows: &[(QRow, &super::JobPlan)]| -> Vec<serde_json::Value> {
+        rows.iter()
+            .map(|(r, jp)| {
+                json!({
+                    "job": r.job.id,
+                    "user": r.job.user,
+                    "group": r.job.group,
+                    "state": r.state,
+                    "procs": r.job.procs(),
+                    "walltime": r.time,
+                    "submit_time": r.job.submit_time,
+                    "priority": jp.priority,
+                    "reservation": jp.reservation,
+                    "reason": jp.reason,
+                    "estimated_start": jp.estimated_start,
+                })
+            })
+            .collect()
+    };
+    let total = last.view.cluster.total.procs as u64;
+    json!({
+        "now": last.plan.now,
+        "active": q.active.iter().map(|r| json!({
+            "job": r.job.id,
+            "user": r.job.user,
+            "group": r.job.group,
+            "state": r.state,
+            "procs": r.job.procs(),
+            "remaining": r.time,
+            "start_time": r.at,
+        })).collect::<Vec<_>>(),
+        "eligible": waiting(&q.eligible),
+        "blocked": waiting(&q.blocked),
+        "summary": {
+            "active_jobs": q.active.len(),
+            "eligible_jobs": q.eligible.len(),
+            "blocked_jobs": q.blocked.len(),
+            "busy_procs": q.busy_procs,
+            "total_procs": total,
+            "busy_nodes": q.busy_nodes,
+            "total_nodes": last.view.cluster.nodes.len(),
+        },
+        "stopped": stopped,
+    })
+}
+
+/// Memory as Maui prints it: whole gigabytes as `G`, else megabytes.
+fn mem(mb: u64) -> String {
+    if mb >= 1024 && mb % 1024 == 0 {
+        format!("{}G", mb / 1024)
+    } else {
+        format!("{mb}M")
+    }
+}
+
+/// What active jobs and this plan's starts hold on each node (by index):
+/// resources and the jobs there.
+fn dedicated(last: &LastIteration) -> Vec<(crate::model::Resources, Vec<String>)> {
+    let c = &last.view.cluster;
+    let mut out = vec![(crate::model::Resources::ZERO, Vec::new()); c.nodes.len()];
+    let by_id: std::collections::BTreeMap<&str, &Job> =
+        last.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
+    let active = last
+        .jobs
+        .iter()
+        .filter(|j| j.state.is_active())
+        .map(|j| (j, &j.allocation));
+    let starting = last
+        .plan
+        .starts
+        .iter()
+        .filter_map(|s| by_id.get(s.job.as_str()).map(|j| (*j, &s.allocation)));
+    for (j, alloc) in active.chain(starting) {
+        for a in alloc {
+            if let Some(i) = c.index(&a.node) {
+                let r = j.task.checked_mul(a.tasks).unwrap_or(j.task);
+                let slot = &mut out[i as usize];
+                slot.0 = slot.0.saturating_add(&r);
+                slot.1.push(j.id.clone());
+            }
+        }
+    }
+    out
+}
+
+/// A node's state as Maui shows it: the RM's state when the node is out
+/// of service, else Idle, Running or Busy by what jobs hold there.
+fn node_state(n: &crate::model::EffNode, held: &crate::model::Resources) -> &'static str {
+    use crate::model::NodeState;
+    match n.state {
+        NodeState::Down | NodeState::Drained | NodeState::Draining | NodeState::Unknown => {
+            n.state.name()
+        }
+        _ if held.procs == 0 => "Idle",
+        _ if held.procs >= n.configured.procs => "Busy",
+        _ => "Running",
+    }
+}
+
+/// checknode NODE: state, resources, reservations and jobs of one node.
+pub fn checknode(last: &LastIteration, name: &str) -> Result<String, String> {
+    let c = &last.view.cluster;
+    let i = c
+        .index(name)
+        .ok_or_else(|| format!("node {name} is not known to the scheduler"))?;
+    let n = &c.nodes[i as usize];
+    let now = last.plan.now;
+    let ded = dedicated(last);
+    let (held, jobs) = &ded[i as usize];
+    let res = |r: &crate::model::Resources| {
+        format!(
+            "PROCS: {}  MEM: {}  SWAP: {}  DISK: {}",
+            r.procs,
+            mem(r.mem),
+            mem(r.swap),
+            mem(r.disk)
+        )
+    };
+    let mut out = format!("node {name}\n\n");
+    out.push_str(&format!("State:      {}\n", node_state(n, held)));
+    out.push_str(&format!("Configured Resources: {}\n", res(&n.configured)));
+    if let Some(avail) = n.reported_available {
+        out.push_str(&format!(
+            "Utilized   Resources: {}\n",
+            res(&n.configured.saturating_sub(&avail))
+        ));
+    }
+    out.push_str(&format!("Dedicated  Resources: {}\n", res(held)));
+    out.push_str(&format!(
+        "Partition:  {}\n",
+        n.partition.as_deref().unwrap_or("DEFAULT")
+    ));
+    out.push_str(&format!(
+        "Speed:      {:<10.2}CPULoad:   {:.3}\n",
+        n.speed, n.load
+    ));
+    out.push_str(&format!(
+        "Features:   {}\n",
+        if n.features.is_empty() {
+            "[NONE]".to_string()
+        } else {
+            n.features.join(",")
+        }
+    ));
+    out.push_str(&format!(
+        "Access:     {}{}\n",
+        n.access.keyword(),
+        if n.usable {
+            ""
+        } else {
+            "  (takes no new work)"
+        }
+    ));
+    let table = super::command::showres_table(last);
+    let here: Vec<String> = table
+        .iter()
+        .filter_map(|r| {
+            let cl = r.claims.iter().find(|cl| cl.node == i)?;
+            Some(format!(
+                "  {} '{}'(x{})  {} -> {} ({})\n",
+                r.type_name(),
+                r.id,
+                cl.tasks,
+                dur(r.start - now),
+                dur(r.end.saturating_sub(now)),
+                dur(r.duration())
+            ))
+        })
+        .collect();
+    if !here.is_empty() {
+        out.push_str("\nReservations:\n");
+        for l in here {
+            out.push_str(&l);
+        }
+    }
+    out.push_str(&format!(
+        "JobList:  {}\n",
+        if jobs.is_empty() {
+            "[NONE]".to_string()
+        } else {
+            jobs.join(",")
+        }
+    ));
+    Ok(out)
+}
+
+/// checknode as JSON.
+pub fn checknode_json(last: &LastIteration, name: &str) -> Result<serde_json::Value, String> {
+    let c = &last.view.cluster;
+    let i = c
+        .index(name)
+        .ok_or_else(|| format!("node {name} is not known to the scheduler"))?;
+    let n = &c.nodes[i as usize];
+    let ded = dedicated(last);
+    let (held, jobs) = &ded[i as usize];
+    let table = super::command::showres_table(last);
+    let res: Vec<_> = table
+        .iter()
+        .filter_map(|r| {
+            let cl = r.claims.iter().find(|cl| cl.node == i)?;
+            Some(json!({
+                "id": r.id, "type": r.type_name(), "tasks": cl.tasks,
+                "start": r.start, "end": (r.end != crate::profile::INFINITY).then_some(r.end),
+            }))
+        })
+        .collect();
+    Ok(json!({
+        "node": name,
+        "state": node_state(n, held),
+        "rm_state": n.state,
+        "configured": n.configured,
+        "available": n.reported_available,
+        "dedicated": held,
+        "partition": n.partition,
+        "speed": n.speed,
+        "load": n.load,
+        "features": n.features,
+        "usable": n.usable,
+        "reservations": res,
+        "jobs": jobs,
+    }))
+}
+
+/// diagnose -n [NODE]: every node's state and resources (available:configured).
+pub fn diagnose_n(last: &LastIteration, node: Option<&str>) -> Result<String, String> {
+    let c = &last.view.cluster;
+    if let Some(n) = node {
+        c.index(n)
+            .ok_or_else(|| format!("node {n} is not known to the scheduler"))?;
+    }
+    let ded = dedicated(last);
+    let table = super::command::showres_table(last);
+    let mut out = String::from("Diagnosing Nodes\n");
+    out.push_str(&format!(
+        "{:<20} {:>8} {:>7} {:>13} {:>13} {:>13} {:>6} {:>8} {:>6} {:>3}  {}\n",
+        "Name",
+        "State",
+        "Procs",
+        "Memory",
+        "Disk",
+        "Swap",
+        "Speed",
+        "Par",
+        "Load",
+        "Res",
+        "Features"
+    ));
+    let (mut active, mut idle, mut down) = (0, 0, 0);
+    let mut tot_avail = crate::model::Resources::ZERO;
+    for n in &c.nodes {
+        let (held, _) = &ded[n.index as usize];
+        let state = node_state(n, held);
+        match state {
+            "Idle" => idle += 1,
+            "Running" | "Busy" => active += 1,
+            _ => down += 1,
+        }
+        let avail = n.configured.saturating_sub(held);
+        tot_avail = tot_avail.saturating_add(&avail);
+        if node.is_some_and(|x| x != n.name) {
+            continue;
+        }
+        let rsv = table
+            .iter()
+            .filter(|r| r.claims.iter().any(|cl| cl.node == n.index))
+            .count();
+        out.push_str(&format!(
+            "{:<20} {:>8} {:>7} {:>13} {:>13} {:>13} {:>6.2} {:>8} {:>6.2} {:>3}  {}\n",
+            n.name,
+            state,
+            format!("{}:{}", avail.procs, n.configured.procs),
+            format!("{}:{}", avail.mem, n.configured.mem),
+            format!("{}:{}", avail.disk, n.configured.disk),
+            format!("{}:{}", avail.swap, n.configured.swap),
+            n.speed,
+            n.partition.as_deref().unwrap_or("DEFAULT"),
+            n.load,
+            rsv,
+            if n.features.is_empty() {
+                "[NONE]".to_string()
+            } else {
+                n.features.iter().map(|f| format!("[{f}]")).collect()
+            }
+        ));
+        if !n.usable && n.state.accepts_work() {
+            out.push_str(&format!(
+                "WARNING:  node {} is over its load limit (MAXLOAD) and takes no new work\n",
+                n.name
+            ));
+        }
+    }
+    if node.is_none() {
+        let t = &c.total;
+        out.push_str(&format!(
+            "{:<20} {:>8} {:>7} {:>13} {:>13} {:>13}\n",
+            "-----",
+            "---",
+            format!("{}:{}", tot_avail.procs, t.procs),
+            format!("{}:{}", tot_avail.mem, t.mem),
+            format!("{}:{}", tot_avail.disk, t.disk),
+            format!("{}:{}", tot_avail.swap, t.swap),
+        ));
+        out.push_str(&format!(
+            "\nTotal Nodes: {}  (Active: {active}  Idle: {idle}  Down: {down})\n",
+            c.nodes.len()
+        ));
+    }
+    Ok(out)
+}
+
+/// diagnose -n as JSON.
+pub fn diagnose_n_json(
+    last: &LastIteration,
+    node: Option<&str>,
+) -> Result<serde_json::Value, String> {
+    let c = &last.view.cluster;
+    let names: Vec<&str> = match node {
+        Some(n) => {
+            c.index(n)
+                .ok_or_else(|| format!("node {n} is not known to the scheduler"))?;
+            vec![n]
+        }
+        None => c.nodes.iter().map(|n| n.name.as_str()).collect(),
+    };
+    let nodes = names
+        .into_iter()
+        .map(|n| checknode_json(last, n))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(json!({ "now": last.plan.now, "nodes": nodes }))
+}
+
+/// diagnose -j [JOBID]: every job with its request, and a warning for each
+/// job that cannot run, saying why.
+pub fn diagnose_j(cfg: &Config, last: &LastIteration, id: Option<&str>) -> Result<String, String> {
+    if let Some(i) = id {
+        find(last, i)?;
+    }
+    let now = last.plan.now;
+    let mut out = String::from("Diagnosing Jobs\n");
+    out.push_str(&format!(
+        "{:<18} {:>10} {:>8} {:>5} {:>8} {:>11} {:>9} {:>8} {:>8} {:>11} {:>8}  {}\n",
+        "Name",
+        "State",
+        "Par",
+        "Proc",
+        "QOS",
+        "WCLimit",
+        "User",
+        "Group",
+        "Account",
+        "QueuedTime",
+        "Class",
+        "Features"
+    ));
+    let mut warnings = String::new();
+    for j in last.jobs.iter().filter(|j| id.is_none_or(|i| j.id == i)) {
+        let jp = last.plan.job(&j.id);
+        let starting = last.plan.starts.iter().any(|s| s.job == j.id);
+        let state = if j.state.is_active() {
+            j.state.name()
+        } else if starting {
+            "Starting"
+        } else {
+            waiting_state(jp.and_then(|p| p.reason.as_ref()))
+        };
+        let queued = match j.start_time {
+            Some(s) if j.state.is_active() => s - j.submit_time,
+            _ => now - j.submit_time,
+        };
+        out.push_str(&format!(
+            "{:<18} {:>10} {:>8} {:>5} {:>8} {:>11} {:>9} {:>8} {:>8} {:>11} {:>8}  {}\n",
+            j.id,
+            state,
+            job_partition(last, j).unwrap_or("ALL"),
+            j.procs(),
+            j.qos.as_deref().unwrap_or("-"),
+            fmt_duration(super::build::walltime(cfg, j)),
+            j.user,
+            j.group,
+            j.account.as_deref().unwrap_or("-"),
+            fmt_duration(queued.max(0)),
+            j.class.as_deref().unwrap_or("-"),
+            if j.features.is_empty() {
+                "[NONE]".to_string()
+            } else {
+                j.features.iter().map(|f| format!("[{f}]")).collect()
+            }
+        ));
+        if let Some(r) = jp.and_then(|p| p.reason.as_ref()).filter(|_| !starting) {
+            if r.is_blocking() || matches!(r, Reason::Stopped { .. }) {
+                warnings.push_str(&format!(
+                    "WARNING:  job '{}' cannot run: {}\n",
+                    j.id,
+                    reason_text(r)
+                ));
+            }
+        }
+    }
+    if !warnings.is_empty() {
+        out.push('\n');
+        out.push_str(&warnings);
+    }
+    Ok(out)
+}
+
+/// diagnose -j as JSON.
+pub fn diagnose_j_json(
+    cfg: &Config,
+    last: &LastIteration,
+    id: Option<&str>,
+) -> Result<serde_json::Value, String> {
+    if let Some(i) = id {
+        find(last, i)?;
+    }
+    let jobs = last
+        .jobs
+        .iter()
+        .filter(|j| id.is_none_or(|i| j.id == i))
+        .map(|j| checkjob_json(cfg, last, &j.id))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(json!({ "now": last.plan.now, "jobs": jobs }))
+}
+
+/// diagnose -q: why each blocked job is not eligible (holds, policies,
+/// dependencies, begin times, caps), in priority order.
+pub fn diagnose_q(last: &LastIteration) -> String {
+    let mut out = String::from("Diagnosing blocked jobs (policylevel SOFT  partition ALL)\n\n");
+    let mut n = 0;
+    for jp in last.plan.jobs.iter().filter(|j| !j.started) {
+        let Some(r) = jp.reason.as_ref().filter(|r| r.is_blocking()) else {
+            continue;
+        };
+        n += 1;
+        let what = match r {
+            Reason::Hold { kind } => format!(
+                "has the following hold(s) in place:  {}",
+                match kind {
+                    crate::model::HoldKind::User => "User",
+                    crate::model::HoldKind::System => "System",
+                    crate::model::HoldKind::Batch => "Batch",
+                }
+            ),
+            Reason::Policy { detail, hard, .. } => format!(
+                "violates {} policy: {detail}",
+                if *hard { "hard" } else { "soft" }
+            ),
+            other => reason_text(other),
+        };
+        out.push_str(&format!("job {:<20} {what}\n", jp.job));
+    }
+    if n == 0 {
+        out.push_str("no blocked jobs\n");
+    }
+    out
+}
+
+/// diagnose -q as JSON.
+pub fn diagnose_q_json(last: &LastIteration) -> serde_json::Value {
+    let rows: Vec<_> = last
+        .plan
+        .jobs
+        .iter()
+        .filter(|j| !j.started && j.reason.as_ref().is_some_and(Reason::is_blocking))
+        .map(|jp| {
+            json!({
+                "job": jp.job,
+                "reason": jp.reason,
+                "text": jp.reason.as_ref().map(reason_text),
+            })
+        })
+        .collect();
+    json!({ "now": last.plan.now, "blocked": rows })
+}
+
+/// An ACL in Maui's `USER==john+:==mary+ GROUP==staff+` form.
+pub fn acl_text(acl: &crate::config::Acl) -> String {
+    use crate::config::Affinity;
+    let mut parts = Vec::new();
+    for (label, list) in [
+        ("USER", &acl.users),
+        ("GROUP", &acl.groups),
+        ("ACCT", &acl.accounts),
+        ("CLASS", &acl.classes),
+        ("QOS", &acl.qos),
+        ("JATTR", &acl.job_attrs),
+    ] {
+        if list.entries.is_empty() {
+            continue;
+        }
+        let items: Vec<String> = list
+            .entries
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}{}{}",
+                    if e.not { "!=" } else { "==" },
+                    e.name,
+                    match e.affinity {
+                        Affinity::Positive => "+",
+                        Affinity::Negative => "-",
+                        Affinity::Neutral => "=",
+                    }
+                )
+            })
+            .collect();
+        parts.push(format!(
+            "{label}{}{}",
+            items.join(":"),
+            if list.required { "*" } else { "" }
+        ));
+    }
+    if let Some((t, req)) = acl.time_limit {
+        parts.push(format!(
+            "DURATION<={}{}",
+            fmt_duration(t),
+            if req { "*" } else { "" }
+        ));
+    }
+    if parts.is_empty() {
+        "[NONE]".into()
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// diagnose -r [RESID]: every reservation with its timeframe, resources,
+/// flags and ACL (Maui's mdiag -r layout).
+pub fn diagnose_r(last: &LastIteration, id: Option<&str>) -> Result<String, String> {
+    let table = super::command::showres_table(last);
+    if let Some(i) = id {
+        if !table.iter().any(|r| r.id == i) {
+            return Err(format!("no reservation \"{i}\""));
+        }
+    }
+    let now = last.plan.now;
+    let c = &last.view.cluster;
+    let mut out = String::from("Diagnosing Reservations\n");
+    out.push_str(&format!(
+        "{:<24} {:>8} {:>4} {:>11} {:>11} {:>11} {:>4} {:>4} {:>4}\n",
+        "RsvID", "Type", "Par", "StartTime", "EndTime", "Duration", "Node", "Task", "Proc"
+    ));
+    out.push_str(&format!(
+        "{:<24} {:>8} {:>4} {:>11} {:>11} {:>11} {:>4} {:>4} {:>4}\n",
+        "-----", "----", "---", "---------", "-------", "--------", "----", "----", "----"
+    ));
+    for r in table.iter().filter(|r| id.is_none_or(|i| r.id == i)) {
+        out.push_str(&format!(
+            "{:<24} {:>8} {:>4} {:>11} {:>11} {:>11} {:>4} {:>4} {:>4}\n",
+            r.id,
+            r.type_name(),
+            r.request.partition.as_deref().unwrap_or("ALL"),
+            dur(r.start - now),
+            dur(r.end.saturating_sub(now)),
+            dur(r.duration()),
+            r.claims.len(),
+            r.tasks(),
+            r.procs()
+        ));
+        if !r.flags.is_empty() {
+            let f: Vec<&str> = r.flags.iter().map(|f| f.keyword()).collect();
+            out.push_str(&format!("    Flags: {}\n", f.join(" ")));
+        }
+        out.push_str(&format!("    ACL:   {}\n", acl_text(&r.acl)));
+        if let Some((k, v)) = &r.owner {
+            out.push_str(&format!("    Owner: {}:{v}\n", k.name()));
+        }
+        let hosts: Vec<String> = r
+            .claims
+            .iter()
+            .map(|cl| {
+                format!(
+                    "{}:{}",
+                    c.nodes
+                        .get(cl.node as usize)
+                        .map_or("?", |n| n.name.as_str()),
+                    cl.tasks
+                )
+            })
+            .collect();
+        out.push_str(&format!(
+            "    Access: {}  Nodes: {}\n",
+            r.access.keyword(),
+            if hosts.is_empty() {
+                "[NONE]".to_string()
+            } else {
+                hosts.join(",")
+            }
+        ));
+        out.push('\n');
+    }
+    Ok(out)
 }

@@ -2,7 +2,7 @@
 //! the checkpoint).
 
 use crate::fairshare::Fairshare;
-use crate::model::{Resources, Time};
+use crate::model::{NodeTasks, Resources, Time};
 use crate::priority::QueueAccrual;
 use crate::reservation::AdminStore;
 use serde::{Deserialize, Serialize};
@@ -33,6 +33,29 @@ pub struct JobReservation {
     pub claims: Vec<NamedClaim>,
 }
 
+/// Scheduling stopped by an operator (`schedctl -s`): plans carry no starts
+/// until `schedctl -R`. Kept in the checkpoint, so a restart does not
+/// silently resume what an operator stopped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StopInfo {
+    /// Who stopped it (user name).
+    pub by: String,
+    /// When (the scheduler's clock).
+    pub at: Time,
+}
+
+/// An operator's `runjob`: the job starts at the next iteration on these
+/// nodes, bypassing priority, throttling policies and reservations.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForcedStart {
+    /// Job id.
+    pub job: String,
+    /// Nodes and tasks per node.
+    pub allocation: Vec<NodeTasks>,
+    /// Who asked (user name).
+    pub by: String,
+}
+
 /// The engine's memory.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -59,4 +82,8 @@ pub struct EngineState {
     pub chunk_since: Option<Time>,
     /// Operator requests to hand to the front end with the next plan.
     pub pending_actions: Vec<super::plan::Action>,
+    /// Set while an operator has stopped scheduling (`schedctl -s`).
+    pub stopped: Option<StopInfo>,
+    /// Jobs an operator asked to start at the next iteration (`runjob`).
+    pub forced_starts: Vec<ForcedStart>,
 }

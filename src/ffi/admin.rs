@@ -123,7 +123,7 @@ unsafe fn request_from_c(p: *const mauisched_admin_res_request_t) -> FfiResult<A
     })
 }
 
-fn admin_error(e: AdminError) -> FfiError {
+pub(crate) fn admin_error(e: AdminError) -> FfiError {
     let status = match e {
         AdminError::Invalid { .. } | AdminError::NoSuchHost(_) | AdminError::NoMatchingHost(_) => {
             MAUISCHED_BAD_VALUE
@@ -165,60 +165,136 @@ pub unsafe extern "C" fn mauisched_admin_res_create(
         if id_buf.is_null() {
             return Err(FfiError::new(MAUISCHED_NULL_ARG, "id_buf is NULL"));
         }
-        let engine = &hd.engine;
-        let last = engine.last.as_ref().ok_or_else(|| {
-            FfiError::new(
-                MAUISCHED_NO_ITERATION,
-                "no iteration has run yet: a reservation is placed on the nodes the RM last reported",
-            )
-        })?;
-        let cfg = &engine.cfg;
-        // A throw-away copy: building the view expires and re-places
-        // reservations in the state it is given.
-        let mut scratch = engine.state.clone();
-        let mut view = build::build(cfg, &hd.last_nodes, &last.jobs, now, &mut scratch);
-        let jobs = &last.jobs;
-        let windows = &view.windows;
-        let admits = |r: &Reservation, j: JobIdx| -> bool {
-            let (s, e) = windows[j as usize];
-            jobs.get(j as usize)
-                .is_some_and(|job| acl::access(r, job, s, e).is_granted())
-        };
-        let mut store = engine.state.admin.clone();
-        let idx = view.table.len() as ResIdx;
-        let created = store
-            .create(
-                request,
-                now,
-                &view.cluster,
-                &mut view.profile,
-                idx,
-                &PolicyChooser(cfg.params.node_allocation_policy),
-                &admits,
-            )
-            .map_err(admin_error)?;
-        copy_out(&created.id, id_buf, id_len, id_written)?;
-        let nodes: Vec<String> = created
-            .claims
-            .iter()
-            .map(|c| format!("{}:{}", view.cluster.nodes[c.node as usize].name, c.tasks))
-            .collect();
-        hd.engine.state.admin = store;
-        hd.clock = hd.clock.max(now);
-        hd.persist.admin_pending = true;
-        hd.persist.unsaved = true;
-        hd.log(
-            MAUISCHED_LOG_INFO,
-            &format!(
-                "reservation {} created ({} to {}) on {}",
-                created.id,
-                created.start,
-                created.end,
-                nodes.join(",")
-            ),
-        );
-        Ok(())
+        // The name is checked to fit before anything changes.
+        let probe = create_reservation(hd, request.clone(), now, None, true)?;
+        copy_out(&probe.0.id, id_buf, id_len, id_written)?;
+        create_reservation(hd, request, now, None, false).map(|_| ())
     })
+}
+
+/// Creates an administrative reservation at `now` on the nodes of the last
+/// iteration (the one path behind `mauisched_admin_res_create` and the
+/// admin socket's setres): validates the whole request and places it;
+/// nothing changes on any error, nor when `dry_run`. Returns the
+/// reservation and its `node:tasks` list; `by` names who asked, for the log.
+pub(crate) fn create_reservation(
+    hd: &mut super::handle::Handle,
+    request: crate::reservation::AdminRequest,
+    now: Time,
+    by: Option<&str>,
+    dry_run: bool,
+) -> FfiResult<(Reservation, Vec<String>)> {
+    let engine = &hd.engine;
+    let last = engine.last.as_ref().ok_or_else(|| {
+        FfiError::new(
+            MAUISCHED_NO_ITERATION,
+            "no iteration has run yet: a reservation is placed on the nodes the RM last reported",
+        )
+    })?;
+    let cfg = &engine.cfg;
+    // A throw-away copy: building the view expires and re-places
+    // reservations in the state it is given.
+    let mut scratch = engine.state.clone();
+    let mut view = build::build(cfg, &hd.last_nodes, &last.jobs, now, &mut scratch);
+    let jobs = &last.jobs;
+    let windows = &view.windows;
+    let admits = |r: &Reservation, j: JobIdx| -> bool {
+        let (s, e) = windows[j as usize];
+        jobs.get(j as usize)
+            .is_some_and(|job| acl::access(r, job, s, e).is_granted())
+    };
+    let mut store = engine.state.admin.clone();
+    let idx = view.table.len() as ResIdx;
+    let created = store
+        .create(
+            request,
+            now,
+            &view.cluster,
+            &mut view.profile,
+            idx,
+            &PolicyChooser(cfg.params.node_allocation_policy),
+            &admits,
+        )
+        .map_err(admin_error)?;
+    let nodes: Vec<String> = created
+        .claims
+        .iter()
+        .map(|c| format!("{}:{}", view.cluster.nodes[c.node as usize].name, c.tasks))
+        .collect();
+    if dry_run {
+        return Ok((created, nodes));
+    }
+    hd.engine.state.admin = store;
+    hd.clock = hd.clock.max(now);
+    hd.persist.admin_pending = true;
+    hd.persist.unsaved = true;
+    hd.log(
+        MAUISCHED_LOG_INFO,
+        &format!(
+            "reservation {} created{} ({} to {}) on {}",
+            created.id,
+            by.map(|b| format!(" by {b}")).unwrap_or_default(),
+            created.start,
+            created.end,
+            nodes.join(",")
+        ),
+    );
+    Ok((created, nodes))
+}
+
+/// Releases an administrative reservation (`by` names who asked, for the log).
+pub(crate) fn release_reservation(
+    hd: &mut super::handle::Handle,
+    id: &str,
+    by: Option<&str>,
+) -> FfiResult {
+    hd.engine.state.admin.release(id).map_err(admin_error)?;
+    hd.persist.admin_pending = true;
+    hd.persist.unsaved = true;
+    hd.log(
+        MAUISCHED_LOG_INFO,
+        &format!(
+            "reservation {id} released{}",
+            by.map(|b| format!(" by {b}")).unwrap_or_default()
+        ),
+    );
+    Ok(())
+}
+
+/// Sets (1 to MAX_PRIO_VAL) or clears (0) a job's system priority.
+pub(crate) fn set_system_priority(
+    hd: &mut super::handle::Handle,
+    id: &str,
+    priority: i64,
+    by: Option<&str>,
+) -> FfiResult {
+    if id.is_empty() {
+        return Err(FfiError::new(MAUISCHED_BAD_VALUE, "job_id is empty"));
+    }
+    if !(0..=MAX_PRIO_VAL).contains(&priority) {
+        return Err(FfiError::new(
+            MAUISCHED_BAD_VALUE,
+            format!(
+                "system priority {priority} is out of range (0 clears, 1 to {MAX_PRIO_VAL} set)"
+            ),
+        ));
+    }
+    let sp = &mut hd.engine.state.system_priority;
+    if priority == 0 {
+        sp.remove(id);
+    } else {
+        sp.insert(id.to_string(), priority);
+    }
+    hd.persist.admin_pending = true;
+    hd.persist.unsaved = true;
+    hd.log(
+        MAUISCHED_LOG_INFO,
+        &format!(
+            "job {id}: system priority {priority}{}",
+            by.map(|b| format!(" (set by {b})")).unwrap_or_default()
+        ),
+    );
+    Ok(())
 }
 
 /// Releases an administrative reservation, as `releaseres` does
@@ -234,11 +310,7 @@ pub unsafe extern "C" fn mauisched_admin_res_release(
 ) -> mauisched_status_t {
     with_handle(h, |hd| {
         let id = req_str(id, "id")?;
-        hd.engine.state.admin.release(id).map_err(admin_error)?;
-        hd.persist.admin_pending = true;
-        hd.persist.unsaved = true;
-        hd.log(MAUISCHED_LOG_INFO, &format!("reservation {id} released"));
-        Ok(())
+        release_reservation(hd, id, None)
     })
 }
 
@@ -429,28 +501,7 @@ pub unsafe extern "C" fn mauisched_set_system_priority(
 ) -> mauisched_status_t {
     with_handle(h, |hd| {
         let id = req_str(job_id, "job_id")?;
-        if id.is_empty() {
-            return Err(FfiError::new(MAUISCHED_BAD_VALUE, "job_id is empty"));
-        }
-        if !(0..=MAX_PRIO_VAL).contains(&priority) {
-            return Err(FfiError::new(
-                MAUISCHED_BAD_VALUE,
-                format!("system priority {priority} is out of range (0 clears, 1 to {MAX_PRIO_VAL} set)"),
-            ));
-        }
-        let sp = &mut hd.engine.state.system_priority;
-        if priority == 0 {
-            sp.remove(id);
-        } else {
-            sp.insert(id.to_string(), priority);
-        }
-        hd.persist.admin_pending = true;
-        hd.persist.unsaved = true;
-        hd.log(
-            MAUISCHED_LOG_INFO,
-            &format!("job {id}: system priority {priority}"),
-        );
-        Ok(())
+        set_system_priority(hd, id, priority, None)
     })
 }
 

@@ -6,10 +6,11 @@ use crate::engine::{Engine, EngineState};
 use crate::fairshare::Fairshare;
 use crate::model::{Node, Snapshot, Time};
 use crate::state::{StateDir, StateNotice};
-use std::cell::{Cell, RefCell, UnsafeCell};
+use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CString};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Log level: an error (the host should show it prominently).
 pub const MAUISCHED_LOG_ERROR: u32 = 1;
@@ -42,6 +43,11 @@ pub struct mauisched_options_t {
     pub log: mauisched_log_fn,
     /// Passed back to `log` unchanged.
     pub log_userdata: *mut c_void,
+    /// The admin socket for `mauictl` and the Maui commands (ABI 1.1):
+    /// NULL for maui.cfg's ADMINSOCKET, or `<state_dir>/run/mauisched.sock`
+    /// when that is not set; a path to serve there; "" for no admin socket.
+    /// A relative ADMINSOCKET is taken from the state directory.
+    pub admin_socket: *const c_char,
 }
 
 /// Where log messages go: the host's callback and its userdata.
@@ -87,8 +93,16 @@ pub(crate) struct Persist {
 }
 
 /// Messages queued where no logger is at hand (the LOCAL allocator runs
-/// deep inside the engine); the handle delivers them after the call.
+/// deep inside the engine; the admin socket runs on its own threads); the
+/// handle delivers them during the host's next call.
 pub(crate) type Notes = Arc<Mutex<Vec<(u32, String)>>>;
+
+/// Locks a mutex whether or not a thread panicked while holding it: every
+/// body that can panic runs inside [`boundary`], which reports the panic
+/// and poisons the handle itself.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// Everything a handle owns, behind the busy flag of [`mauisched_t`].
 pub(crate) struct Handle {
@@ -110,22 +124,81 @@ pub(crate) struct Handle {
     pub log: Logger,
     /// Queued messages (see [`Notes`]).
     pub notes: Notes,
+    /// While set, messages are queued instead of sent: the admin socket's
+    /// thread holds the handle and must never call the host's callback.
+    pub log_deferred: bool,
+    /// The configuration in force, shared with the admin socket.
+    pub cfg_shared: Arc<Config>,
+    /// What the admin socket renders from.
+    pub published: Arc<Mutex<Arc<crate::admin::Published>>>,
+    /// Scheduler statistics (showstats).
+    pub stats: crate::admin::SchedStats,
     /// Holds the state directory's lock while the handle lives.
     _lock: std::fs::File,
 }
 
+// SAFETY: a handle moves between threads only inside its mutex. What is
+// not thread-safe in it are the host's callbacks (log, LOCAL allocator)
+// with their userdata: the log callback is only called on the host's
+// thread during a host call (other threads set `log_deferred` and queue),
+// and the LOCAL allocator only runs in `mauisched_run`, on the host's
+// thread.
+unsafe impl Send for Handle {}
+
 impl Handle {
-    /// Sends a message to the host's log callback, if any.
+    /// Sends a message to the host's log callback, if any (or queues it,
+    /// see [`Handle::log_deferred`]).
     pub(crate) fn log(&self, level: u32, msg: &str) {
-        self.log.log(level, msg);
+        if self.log_deferred {
+            lock(&self.notes).push((level, msg.to_string()));
+        } else {
+            self.log.log(level, msg);
+        }
+    }
+
+    /// Sends configuration diagnostics to the log.
+    pub(crate) fn log_diagnostics(&self, diags: &[Diagnostic]) {
+        for d in diags {
+            let level = match d.severity {
+                Severity::Error => MAUISCHED_LOG_ERROR,
+                Severity::Warning => MAUISCHED_LOG_WARN,
+                Severity::Note => MAUISCHED_LOG_INFO,
+            };
+            self.log(level, &d.to_string());
+        }
+    }
+
+    /// Publishes the handle's current view for the admin socket. `full`
+    /// after an iteration (fairshare and statistics changed); otherwise
+    /// those are kept from the previous view.
+    pub(crate) fn publish(&mut self, full: bool) {
+        let prev = lock(&self.published).clone();
+        let view = crate::admin::Published {
+            cfg: self.cfg_shared.clone(),
+            last: self.engine.last.clone(),
+            fairshare: if full {
+                Arc::new(self.engine.state.fairshare.clone())
+            } else {
+                prev.fairshare.clone()
+            },
+            stopped: self.engine.state.stopped.clone(),
+            stats: if full {
+                Arc::new(self.stats.clone())
+            } else {
+                prev.stats.clone()
+            },
+            clock: self.clock,
+            host_uid: prev.host_uid,
+        };
+        *lock(&self.published) = Arc::new(view);
     }
 
     /// Delivers queued messages.
     pub(crate) fn flush_notes(&self) {
-        let queued = match self.notes.lock() {
-            Ok(mut q) => std::mem::take(&mut *q),
-            Err(p) => std::mem::take(&mut *p.into_inner()),
-        };
+        if self.log_deferred {
+            return;
+        }
+        let queued = std::mem::take(&mut *lock(&self.notes));
         for (level, m) in queued {
             self.log(level, &m);
         }
@@ -181,12 +254,16 @@ impl Handle {
 pub struct mauisched_t {
     /// A call is in progress (a callback called back in).
     busy: Cell<bool>,
-    /// A panic was caught; only `mauisched_free` and `mauisched_last_error` work.
-    poisoned: Cell<bool>,
+    /// A panic was caught; only `mauisched_free` and `mauisched_last_error`
+    /// work (shared with the admin socket, which then refuses changes).
+    poisoned: Arc<AtomicBool>,
     /// Message of the last failed call.
     last_error: RefCell<String>,
-    /// Everything else, reached only through [`with_handle`].
-    inner: UnsafeCell<Handle>,
+    /// Everything else, reached through [`with_handle`] (and by the admin
+    /// socket's threads for the short time a change takes).
+    inner: Arc<Mutex<Handle>>,
+    /// The admin socket, if it runs.
+    admin: Option<crate::admin::Server>,
 }
 
 /// Runs an ABI body against a handle: NULL, poisoned and busy handles are
@@ -203,7 +280,7 @@ pub(crate) unsafe fn with_handle(
         return MAUISCHED_NULL_ARG;
     }
     let outer = &*h;
-    if outer.poisoned.get() {
+    if outer.poisoned.load(Ordering::SeqCst) {
         return MAUISCHED_POISONED;
     }
     if outer.busy.replace(true) {
@@ -215,22 +292,34 @@ pub(crate) unsafe fn with_handle(
         );
         return MAUISCHED_BUSY;
     }
-    // SAFETY: `busy` guarantees this is the only live reference to the
-    // inner state; a second reference could only come from a nested call,
-    // which was refused above.
-    let r = boundary(|_| {}, || f(&mut *outer.inner.get()));
-    outer.busy.set(false);
+    // `busy` refused nested calls above, so this thread does not hold the
+    // lock already; another thread (the admin socket) holds it only for
+    // the short time a change takes.
+    let mut hd = lock(&outer.inner);
+    let r = boundary(
+        |_| {},
+        || {
+            // Messages the admin socket queued go out now, on this thread.
+            hd.flush_notes();
+            f(&mut hd)
+        },
+    );
     match r {
-        Ok(()) => MAUISCHED_OK,
+        Ok(()) => {
+            drop(hd);
+            outer.busy.set(false);
+            MAUISCHED_OK
+        }
         Err(e) => {
             if e.status == MAUISCHED_PANIC {
-                outer.poisoned.set(true);
+                outer.poisoned.store(true, Ordering::SeqCst);
                 // The body unwound: its borrow of the inner state is over.
-                let hd = &*outer.inner.get();
                 let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     hd.log(MAUISCHED_LOG_ERROR, &e.message)
                 }));
             }
+            drop(hd);
+            outer.busy.set(false);
             set_error(outer, &e.message);
             e.status
         }
@@ -318,6 +407,20 @@ fn open(o: &mauisched_options_t, log: Logger) -> FfiResult<Handle> {
             }
         ),
     );
+    if let Some(stop) = &es.stopped {
+        log.log(
+            MAUISCHED_LOG_WARN,
+            &format!(
+                "scheduling is stopped (schedctl -s by {} at {}): no job is started until schedctl -R",
+                stop.by,
+                crate::model::time::fmt_time(stop.at)
+            ),
+        );
+    }
+    let cfg_shared = Arc::new(config.clone());
+    let published = Arc::new(Mutex::new(Arc::new(crate::admin::Published::empty(
+        cfg_shared.clone(),
+    ))));
     Ok(Handle {
         engine: Engine::with_state(config, es),
         config_path: cfg_path,
@@ -328,6 +431,10 @@ fn open(o: &mauisched_options_t, log: Logger) -> FfiResult<Handle> {
         persist: Persist::default(),
         log,
         notes: Notes::default(),
+        log_deferred: false,
+        cfg_shared,
+        published,
+        stats: crate::admin::SchedStats::default(),
         _lock: lock,
     })
 }
@@ -378,6 +485,17 @@ fn lock_state(state: &StateDir) -> FfiResult<std::fs::File> {
 /// directory is used by one handle at a time (it is locked): a second
 /// handle on it, in this process or another, gets `MAUISCHED_STATE_ERROR`.
 ///
+/// The handle also serves the admin socket for `mauictl` and the Maui
+/// commands (`showq`, `setres`, ...) on threads of its own: at
+/// `options.admin_socket`, else maui.cfg's ADMINSOCKET, else
+/// `<state_dir>/run/mauisched.sock` (set `options.admin_socket` to "" to
+/// serve none). Those threads never call the host's callbacks: the changes
+/// operators make through the socket (with who made them) are logged
+/// through the log callback during the host's next call on the handle,
+/// and what the RM must do goes out with the next plan. A socket that
+/// cannot be served is logged at `MAUISCHED_LOG_ERROR` and does not fail
+/// this call.
+///
 /// On success `*out` receives the handle, owned by the caller until
 /// [`mauisched_free`]. On failure nothing is written to `*out` and, if
 /// `err` is not NULL, the reason is copied into `err` (at most `err_len`
@@ -420,11 +538,17 @@ pub unsafe extern "C" fn mauisched_new(
             };
             logger = Some(log);
             let inner = open(o, log)?;
+            let socket = admin_socket_path(o, &inner)?;
+            let poisoned = Arc::new(AtomicBool::new(false));
+            let inner = Arc::new(Mutex::new(inner));
+            let admin = socket
+                .and_then(|path| super::server::start(&path, inner.clone(), poisoned.clone(), log));
             created = Some(Box::new(mauisched_t {
                 busy: Cell::new(false),
-                poisoned: Cell::new(false),
+                poisoned,
                 last_error: RefCell::new(String::new()),
-                inner: UnsafeCell::new(inner),
+                inner,
+                admin,
             }));
             Ok(())
         },
@@ -459,6 +583,9 @@ pub unsafe extern "C" fn mauisched_new(
 
 /// Frees a handle and everything it owns. NULL is a no-op.
 ///
+/// The admin socket stops first (its connections are closed, its threads
+/// joined, its socket file removed).
+///
 /// State not yet written (iterations or administrative changes since the
 /// last write) is written first, so a clean shutdown loses nothing; a
 /// failure is reported through the log callback (there is no status to
@@ -473,22 +600,29 @@ pub unsafe extern "C" fn mauisched_free(h: *mut mauisched_t) {
     if h.is_null() || (*h).busy.get() {
         return;
     }
-    if !(*h).poisoned.get() {
-        let hd = &mut *(*h).inner.get();
-        if hd.persist.unsaved || hd.persist.admin_pending {
-            let _ = boundary(
-                |_| {},
-                || {
+    // The admin socket first: no change can arrive after the last write.
+    if let Some(mut server) = (*h).admin.take() {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.shutdown()));
+        drop(server);
+    }
+    if !(*h).poisoned.load(Ordering::SeqCst) {
+        let mut guard = lock(&(*h).inner);
+        let hd = &mut *guard;
+        let _ = boundary(
+            |_| {},
+            || {
+                hd.flush_notes();
+                if hd.persist.unsaved || hd.persist.admin_pending {
                     if let Err(e) = hd.save_state() {
                         hd.log(
                             MAUISCHED_LOG_ERROR,
                             &format!("state not saved at shutdown: {}", e.message),
                         );
                     }
-                    Ok(())
-                },
-            );
-        }
+                }
+                Ok(())
+            },
+        );
     }
     // Dropping cannot unwind across the boundary: catch it like any body.
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(Box::from_raw(h))));
@@ -564,42 +698,70 @@ pub unsafe extern "C" fn mauisched_reconfigure(
     config_path: *const c_char,
 ) -> mauisched_status_t {
     with_handle(h, |hd| {
-        let path = match opt_str(config_path, "config_path")? {
-            Some(p) => PathBuf::from(p),
-            None => hd.config_path.clone(),
-        };
-        match load_config(&path) {
-            Ok((config, diags)) => {
-                hd.log.log_diagnostics(&diags);
-                let old = &hd.engine.cfg.params;
-                if old.checkpoint_file != config.params.checkpoint_file
-                    || old.stat_dir != config.params.stat_dir
-                {
-                    hd.log(
-                        MAUISCHED_LOG_WARN,
-                        "CHECKPOINTFILE and STATDIR changes take effect when the handle is created again",
-                    );
-                }
-                hd.engine.cfg = config;
-                hd.config_path = path;
-                hd.log(
-                    MAUISCHED_LOG_INFO,
-                    &format!("reconfigured from {}", hd.config_path.display()),
-                );
-                Ok(())
-            }
-            Err(e) => {
-                hd.log(
-                    MAUISCHED_LOG_ERROR,
-                    &format!(
-                        "reconfigure refused, the previous configuration stays in force:\n{}",
-                        e.message
-                    ),
-                );
-                Err(e)
-            }
-        }
+        let path = opt_str(config_path, "config_path")?.map(PathBuf::from);
+        reconfigure(hd, path).map(|_| ())
     })
+}
+
+/// Rereads maui.cfg (from `path`, or the handle's current one): the one
+/// path behind `mauisched_reconfigure` and the admin socket's
+/// `schedctl -r`. A file with errors is refused and changes nothing;
+/// on success the new configuration is published and its diagnostics
+/// (warnings, notes) are returned.
+pub(crate) fn reconfigure(hd: &mut Handle, path: Option<PathBuf>) -> FfiResult<Vec<Diagnostic>> {
+    let path = path.unwrap_or_else(|| hd.config_path.clone());
+    match load_config(&path) {
+        Ok((config, diags)) => {
+            hd.log_diagnostics(&diags);
+            let old = &hd.engine.cfg.params;
+            if old.checkpoint_file != config.params.checkpoint_file
+                || old.stat_dir != config.params.stat_dir
+                || old.admin_socket != config.params.admin_socket
+            {
+                hd.log(
+                    MAUISCHED_LOG_WARN,
+                    "CHECKPOINTFILE, STATDIR and ADMINSOCKET changes take effect when the handle is created again",
+                );
+            }
+            hd.cfg_shared = Arc::new(config.clone());
+            hd.engine.cfg = config;
+            hd.config_path = path;
+            hd.log(
+                MAUISCHED_LOG_INFO,
+                &format!("reconfigured from {}", hd.config_path.display()),
+            );
+            hd.publish(false);
+            Ok(diags)
+        }
+        Err(e) => {
+            hd.log(
+                MAUISCHED_LOG_ERROR,
+                &format!(
+                    "reconfigure refused, the previous configuration stays in force:\n{}",
+                    e.message
+                ),
+            );
+            Err(e)
+        }
+    }
+}
+
+/// Where the admin socket goes: the options' `admin_socket` (ABI 1.1;
+/// "" turns it off), else ADMINSOCKET (relative to the state directory),
+/// else `<state_dir>/run/mauisched.sock`.
+unsafe fn admin_socket_path(o: &mauisched_options_t, hd: &Handle) -> FfiResult<Option<PathBuf>> {
+    let end = std::mem::offset_of!(mauisched_options_t, admin_socket)
+        + std::mem::size_of::<*const c_char>();
+    if o.size >= end && !o.admin_socket.is_null() {
+        let p = req_str(o.admin_socket, "options.admin_socket")?;
+        return Ok((!p.is_empty()).then(|| PathBuf::from(p)));
+    }
+    let cfg = &hd.engine.cfg.params.admin_socket;
+    Ok(Some(if cfg.is_empty() {
+        hd.state.run_dir().join("mauisched.sock")
+    } else {
+        hd.state.root().join(cfg)
+    }))
 }
 
 /// Writes the state now (fairshare files, then the checkpoint), whatever

@@ -23,7 +23,9 @@
 //!   defaults for the rest.
 //! - A handle is used by one thread at a time; it may move between threads
 //!   between calls, and different handles are independent. Plans and lists
-//!   are read-only and may be read from several threads at once.
+//!   are read-only and may be read from several threads at once. A handle
+//!   serves its admin socket (`mauictl`, `showq`, ...) on threads of its
+//!   own, which never call the host's callbacks (see `mauisched_new`).
 //! - Callbacks (log, LOCAL allocator) run on the calling thread during the
 //!   call; they must not unwind, and a call back into the same handle
 //!   returns `MAUISCHED_BUSY` (except `mauisched_last_error`).
@@ -61,6 +63,8 @@ pub mod admin;
 pub mod render;
 
 pub mod local;
+
+mod server;
 
 pub use admin::*;
 pub use handle::*;

@@ -41,6 +41,9 @@ pub const MAUISCHED_REASON_FAIRSHARE_CAP: u32 = 8;
 pub const MAUISCHED_REASON_NEGATIVE_PRIORITY: u32 = 9;
 /// The job can never run on this cluster as configured.
 pub const MAUISCHED_REASON_NO_FIT: u32 = 10;
+/// The job would start now, but an operator stopped scheduling
+/// (`schedctl -s`). ABI 1.1.
+pub const MAUISCHED_REASON_STOPPED: u32 = 11;
 
 fn reason_code(r: &Reason) -> u32 {
     match r {
@@ -54,6 +57,7 @@ fn reason_code(r: &Reason) -> u32 {
         Reason::FairshareCap { .. } => MAUISCHED_REASON_FAIRSHARE_CAP,
         Reason::NegativePriority => MAUISCHED_REASON_NEGATIVE_PRIORITY,
         Reason::NoFit { .. } => MAUISCHED_REASON_NO_FIT,
+        Reason::Stopped { .. } => MAUISCHED_REASON_STOPPED,
     }
 }
 
@@ -275,6 +279,10 @@ fn run(hd: &mut Handle) -> FfiResult<mauisched_plan_t> {
     let now = snap.now.unwrap_or(hd.clock);
     hd.clock = now;
     let plan = hd.engine.iterate(&snap, now);
+    if let Some(last) = hd.engine.last.clone() {
+        hd.stats.record(&hd.engine.cfg, &snap.jobs, &last);
+    }
+    hd.publish(true);
     hd.flush_notes();
     hd.last_nodes = snap.nodes;
     hd.persist.unsaved = true;

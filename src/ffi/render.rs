@@ -9,16 +9,18 @@ use std::ffi::c_char;
 /// `buf` as NUL-terminated text, in Maui's layout.
 ///
 /// `command` is one of `showq`, `checkjob`, `showstart`, `showbf`,
-/// `showres`, `diagnose`; `args` (NULL or "" for none) holds its arguments
-/// separated by blanks, as on Maui's command line: `checkjob [-v] JOBID`,
-/// `showstart JOBID`, `showbf [-d DURATION] [-p PARTITION] [-n NODES]`,
-/// `showres [-n] [RESID]`, `diagnose -p` or `diagnose -f`.
+/// `showres`, `checknode`, `diagnose`, `showconfig`; `args` (NULL or ""
+/// for none) holds its arguments separated by blanks, as on Maui's command
+/// line: `showq [-r|-i|-b] [-p PARTITION] [-w user=NAME]`,
+/// `checkjob [-v] JOBID`, `showstart JOBID`,
+/// `showbf [-d DURATION] [-p PARTITION] [-n NODES]`, `showres [-n] [RESID]`,
+/// `checknode NODE`, `diagnose -p | -f | -r [RESID] | -j [JOBID] | -n [NODE] | -q`.
 ///
 /// `*written` (if `written` is not NULL) receives the bytes the text needs
 /// including the NUL, also with `MAUISCHED_BUFFER_TOO_SMALL`, so the caller
 /// can retry with a larger buffer. Other errors: `MAUISCHED_BAD_VALUE` for
 /// an unknown command or bad arguments, `MAUISCHED_NOT_FOUND` for an
-/// unknown job or reservation, `MAUISCHED_NO_ITERATION` when the command
+/// unknown job, node or reservation, `MAUISCHED_NO_ITERATION` when the command
 /// reads an iteration and none has run (`diagnose -f` needs none).
 ///
 /// # Safety
@@ -42,6 +44,7 @@ pub unsafe extern "C" fn mauisched_render(
             let status = match e {
                 CommandError::Unknown(_) | CommandError::Usage(_) => MAUISCHED_BAD_VALUE,
                 CommandError::NotFound(_) => MAUISCHED_NOT_FOUND,
+                CommandError::Denied(_) => MAUISCHED_REFUSED,
                 CommandError::NoIteration(_) => MAUISCHED_NO_ITERATION,
             };
             FfiError::new(status, e.to_string())

@@ -132,7 +132,7 @@ static void check_renderers(mauisched_t *h) {
   CHECK_CONTAINS(t, "Starting");
   CHECK_CONTAINS(t, "IDLE JOBS");
   CHECK_CONTAINS(t, "BLOCKED JOBS");
-  CHECK_CONTAINS(t, "2 of     2 Processors Active (100.00%)");
+  CHECK_CONTAINS(t, "   2 of    2 Processors Active (100.00%)");
   CHECK_CONTAINS(t, "Total Jobs: 3   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 0");
   free(t);
 

@@ -1,0 +1,230 @@
+//! The live admin endpoint: Maui's commands against the running scheduler.
+//!
+//! Wherever the library is hosted (inside slurmctld through the plugin,
+//! inside the PBS scheduler daemon), the handle serves a local Unix socket
+//! ([`server`]). `mauictl` and its Maui-named links (`showq`, `setres`, ...)
+//! send one request per connection in a small versioned JSON-lines protocol
+//! ([`protocol`]); the server identifies the caller from the kernel
+//! (`SO_PEERCRED`) and authorises the command by Maui's admin levels
+//! ([`auth`]).
+//!
+//! Reading commands render from the latest completed iteration, published
+//! by the handle after every `mauisched_run` as an immutable [`Published`]
+//! value: a client never holds the engine while it is being served.
+//! Commands that change something ([`ops`]) are parsed first, then carried
+//! out by the [`Backend`] (the handle) under the engine's lock, validated
+//! in full before anything changes, and logged with who made them; what
+//! the resource manager must do (holds, releases, forced starts) goes out
+//! with the next plan.
+
+pub mod auth;
+pub mod client;
+pub mod ops;
+pub mod protocol;
+pub mod server;
+pub mod stats;
+
+pub use auth::{Caller, Level};
+pub use ops::{Mutation, SchedCtl};
+pub use protocol::{ErrorCode, Request, Response};
+pub use server::Server;
+pub use stats::SchedStats;
+
+use crate::config::Config;
+use crate::engine::command::{self, CommandError, Context, Output, Viewer};
+use crate::engine::{LastIteration, StopInfo};
+use crate::fairshare::Fairshare;
+use crate::model::Time;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// What reading commands render from: one consistent view of the scheduler
+/// as of its last iteration (or last change).
+pub struct Published {
+    /// The configuration in force.
+    pub cfg: Arc<Config>,
+    /// The last completed iteration.
+    pub last: Option<Arc<LastIteration>>,
+    /// Fairshare usage.
+    pub fairshare: Arc<Fairshare>,
+    /// Scheduling stopped by an operator, if so.
+    pub stopped: Option<StopInfo>,
+    /// Statistics since the handle was created.
+    pub stats: Arc<SchedStats>,
+    /// The scheduler's clock (the latest time the host gave).
+    pub clock: Time,
+    /// The uid the scheduler runs as (the resource manager's own user).
+    pub host_uid: u32,
+}
+
+impl Published {
+    /// A view before any iteration.
+    pub fn empty(cfg: Arc<Config>) -> Published {
+        Published {
+            cfg,
+            last: None,
+            fairshare: Arc::new(Fairshare::default()),
+            stopped: None,
+            stats: Arc::new(SchedStats::default()),
+            clock: 0,
+            host_uid: auth::own_uid(),
+        }
+    }
+}
+
+/// A change that was made: text for people, data for `--json`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Done {
+    /// Maui-style confirmation.
+    pub text: String,
+    /// The same for scripts.
+    pub data: Value,
+}
+
+/// A change that could not be made (nothing changed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failed {
+    /// Error code.
+    pub code: ErrorCode,
+    /// Why.
+    pub message: String,
+}
+
+impl Failed {
+    /// A failure with a code and a message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Failed {
+        Failed {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// The scheduler behind the socket.
+pub trait Backend: Send + Sync {
+    /// The current published view (cheap: an `Arc`).
+    fn published(&self) -> Arc<Published>;
+    /// Carries out a change under the engine's lock: validates it in full
+    /// first, changes nothing on error, logs who made it.
+    fn mutate(&self, caller: &Caller, m: Mutation) -> Result<Done, Failed>;
+    /// Sends a message to the host's log (queued; delivered by the host's
+    /// next call into the library).
+    fn note(&self, level: u32, message: String);
+}
+
+/// Every command the socket serves.
+pub fn all_commands() -> Vec<&'static str> {
+    let mut v: Vec<&str> = command::COMMANDS.to_vec();
+    v.push("showstats");
+    v.extend(ops::MUTATIONS);
+    v
+}
+
+fn command_error(e: CommandError) -> Response {
+    let code = match &e {
+        CommandError::Unknown(_) => ErrorCode::UnknownCommand,
+        CommandError::Usage(_) => ErrorCode::Usage,
+        CommandError::NotFound(_) => ErrorCode::NotFound,
+        CommandError::NoIteration(_) => ErrorCode::NoIteration,
+        CommandError::Denied(_) => ErrorCode::PermissionDenied,
+    };
+    let mut r = Response::error(code, e.to_string());
+    if code == ErrorCode::PermissionDenied {
+        if let Some(b) = r.error.as_mut() {
+            b.needs = Some(Level::Admin3.name().into());
+        }
+    }
+    r
+}
+
+/// Answers one request from `caller`: authorises it, then renders from the
+/// published view or hands a change to the backend.
+pub fn dispatch(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
+    let mut resp = answer(backend, caller, req);
+    resp.user = Some(caller.user.clone());
+    resp.level = Some(caller.level.name().into());
+    resp
+}
+
+fn answer(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
+    let cmd = req.cmd.as_str();
+    if !all_commands().contains(&cmd) {
+        return Response::error(
+            ErrorCode::UnknownCommand,
+            format!(
+                "unknown command \"{cmd}\" (known: {})",
+                all_commands().join(", ")
+            ),
+        );
+    }
+    let needs = auth::required(cmd);
+    if caller.level < needs {
+        backend.note(
+            crate::ffi::MAUISCHED_LOG_INFO,
+            format!(
+                "admin socket: {cmd} refused to {}: needs {}",
+                caller.describe(),
+                needs.name()
+            ),
+        );
+        let mut r = Response::error(
+            ErrorCode::PermissionDenied,
+            format!(
+                "{cmd}: permission denied: this command needs {} (you are {}, {})",
+                needs.name(),
+                caller.user,
+                match caller.level {
+                    Level::User => "not an administrator".to_string(),
+                    l => format!("{} only", l.name()),
+                }
+            ),
+        );
+        if let Some(b) = r.error.as_mut() {
+            b.needs = Some(needs.name().into());
+        }
+        return r;
+    }
+    let args: Vec<&str> = req.args.iter().map(String::as_str).collect();
+    let view = backend.published();
+    if ops::MUTATIONS.contains(&cmd) {
+        let m = match ops::parse(cmd, &args, view.clock) {
+            Ok(m) => m,
+            Err(e) => return Response::error(ErrorCode::Usage, e),
+        };
+        drop(view);
+        return match backend.mutate(caller, m) {
+            Ok(done) if req.json => Response::data(done.data),
+            Ok(done) => Response::text(done.text),
+            Err(f) => Response::error(f.code, f.message),
+        };
+    }
+    if cmd == "showstats" {
+        if let Some(a) = args.iter().find(|a| !matches!(**a, "-s" | "-v")) {
+            return Response::error(
+                ErrorCode::Usage,
+                format!("showstats: \"{a}\" is not supported (usage: showstats [-s])"),
+            );
+        }
+        return if req.json {
+            Response::data(view.stats.json())
+        } else {
+            Response::text(view.stats.render())
+        };
+    }
+    let viewer = Viewer {
+        user: caller.user.clone(),
+        admin: caller.level >= Level::Admin3,
+    };
+    let ctx = Context {
+        cfg: &view.cfg,
+        last: view.last.as_deref(),
+        fairshare: &view.fairshare,
+        stopped: view.stopped.as_ref(),
+        viewer: Some(&viewer),
+    };
+    match command::execute(&ctx, cmd, &args, req.json) {
+        Ok(Output::Text(t)) => Response::text(t),
+        Ok(Output::Json(v)) => Response::data(v),
+        Err(e) => command_error(e),
+    }
+}
