@@ -1479,15 +1479,19 @@ fn operator_holds_and_releases_are_applied_through_pbs_holdjob_and_pbs_rlsjob() 
             "rlsjob 1 61.vm s -> 0 Hold_Types=n"
         ]
     );
-    // the engine had planned to start 60.vm: the new hold wins
-    assert!(d.runjobs().is_empty(), "{:?}", d.runjobs());
+    // The plan that carries the actions already counts them: 60.vm, held
+    // now, is not started; 61.vm, released now, starts in the same plan
+    // (after its pbs_rlsjob).
+    assert_eq!(
+        d.runjobs(),
+        vec![("61.vm".to_string(), "n1".to_string(), 0)]
+    );
     let log = d.log();
     assert!(
         log.contains("held job 60.vm (system hold), asked by root"),
         "{log}"
     );
     assert!(log.contains("released job 61.vm (system hold), asked by operator1"));
-    assert!(log.contains("job 60.vm: not started, an operator hold was just placed"));
     // the unknown job is refused for itself, the rest goes on
     assert!(
         log.contains("pbs_holdjob(99.vm, s) refused: pbs_errno 15001"),
@@ -1565,9 +1569,7 @@ fn a_library_of_another_abi_major_version_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains(
-            "libmauisched has ABI version 2.0, this daemon was built for 1.0: refusing to run"
-        ),
+        err.contains("libmauisched has ABI version 2.0, this daemon was built for 1."),
         "{err}"
     );
     assert!(!dir.join("state").exists(), "nothing was created");
