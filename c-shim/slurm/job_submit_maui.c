@@ -277,6 +277,21 @@ int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
 	if (job_desc->priority == NO_VAL)
 		return SLURM_SUCCESS;
 
+	/* slurmctld checks that the requester owns the job only after this
+	 * call; it has put the owner in user_id. Another user's hold is left
+	 * to that check; a release or priority by anyone else (an account
+	 * coordinator would pass Slurm's check) is refused here. */
+	if (!privileged && job_desc->user_id != NO_VAL &&
+	    job_desc->user_id != submit_uid) {
+		if (job_desc->priority == 0)
+			return SLURM_SUCCESS;
+		slurm_info("job_submit/maui: refused priority %u for job %s of "
+			   "uid %u by uid %u: not the owner", job_desc->priority,
+			   ref, job_desc->user_id, submit_uid);
+		return job_desc->priority == INFINITE ? GATE_RELEASE_REFUSED :
+							GATE_PRIORITY_REFUSED;
+	}
+
 	/* A hold can only delay the job: passed on, and recorded. */
 	if (job_desc->priority == 0) {
 		int ev = privileged && job_desc->alloc_sid != ALLOC_SID_USER_HOLD ?

@@ -351,65 +351,91 @@ static void read_options(struct options *o, const char *sched_params,
 	free(copy);
 }
 
-/* RMPOLLINTERVAL from maui.cfg, [[[DD:]HH:]MM:]SS; the last one wins.
- * Read only after the library accepted the file. (The ABI has no call
- * for a parameter's value.) */
-static long read_rmpoll(const char *path)
+/* What the plugin itself needs from maui.cfg (the ABI has no call for a
+ * parameter's value): RMPOLLINTERVAL, [[[DD:]HH:]MM:]SS, and whether
+ * JOBNODEMATCHPOLICY has EXACTNODE. The last value of each wins. Read only
+ * after the library accepted the file. */
+struct cfg_bits {
+	long rmpoll;
+	bool exact_node;
+};
+
+static long parse_duration(const char *v)
 {
+	long f[4] = { 0, 0, 0, 0 };
+	int n = 0;
+	const char *p = v;
+
+	while (*p && !isspace((unsigned char) *p)) {
+		if (!isdigit((unsigned char) *p))
+			return -1;
+		if (n == 4)
+			return -1;
+		f[n] = strtol(p, (char **) &p, 10);
+		n++;
+		if (*p == ':')
+			p++;
+		else if (*p && !isspace((unsigned char) *p))
+			return -1;
+	}
+	switch (n) {
+	case 1: return f[0];
+	case 2: return f[0] * 60 + f[1];
+	case 3: return f[0] * 3600 + f[1] * 60 + f[2];
+	case 4: return f[0] * 86400 + f[1] * 3600 + f[2] * 60 + f[3];
+	default: return -1;
+	}
+}
+
+static struct cfg_bits read_cfg_bits(const char *path)
+{
+	struct cfg_bits out = { DEFAULT_RMPOLL, false };
 	FILE *f = fopen(path, "r");
 	char line[1024];
-	long best = DEFAULT_RMPOLL;
 
 	if (!f)
-		return best;
+		return out;
 	while (fgets(line, sizeof(line), f)) {
 		char *p = line, *hash = strchr(line, '#'), *v;
-		long total = 0, part = 0;
-		bool ok = true, any = false;
+		size_t klen;
 
 		if (hash)
 			*hash = '\0';
 		while (isspace((unsigned char) *p))
 			p++;
-		if (strncasecmp(p, "RMPOLLINTERVAL", 14) ||
-		    !isspace((unsigned char) p[14]))
-			continue;
-		v = p + 14;
+		for (v = p; *v && !isspace((unsigned char) *v); v++)
+			;
+		klen = (size_t) (v - p);
 		while (isspace((unsigned char) *v))
 			v++;
-		for (; *v && !isspace((unsigned char) *v); v++) {
-			if (isdigit((unsigned char) *v)) {
-				part = part * 10 + (*v - '0');
-				any = true;
-			} else if (*v == ':') {
-				total = (total + part) * 60;
-				part = 0;
-			} else {
-				ok = false;
-				break;
-			}
-		}
-		/* Days are the fourth field: DD:HH:MM:SS multiplies by 60 three
-		 * times, which is wrong for days (x24); rare enough to handle. */
-		if (ok && any) {
-			int colons = 0;
-			char *c;
-			for (c = p + 14; *c; c++)
-				colons += *c == ':';
-			total += part;
-			if (colons == 3) {
-				/* recompute: D*86400 + H*3600 + M*60 + S */
-				long d, h, m, s;
-				if (sscanf(p + 14, " %ld:%ld:%ld:%ld", &d, &h, &m,
-					   &s) == 4)
-					total = d * 86400 + h * 3600 + m * 60 + s;
-			}
-			if (total > 0)
-				best = total;
+		if (klen == 14 && !strncasecmp(p, "RMPOLLINTERVAL", 14)) {
+			long d = parse_duration(v);
+			if (d > 0)
+				out.rmpoll = d;
+		} else if (klen == 18 && !strncasecmp(p, "JOBNODEMATCHPOLICY", 18)) {
+			char *q;
+			for (q = v; *q; q++)
+				*q = (char) toupper((unsigned char) *q);
+			out.exact_node = strstr(v, "EXACTNODE") != NULL;
 		}
 	}
 	fclose(f);
-	return best;
+	return out;
+}
+
+/* Slurm reads -N and --ntasks-per-node exactly; Maui, without EXACTNODE,
+ * as minimums, and may pack a job on fewer nodes (Slurm would then add
+ * nodes of its own choosing). */
+static long read_rmpoll_and_check(const char *path)
+{
+	struct cfg_bits b = read_cfg_bits(path);
+
+	if (!b.exact_node)
+		slurm_info(LOG_PREFIX "warning: %s does not set JOBNODEMATCHPOLICY "
+			   "EXACTNODE: jobs' node counts (-N) and tasks per node are "
+			   "then minimums, as in Maui, and a job may be planned on "
+			   "fewer nodes than Slurm gives it", path);
+	return b.rmpoll;
 }
 
 /* ------------------------------------------------------- small helpers */
@@ -1019,6 +1045,19 @@ static void apply_events(struct jrec *r, const struct gate_event *ev, size_t n)
 		}
 		if (!match)
 			continue;
+		/* The gate sends user events for the job's owner only; this
+		 * checks it against the job itself (Slurm checks ownership
+		 * after the gate has run). */
+		if ((ev[i].kind == MAUI_EV_USER_HOLD ||
+		     ev[i].kind == MAUI_EV_USER_RELEASE) &&
+		    ev[i].uid != ji->user_id && ev[i].uid != 0 &&
+		    ev[i].uid != (uint32_t) getuid()) {
+			mlog(MAUISCHED_LOG_WARN,
+			     "job %s: %s by uid %u ignored: the job belongs to uid %u",
+			     r->id, ev[i].kind == MAUI_EV_USER_HOLD ? "hold" : "release",
+			     ev[i].uid, ji->user_id);
+			continue;
+		}
 		switch (ev[i].kind) {
 		case MAUI_EV_USER_HOLD:
 			r->want.uhold = true;
@@ -1738,7 +1777,7 @@ static void try_open(struct ctx *c)
 		}
 		return;
 	}
-	c->rmpoll = read_rmpoll(c->opt.config);
+	c->rmpoll = read_rmpoll_and_check(c->opt.config);
 	c->last_fp = 0;
 	mlog(MAUISCHED_LOG_INFO,
 	     "scheduling with %s, state in %s; RMPOLLINTERVAL %ld s, change poll %ld ms",
@@ -1783,7 +1822,7 @@ static void do_reconfig(struct ctx *c)
 		     c->opt.config);
 		return;
 	}
-	c->rmpoll = read_rmpoll(c->opt.config);
+	c->rmpoll = read_rmpoll_and_check(c->opt.config);
 	c->last_fp = 0;
 	mlog(MAUISCHED_LOG_INFO, "reconfigured from %s (RMPOLLINTERVAL %ld s)",
 	     c->opt.config, c->rmpoll);
