@@ -172,14 +172,14 @@ read -r m_n m_eng_mean m_eng_max m_tot_mean m_tot_max m_dec_mean m_dec_max m_idl
 
 echo
 echo "Slurm 22.05 on $NODES nodes, $JOBS jobs submitted at once, ${MEASURE} s each ($(nproc) cores; library: $PROFILE)"
-printf '%-44s %-28s %-28s\n' "" "sched/backfill" "sched/maui"
-printf '%-44s %-28s %-28s\n' "scheduling cycles / iterations" "${bf_cycles:-0} backfill, ${main_cycles:-0} main" "$m_n"
-printf '%-44s %-28s %-28s\n' "mean cycle / decision (ms)" "$(us_ms "$bf_mean") backfill, $(us_ms "$main_mean") main" "$m_dec_mean (engine $m_eng_mean)"
-printf '%-44s %-28s %-28s\n' "longest cycle / decision (ms)" "$(us_ms "$bf_max") backfill, $(us_ms "$main_max") main" "$m_dec_max (engine $m_eng_max)"
-printf '%-44s %-28s %-28s\n' "mean / longest iteration with reasons (ms)" "-" "$m_tot_mean / $m_tot_max"
-printf '%-44s %-28s %-28s\n' "last backfill cycle (ms)" "$(us_ms "$bf_last")" "-"
-printf '%-44s %-28s %-28s\n' "jobs looked at per cycle (mean)" "${bf_depth:-0} backfill (${bf_try:-0} tried), ${main_depth:-0} main" "all ($m_idle idle at most)"
-printf '%-44s %-28s %-28s\n' "jobs backfilled (Slurm's count)" "${bf_jobs:-0}" "-"
-printf '%-44s %-28s %-28s\n' "jobs started by the end" "$started1" "$started2"
+printf '%-44s %-38s %-28s\n' "" "sched/backfill" "sched/maui"
+printf '%-44s %-38s %-28s\n' "scheduling cycles / iterations" "${bf_cycles:-0} backfill, ${main_cycles:-0} main" "$m_n"
+printf '%-44s %-38s %-28s\n' "mean cycle / decision (ms)" "$(us_ms "$bf_mean") backfill, $(us_ms "$main_mean") main" "$m_dec_mean (engine $m_eng_mean)"
+printf '%-44s %-38s %-28s\n' "longest cycle / decision (ms)" "$(us_ms "$bf_max") backfill, $(us_ms "$main_max") main" "$m_dec_max (engine $m_eng_max)"
+printf '%-44s %-38s %-28s\n' "mean / longest iteration with reasons (ms)" "-" "$m_tot_mean / $m_tot_max"
+printf '%-44s %-38s %-28s\n' "last backfill cycle (ms)" "$(us_ms "$bf_last")" "-"
+printf '%-44s %-38s %-28s\n' "jobs looked at per cycle (mean)" "${bf_depth:-0} backfill (${bf_try:-0} tried), ${main_depth:-0} main" "all ($m_idle idle at most)"
+printf '%-44s %-38s %-28s\n' "jobs backfilled (Slurm's count)" "${bf_jobs:-0}" "-"
+printf '%-44s %-38s %-28s\n' "jobs started by the end" "$started1" "$started2"
 echo
 say "kept in $BASE (sdiag.txt, slurmctld.log.saved); remove it when done"

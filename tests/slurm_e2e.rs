@@ -238,6 +238,8 @@ impl Default for Spec<'_> {
 struct Cluster {
     base: PathBuf,
     up: bool,
+    name: String,
+    since: Instant,
 }
 
 impl Cluster {
@@ -278,8 +280,14 @@ impl Cluster {
         for e in spec.extra {
             args.extend(["--extra", e]);
         }
+        let since = Instant::now();
         let started = run(240, &harness("cluster.sh"), &args);
-        let c = Cluster { base, up: true };
+        let c = Cluster {
+            base,
+            up: true,
+            name: name.to_string(),
+            since,
+        };
         ok(started, "cluster.sh start");
         // sched/maui is up once it has run its first iteration.
         c.wait_log("sched/maui: iteration 1:", 60);
@@ -432,6 +440,11 @@ impl Cluster {
             "processes survive teardown:\n{s}"
         );
         let _ = std::fs::remove_dir_all(&self.base);
+        say(&format!(
+            "slurm_e2e {}: {:.1} s from bring-up to teardown",
+            self.name,
+            self.since.elapsed().as_secs_f64()
+        ));
     }
 }
 
@@ -529,7 +542,7 @@ fn s1_priority_order_is_the_start_order() {
     let Some(setup) = setup() else { return };
     // 100 priority points per second of queue time; mauitest2's jobs are
     // worth 5 s of waiting.
-    let c = Cluster::start(
+    let mut c = Cluster::start(
         setup,
         "s1",
         Spec {
@@ -595,6 +608,7 @@ fn s1_priority_order_is_the_start_order() {
         "slurm_e2e s1: a1 a2 b1 started as a1 b1 a2 in {:.1} s",
         t0.elapsed().as_secs_f64()
     ));
+    c.stop();
 }
 
 // ------------------------------------------------------------ scenario 2

@@ -14,11 +14,13 @@
  *
  * A hold made here is a *user* hold in Slurm's eyes (JobHeldUser), whoever
  * submits: setting alloc_sid = ALLOC_SID_ADMIN_HOLD as well changes nothing
- * at submit time (tried, for users' and root's jobs). A user may release their own user hold, and
- * `scontrol release` does exactly that, so job_modify below refuses, for
- * anyone but root or SlurmUser, every update that would release the job or
- * set its priority (priority, nice). Without that, any user could step
- * around the scheduler.
+ * at submit time (tried, for users' and root's jobs). A user may release
+ * their own user hold, and `scontrol release` does exactly that, so
+ * job_modify below never lets a user's update release a job or set its
+ * priority (priority, nice). Without that, any user could step around the
+ * scheduler. Because every gated job looks user-held, the gate marks its
+ * jobs in AdminComment (maui_gate.h), and with sched/maui running, holds
+ * and releases become marker changes the scheduler makes (see job_modify).
  *
  * What reaches job_modify (checked against Slurm 22.05.8 and tested in
  * tests/slurm_e2e.rs):
@@ -29,8 +31,10 @@
  *                                    nice recomputes the priority of a held
  *                                    job, which releases it (observed: the
  *                                    job started). Refused like a release.
- *   scontrol hold / uhold JOB     -> priority = 0 (a hold: allowed, it can
- *                                    only delay the user's own job)
+ *   scontrol hold / uhold JOB     -> priority = 0, alloc_sid = ADMIN/USER
+ *                                    hold (a hold: allowed, it can only
+ *                                    delay the job; recorded as a user or,
+ *                                    from root, system hold)
  *   other updates (time limit, comment, partition, QOS, account, node
  *   count, features, ...) leave priority and nice alone and were seen not
  *   to release a held job: allowed.

@@ -746,6 +746,7 @@ struct ctx {
 	/* Built per iteration. */
 	struct jrec *jr;
 	size_t njr, capjr;
+	size_t *by_id;           /* indices of jr sorted by id */
 	int32_t *node_part;      /* per node: index of its only partition, or -1 */
 	char **part_nodes;       /* per partition: its nodes, comma-separated */
 	bool *part_exclusive;    /* per partition: none of its nodes elsewhere */
@@ -1408,13 +1409,42 @@ static bool hold_queued(const char *id, uint32_t job_id)
 	return held;
 }
 
+static struct jrec *sort_base;
+
+static int by_id_cmp(const void *a, const void *b)
+{
+	return strcmp(sort_base[*(const size_t *) a].id,
+		      sort_base[*(const size_t *) b].id);
+}
+
+/* Indexes the records by id (the plan names jobs by id). */
+static void index_records(struct ctx *c)
+{
+	size_t k, *p = realloc(c->by_id, (c->njr ? c->njr : 1) * sizeof(size_t));
+
+	if (!p)
+		return;
+	c->by_id = p;
+	for (k = 0; k < c->njr; k++)
+		p[k] = k;
+	sort_base = c->jr;
+	qsort(p, c->njr, sizeof(size_t), by_id_cmp);
+}
+
 static struct jrec *find_rec(struct ctx *c, const char *id)
 {
-	size_t k;
+	size_t lo = 0, hi = c->njr;
 
-	for (k = 0; k < c->njr; k++)
-		if (!strcmp(c->jr[k].id, id))
-			return &c->jr[k];
+	while (c->by_id && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strcmp(c->jr[c->by_id[mid]].id, id);
+		if (!d)
+			return &c->jr[c->by_id[mid]];
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
@@ -1652,6 +1682,7 @@ static void iterate(struct ctx *c, bool force)
 	arena_reset();
 	map_partitions(c);
 	build_records(c, ev, nev);
+	index_records(c);
 	fp = fingerprint(c);
 	/* Nothing in Slurm changes when a begin time passes: wake up then. */
 	if (c->next_begin && c->next_begin <= now) {
@@ -1907,6 +1938,7 @@ out:
 	free_slurm_data(&c);
 	arena_reset();
 	free(c.jr);
+	free(c.by_id);
 	free(c.node_part);
 	free(c.part_exclusive);
 	free(c.part_up);
