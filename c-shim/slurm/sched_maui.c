@@ -1468,6 +1468,65 @@ static void reason_text(struct sbuf *b, const mauisched_plan_t *plan, size_t idx
 	}
 }
 
+/* The marker of a pending array record, whose tasks the engine saw one by
+ * one. It is addressed as "A_[pending tasks]": Slurm then updates that
+ * record alone (a bare "A" would reach the array's running tasks too, and
+ * one task would be split out). Held again like any job when Slurm could
+ * start its tasks by itself. Returns the updates made. */
+static unsigned apply_array_markers(struct ctx *c, const mauisched_plan_t *plan,
+				    double t_cos, bool *budget_hit)
+{
+	size_t k, idx;
+	unsigned updates = 0;
+
+	for (k = 0; k < c->njr; k++) {
+		struct jrec *r = &c->jr[k];
+		const slurm_job_info_t *ji = r->ji;
+		struct sbuf ac = { 0 };
+		char id[ID_LEN + 512], *pct;
+		bool holds_changed, any_started = false, regate;
+		size_t j;
+
+		if (!r->meta_task || (k > 0 && c->jr[k - 1].ji == ji))
+			continue;
+		for (j = k; j < c->njr && c->jr[j].ji == ji; j++)
+			any_started = any_started || c->jr[j].started_now;
+		/* Starting a task split it out of the record: the id below
+		 * would now reach the started tasks too. The next iteration
+		 * sees what is left. */
+		if (any_started)
+			continue;
+		snprintf(id, sizeof(id), "%u_[%s]", ji->array_job_id,
+			 ji->array_task_str);
+		if ((pct = strchr(id, '%'))) {
+			pct[0] = ']';
+			pct[1] = '\0';
+		}
+		regate = ji->priority != 0;
+		holds_changed = !r->mk.present || r->mk.started ||
+				r->mk.uhold != r->want.uhold ||
+				r->mk.shold != r->want.shold;
+		marker_tags(&ac, &r->want, false);
+		if (L.plan_job_find(plan, r->id, &idx) == MAUISCHED_OK)
+			reason_text(&ac, plan, idx);
+		else
+			sb_str(&ac, "waiting for mauisched");
+		if (regate || !ji->admin_comment || strcmp(ji->admin_comment, ac.s)) {
+			if (!regate && !holds_changed &&
+			    (*budget_hit ||
+			     mono_ms() - t_cos > (double) c->opt.reason_ms)) {
+				*budget_hit = true;
+			} else {
+				update_job(id, regate ? 0 : NO_VAL, NULL, ac.s,
+					   regate ? "hold again" : "array marker");
+				updates++;
+			}
+		}
+		free(ac.s);
+	}
+	return updates;
+}
+
 /* Publishes the pending jobs' holds for the gate. */
 static void publish_holds(struct ctx *c)
 {
@@ -1654,6 +1713,7 @@ static void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 			free(ac.s);
 		}
 	}
+	updates += apply_array_markers(c, plan, t_cos, &budget_hit);
 	c->cosmetic_backlog = budget_hit;
 	*markers_ms = mono_ms() - t_cos;
 	publish_holds(c);
