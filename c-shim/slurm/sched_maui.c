@@ -87,7 +87,7 @@ extern void schedule(bool full_queue) __attribute__((weak));
 #define DEFAULT_LIBRARY "libmauisched.so.1"
 #define DEFAULT_POLL_MS 250        /* change detection */
 #define DEFAULT_RMPOLL 60          /* Maui's RMPOLLINTERVAL default */
-#define DEFAULT_REASON_MS 250      /* budget for reason-only updates */
+#define DEFAULT_REASON_MS 100      /* budget for reason-only updates */
 #define RETRY_OPEN_S 10            /* library or handle not usable */
 #define EVENT_CAP 4096
 #define ID_LEN 64
@@ -1972,13 +1972,18 @@ static void *sched_thread(void *arg)
 	pthread_mutex_unlock(&mu);
 	wake = true;
 	while (!stop) {
+		double t_poll = mono_ms();
+		long left;
 		if (reconf)
 			do_reconfig(&c);
 		if (!c.h)
 			try_open(&c);
 		if (c.h && poll_slurm(&c, &changed) == 0 && c.nodes && c.jobs)
 			iterate(&c, wake || reconf);
-		wait_ms(c.h ? c.opt.poll_ms : 1000, &stop, &reconf, &wake);
+		/* The next poll is due poll_ms after this one began: a job
+		 * that ended during a long iteration is seen right after it. */
+		left = c.h ? c.opt.poll_ms - (long) (mono_ms() - t_poll) : 1000;
+		wait_ms(left < 20 ? 20 : left, &stop, &reconf, &wake);
 		/* Submissions come in bursts: take a few together. */
 		if (wake && !stop)
 			usleep(20000);
