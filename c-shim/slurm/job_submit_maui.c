@@ -14,11 +14,13 @@
  *
  * A hold made here is a *user* hold in Slurm's eyes (JobHeldUser), whoever
  * submits: setting alloc_sid = ALLOC_SID_ADMIN_HOLD as well changes nothing
- * at submit time (tried, for users' and root's jobs). A user may release their own user hold, and
- * `scontrol release` does exactly that, so job_modify below refuses, for
- * anyone but root or SlurmUser, every update that would release the job or
- * set its priority (priority, nice). Without that, any user could step
- * around the scheduler.
+ * at submit time (tried, for users' and root's jobs). A user may release
+ * their own user hold, and `scontrol release` does exactly that, so
+ * job_modify below never lets a user's update release a job or set its
+ * priority (priority, nice). Without that, any user could step around the
+ * scheduler. Because every gated job looks user-held, the gate marks its
+ * jobs in AdminComment (maui_gate.h), and with sched/maui running, holds
+ * and releases become marker changes the scheduler makes (see job_modify).
  *
  * What reaches job_modify (checked against Slurm 22.05.8 and tested in
  * tests/slurm_e2e.rs):
@@ -29,8 +31,10 @@
  *                                    nice recomputes the priority of a held
  *                                    job, which releases it (observed: the
  *                                    job started). Refused like a release.
- *   scontrol hold / uhold JOB     -> priority = 0 (a hold: allowed, it can
- *                                    only delay the user's own job)
+ *   scontrol hold / uhold JOB     -> priority = 0, alloc_sid = ADMIN/USER
+ *                                    hold (a hold: allowed, it can only
+ *                                    delay the job; recorded as a user or,
+ *                                    from root, system hold)
  *   other updates (time limit, comment, partition, QOS, account, node
  *   count, features, ...) leave priority and nice alone and were seen not
  *   to release a held job: allowed.
@@ -45,9 +49,13 @@
  * down: every pointer from Slurm is checked before use.
  */
 
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -56,6 +64,13 @@
 #include <slurm/slurm_version.h>
 /* For slurm_info/slurm_error: exported to all plugins, declared there. */
 #include <slurm/spank.h>
+
+#include "maui_gate.h"
+
+/* Slurm's allocator, exported by libslurmfull: what slurmctld frees with
+ * xfree() must come from it (a malloc()ed string crashes slurmctld). */
+extern char *slurm_xstrdup(const char *str);
+extern void slurm_xfree(void **item);
 
 /*
  * The job_submit plugin API is not versioned by Slurm; it changes between
@@ -109,6 +124,58 @@ static const char *gate_job_ref(const job_desc_msg_t *job_desc, char *buf,
 	return "new";
 }
 
+/* sched/maui, when slurmctld runs it: found among the loaded objects by
+ * file name (it is loaded RTLD_LOCAL, so its symbols are not global), then
+ * referenced with dlopen(RTLD_NOLOAD), which keeps it mapped while the
+ * gate holds the pointer. Only job_submit/job_modify call this, and
+ * slurmctld runs them one at a time under its job write lock. */
+static maui_gate_event_fn gate_fn;
+static const char *found_path;
+
+static int find_sched(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *name = info->dlpi_name, *slash;
+
+	(void) size;
+	(void) data;
+	if (!name || !(slash = strrchr(name, '/')))
+		return 0;
+	if (strcmp(slash + 1, "sched_maui.so"))
+		return 0;
+	found_path = name;
+	return 1;
+}
+
+static maui_gate_event_fn scheduler(void)
+{
+	void *dl;
+
+	if (gate_fn)
+		return gate_fn;
+	found_path = NULL;
+	dl_iterate_phdr(find_sched, NULL);
+	if (!found_path)
+		return NULL;
+	if (!(dl = dlopen(found_path, RTLD_LAZY | RTLD_NOLOAD)))
+		return NULL;
+	*(void **) (&gate_fn) = dlsym(dl, MAUI_GATE_EVENT_SYMBOL);
+	if (!gate_fn) {
+		dlclose(dl);
+		return NULL;
+	}
+	slurm_info("job_submit/maui: holds and releases go to sched/maui (%s)",
+		   found_path);
+	return gate_fn;
+}
+
+/* Tells sched/maui; 0 when it does not run, else its answer. */
+static int tell(const char *ref, int event, uint32_t uid)
+{
+	maui_gate_event_fn fn = scheduler();
+
+	return fn ? fn(ref, event, uid) : 0;
+}
+
 int init(void)
 {
 	slurm_info("job_submit/maui: gate active: every new job is held until "
@@ -127,9 +194,17 @@ int fini(void)
  * a whole array), before slurmctld creates the job record. Priority 0 is
  * Slurm's "held": the job is queued but never started by Slurm itself.
  * Every job, root's included: the scheduler decides for all of them.
+ *
+ * The job is marked in its AdminComment (maui_gate.h): Slurm shows every
+ * hold at priority 0 alike (JobHeldUser, whoever set it), so the marker is
+ * what tells the gate's hold from a hold the user asked for with
+ * `sbatch -H` (priority 0 here: slurmctld turns any other priority a user
+ * asks for into NO_VAL before calling us).
  */
 int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
+	int user_hold;
+
 	(void) err_msg; /* we never refuse a submission */
 
 	if (!job_desc) {
@@ -137,14 +212,26 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 			    "description (uid %u); nothing to gate", submit_uid);
 		return SLURM_SUCCESS;
 	}
+	user_hold = job_desc->priority == 0;
 	if (job_desc->priority != NO_VAL && job_desc->priority != 0)
 		slurm_info("job_submit/maui: uid %u asked for priority %u at "
 			   "submit; ignored, the scheduler sets priorities",
 			   submit_uid, job_desc->priority);
 	job_desc->priority = 0;
+	if (job_desc->admin_comment) {
+		slurm_info("job_submit/maui: AdminComment \"%s\" of a new job "
+			   "by uid %u replaced by mauisched's marker",
+			   job_desc->admin_comment, submit_uid);
+		slurm_xfree((void **) &job_desc->admin_comment);
+	}
+	job_desc->admin_comment = slurm_xstrdup(
+		user_hold ? MAUI_MARKER "gated uhold) Hold User" :
+			    MAUI_MARKER "gated) queued: waiting for mauisched");
 	slurm_info("job_submit/maui: holding new job name=%s uid=%u until the "
-		   "scheduler releases it",
-		   job_desc->name ? job_desc->name : "(none)", submit_uid);
+		   "scheduler releases it%s",
+		   job_desc->name ? job_desc->name : "(none)", submit_uid,
+		   user_hold ? " (and a user hold: submitted held)" : "");
+	tell(NULL, MAUI_EV_SUBMIT, submit_uid);
 	return SLURM_SUCCESS;
 }
 
@@ -153,40 +240,103 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
  * 22.05 signature: three arguments, see the version check at the top.
  * job_ptr is slurmctld's internal job record: not part of any public
  * header, so it is not looked at.
+ *
+ * With sched/maui running, holds and releases become marker changes made
+ * by the scheduler; the job stays at priority 0 until mauisched starts it:
+ *   a user's hold/uhold        -> user hold (passed on too: it can only
+ *                                 delay the job)
+ *   a user's release           -> the user hold is removed (the request
+ *                                 itself no longer touches the priority);
+ *                                 refused when the job has no user hold
+ *   root's hold / uhold        -> system / user hold (passed on)
+ *   root's release             -> every hold removed; mauisched decides
+ *                                 when the job starts
+ * Without sched/maui (the gate alone, e.g. with sched/builtin) a user's
+ * release is refused and root's release is Slurm's own.
  */
 int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
 {
 	char buf[32];
 	const char *ref;
+	int privileged, answer;
 
 	(void) job_ptr;
 	if (!job_desc)
 		return SLURM_SUCCESS;
 	ref = gate_job_ref(job_desc, buf, sizeof(buf));
+	privileged = gate_privileged(submit_uid);
 
-	if (job_desc->nice != NO_VAL && !gate_privileged(submit_uid)) {
+	/* sched/maui's own updates (starts, holds again, markers). */
+	if (privileged && job_desc->admin_comment &&
+	    !strncmp(job_desc->admin_comment, MAUI_MARKER, strlen(MAUI_MARKER)))
+		return SLURM_SUCCESS;
+
+	if (job_desc->nice != NO_VAL && !privileged) {
 		slurm_info("job_submit/maui: refused nice change of job %s by "
 			   "uid %u: only the scheduler sets priorities",
 			   ref, submit_uid);
 		return GATE_NICE_REFUSED;
 	}
-	/* NO_VAL: the update leaves the priority alone. 0: a hold, which can
-	 * only delay the user's own job. */
-	if (job_desc->priority == NO_VAL || job_desc->priority == 0)
+	/* NO_VAL: the update leaves the priority alone. */
+	if (job_desc->priority == NO_VAL)
 		return SLURM_SUCCESS;
 
-	if (gate_privileged(submit_uid)) {
-		slurm_info("job_submit/maui: uid %u sets priority of job %s "
-			   "to %u (%s): allowed, privileged",
-			   submit_uid, ref, job_desc->priority,
-			   job_desc->priority == INFINITE ? "release" : "set");
+	/* slurmctld checks that the requester owns the job only after this
+	 * call; it has put the owner in user_id. Another user's hold is left
+	 * to that check; a release or priority by anyone else (an account
+	 * coordinator would pass Slurm's check) is refused here. */
+	if (!privileged && job_desc->user_id != NO_VAL &&
+	    job_desc->user_id != submit_uid) {
+		if (job_desc->priority == 0)
+			return SLURM_SUCCESS;
+		slurm_info("job_submit/maui: refused priority %u for job %s of "
+			   "uid %u by uid %u: not the owner", job_desc->priority,
+			   ref, job_desc->user_id, submit_uid);
+		return job_desc->priority == INFINITE ? GATE_RELEASE_REFUSED :
+							GATE_PRIORITY_REFUSED;
+	}
+
+	/* A hold can only delay the job: passed on, and recorded. */
+	if (job_desc->priority == 0) {
+		int ev = privileged && job_desc->alloc_sid != ALLOC_SID_USER_HOLD ?
+			 MAUI_EV_SYSTEM_HOLD : MAUI_EV_USER_HOLD;
+		if (tell(ref, ev, submit_uid))
+			slurm_info("job_submit/maui: %s hold of job %s by uid %u",
+				   ev == MAUI_EV_SYSTEM_HOLD ? "system" : "user",
+				   ref, submit_uid);
 		return SLURM_SUCCESS;
 	}
+
 	if (job_desc->priority == INFINITE) {
+		answer = tell(ref, privileged ? MAUI_EV_RELEASE_ALL :
+				   MAUI_EV_USER_RELEASE, submit_uid);
+		if (answer == 1) {
+			/* The job stays held in Slurm: mauisched starts it. */
+			job_desc->priority = NO_VAL;
+			slurm_info("job_submit/maui: release of job %s by uid %u: "
+				   "%s removed; the scheduler starts it",
+				   ref, submit_uid,
+				   privileged ? "every hold" : "the user hold");
+			return SLURM_SUCCESS;
+		}
+		if (privileged) {
+			slurm_info("job_submit/maui: uid %u sets priority of job %s "
+				   "to %u (release): allowed, privileged",
+				   submit_uid, ref, job_desc->priority);
+			return SLURM_SUCCESS;
+		}
 		slurm_info("job_submit/maui: refused release of job %s by uid "
-			   "%u: only the scheduler releases jobs",
-			   ref, submit_uid);
+			   "%u: only the scheduler releases jobs%s",
+			   ref, submit_uid,
+			   answer == 2 ? " (the job has no user hold)" : "");
 		return GATE_RELEASE_REFUSED;
+	}
+
+	if (privileged) {
+		slurm_info("job_submit/maui: uid %u sets priority of job %s "
+			   "to %u (set): allowed, privileged",
+			   submit_uid, ref, job_desc->priority);
+		return SLURM_SUCCESS;
 	}
 	slurm_info("job_submit/maui: refused priority %u for job %s by uid "
 		   "%u: only the scheduler sets priorities",

@@ -11,6 +11,8 @@
 #   cluster.sh start BASE N [options]    bring the cluster up (N nodes)
 #   cluster.sh stop BASE                 tear everything down (idempotent)
 #   cluster.sh restart-ctld BASE         restart slurmctld only (state kept)
+#   cluster.sh stop-ctld BASE            stop slurmctld only (clean shutdown)
+#   cluster.sh start-ctld BASE           start it again (state recovered)
 #   cluster.sh status BASE               what runs; exit 0 only if all is up
 #   cluster.sh logs BASE                 dump state and log tails to stdout
 #
@@ -174,6 +176,9 @@ write_conf() {
 		TaskPlugin=task/none
 		SelectType=select/cons_tres
 		SelectTypeParameters=CR_Core_Memory
+		# A job without --mem gets this much per CPU, not its nodes'
+		# whole memory (which per-task memory cannot express)
+		DefMemPerCPU=500
 		SchedulerType=$SCHED
 		PriorityType=priority/basic
 		AccountingStorageType=accounting_storage/none
@@ -477,12 +482,10 @@ cmd_stop() {
 }
 
 # ---------------------------------------------------------- restart-ctld
-cmd_restart_ctld() {
-	[ $# -ge 1 ] || die "usage: cluster.sh restart-ctld BASE"
-	use_cluster "$(base_dir "$1")"
-	[ -f "$SLURM_CONF" ] || die "no cluster in $BASE"
-	local t0 pid t1
-	t0=$(now_ms)
+# stop-ctld: slurmctld only, as a clean shutdown (SIGTERM: plugins' fini()
+# runs, state is saved); the nodes and their jobs keep running.
+stop_ctld() {
+	local pid
 	pid=$(pid_of "$BASE/pids/slurmctld")
 	if pid_alive "$pid"; then
 		kill -TERM "$pid"
@@ -491,6 +494,33 @@ cmd_restart_ctld() {
 			wait_for 5 "slurmctld to die" pid_gone "$pid"
 		}
 	fi
+}
+
+cmd_stop_ctld() {
+	[ $# -ge 1 ] || die "usage: cluster.sh stop-ctld BASE"
+	use_cluster "$(base_dir "$1")"
+	[ -f "$SLURM_CONF" ] || die "no cluster in $BASE"
+	stop_ctld
+	log "slurmctld stopped"
+}
+
+cmd_start_ctld() {
+	[ $# -ge 1 ] || die "usage: cluster.sh start-ctld BASE"
+	use_cluster "$(base_dir "$1")"
+	[ -f "$SLURM_CONF" ] || die "no cluster in $BASE"
+	pid_alive "$(pid_of "$BASE/pids/slurmctld")" && die "slurmctld already runs in $BASE"
+	# No -i: slurmctld recovers its state, jobs included.
+	start_slurmctld || die "slurmctld did not come back (see $BASE/log/slurmctld.log)"
+	log "slurmctld started"
+}
+
+cmd_restart_ctld() {
+	[ $# -ge 1 ] || die "usage: cluster.sh restart-ctld BASE"
+	use_cluster "$(base_dir "$1")"
+	[ -f "$SLURM_CONF" ] || die "no cluster in $BASE"
+	local t0 t1
+	t0=$(now_ms)
+	stop_ctld
 	# No -i: the restarted slurmctld must recover its state, jobs included.
 	start_slurmctld || die "slurmctld did not come back (see $BASE/log/slurmctld.log)"
 	t1=$(now_ms)
@@ -558,6 +588,8 @@ preflight) preflight ;;
 start) cmd_start "$@" ;;
 stop) cmd_stop "$@" ;;
 restart-ctld) cmd_restart_ctld "$@" ;;
+stop-ctld) cmd_stop_ctld "$@" ;;
+start-ctld) cmd_start_ctld "$@" ;;
 status) cmd_status "$@" ;;
 logs) cmd_logs "$@" ;;
 watchdog) [ -n "${MAUISCHED_SLURM_WATCHDOG:-}" ] || die "internal command"; cmd_watchdog "$@" ;;
