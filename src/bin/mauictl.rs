@@ -329,9 +329,12 @@ struct BenchArgs {
     /// Seed of the scenario generator.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also write the last iteration's plan as JSON (to compare two builds).
+    #[arg(long, value_name = "FILE")]
+    plan_json: Option<PathBuf>,
 }
 
-fn bench(a: BenchArgs) -> String {
+fn bench(a: BenchArgs) -> Result<String, String> {
     use mauisched::sim::{bench, synth::SynthSpec};
     let spec = SynthSpec {
         nodes: a.nodes,
@@ -339,7 +342,13 @@ fn bench(a: BenchArgs) -> String {
         running: a.running,
         seed: a.seed,
     };
-    bench::run(spec, a.iterations, |_| {}).render()
+    let r = bench::run(spec, a.iterations, |_| {});
+    if let Some(p) = &a.plan_json {
+        let text = serde_json::to_string_pretty(&r.plan).map_err(|e| e.to_string())?;
+        mauisched::util::atomic_write(p, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    Ok(r.render())
 }
 
 #[derive(clap::Args)]
@@ -478,10 +487,16 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Cmd::Bench(a) => {
-            emit(&bench(a));
-            ExitCode::SUCCESS
-        }
+        Cmd::Bench(a) => match bench(a) {
+            Ok(text) => {
+                emit(&text);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("mauictl: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Cmd::TraceInfo(a) => match trace_info(a) {
             Ok(text) => {
                 emit(&text);

@@ -23,6 +23,7 @@
 //! No clock, no I/O: the caller persists [`EngineState`] (the checkpoint)
 //! and the fairshare files.
 
+mod avail;
 pub mod build;
 pub mod plan;
 pub mod render;

@@ -1,5 +1,6 @@
 //! One iteration, step by step (see the module documentation of `engine`).
 
+use super::avail::NowIndex;
 use super::build::{self, dedicated, place_job, View};
 use super::plan::*;
 use super::state::{EngineState, JobReservation, NamedClaim};
@@ -12,7 +13,7 @@ use crate::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, ResIdx};
 use crate::reservation::acl::JobAdmission;
 use crate::reservation::ResKind;
 use crate::throttle::{self, Totals, Usage, Verdict};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Waiting jobs beyond this many (in priority order) get their reason from
 /// a cheap aggregate check instead of a per-node look.
@@ -24,6 +25,26 @@ pub struct Outcome {
     pub view: View,
     pub base: Profile,
 }
+
+/// Requirements and credentials of a job, borrowed (see `Iter::signature`).
+type Signature<'a> = (
+    (
+        &'a [String],
+        Option<&'a str>,
+        &'a [String],
+        &'a [String],
+        Option<u32>,
+        Option<u32>,
+    ),
+    (
+        &'a str,
+        &'a str,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+    ),
+);
 
 /// A job reservation: start, end, nodes and tasks.
 type Reserved = (Time, Time, Vec<(NodeIdx, u32)>);
@@ -56,41 +77,79 @@ impl Admits for AdmitAll {
     }
 }
 
+/// The request fields `Feasible` depends on (those `check_node` reads).
+type FeasibleKey = (
+    Vec<String>,
+    Option<String>,
+    Option<Vec<NodeIdx>>,
+    Vec<NodeIdx>,
+    bool,
+    Option<u64>,
+);
+
+/// (nodes meeting the requirements whatever their state, largest node,
+/// total processors of those nodes).
+type FeasibleNodes = (Vec<NodeIdx>, Resources, u64);
+
 /// Nodes that could ever satisfy a job's hard requirements, summarised by
-/// requirement signature (most jobs share one).
+/// requirement signature (most jobs share one). Looked up by a hash of the
+/// fields, compared in full, so a hit allocates nothing.
 #[derive(Default)]
 struct Feasible {
-    memo: BTreeMap<String, (Vec<NodeIdx>, Resources, u64)>,
+    memo: HashMap<u64, Vec<(FeasibleKey, FeasibleNodes)>>,
 }
 
 impl Feasible {
-    /// (nodes meeting the requirements whatever their state, largest node,
-    /// total processors of those nodes).
-    fn of(&mut self, req: &TaskRequest, view: &View) -> &(Vec<NodeIdx>, Resources, u64) {
-        let key = format!(
-            "{:?}|{:?}|{:?}|{:?}|{}|{:?}",
-            req.features,
-            req.partition,
-            req.hosts,
-            req.excluded,
-            req.exact_proc,
-            req.procs_per_node()
-        );
-        self.memo.entry(key).or_insert_with(|| {
-            let mut nodes = Vec::new();
-            let mut max = Resources::ZERO;
-            let mut procs = 0u64;
-            for n in &view.cluster.nodes {
-                let mut probe = n.clone();
-                probe.usable = true;
-                if req.check_node(&probe).is_ok() {
-                    nodes.push(n.index);
-                    max = max.max_each(&n.configured);
-                    procs += n.configured.procs as u64;
+    fn hash(req: &TaskRequest) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        req.features.hash(&mut h);
+        req.partition.hash(&mut h);
+        req.hosts.hash(&mut h);
+        req.excluded.hash(&mut h);
+        req.exact_proc.hash(&mut h);
+        req.procs_per_node().hash(&mut h);
+        h.finish()
+    }
+
+    fn same(k: &FeasibleKey, req: &TaskRequest) -> bool {
+        k.0 == req.features
+            && k.1 == req.partition
+            && k.2 == req.hosts
+            && k.3 == req.excluded
+            && k.4 == req.exact_proc
+            && k.5 == req.procs_per_node()
+    }
+
+    /// See [`FeasibleNodes`].
+    fn of(&mut self, req: &TaskRequest, view: &View) -> &FeasibleNodes {
+        let bucket = self.memo.entry(Self::hash(req)).or_default();
+        let pos = match bucket.iter().position(|(k, _)| Self::same(k, req)) {
+            Some(p) => p,
+            None => {
+                let mut nodes = Vec::new();
+                let mut max = Resources::ZERO;
+                let mut procs = 0u64;
+                for n in &view.cluster.nodes {
+                    if req.check_node_any_state(n).is_ok() {
+                        nodes.push(n.index);
+                        max = max.max_each(&n.configured);
+                        procs += n.configured.procs as u64;
+                    }
                 }
+                let key = (
+                    req.features.clone(),
+                    req.partition.clone(),
+                    req.hosts.clone(),
+                    req.excluded.clone(),
+                    req.exact_proc,
+                    req.procs_per_node(),
+                );
+                bucket.push((key, (nodes, max, procs)));
+                bucket.len() - 1
             }
-            (nodes, max, procs)
-        })
+        };
+        &bucket[pos].1
     }
 }
 
@@ -109,10 +168,14 @@ struct Iter<'a> {
     /// Smallest failed request per requirement signature (backfill): a job
     /// needing at least as much as a failed one cannot fit either, since
     /// resources only shrink during the passes.
-    failed: BTreeMap<String, Vec<(u64, Resources, Secs)>>,
+    failed: HashMap<Signature<'a>, Vec<(u64, Resources, Secs)>>,
+    /// Bounds on what can start now, kept up to date as jobs are placed.
+    now_ix: NowIndex,
+    /// The same for the profile before the passes (reasons).
+    base_ix: NowIndex,
 }
 
-impl Iter<'_> {
+impl<'a> Iter<'a> {
     fn adm<'b>(&'b self, j: usize) -> JobAdmission<'b> {
         JobAdmission::new(&self.view.table, &self.jobs[j])
     }
@@ -151,64 +214,79 @@ impl Iter<'_> {
             Some(Err(_)) => return Vec::new(),
             None => None,
         };
-        let nodes: Box<dyn Iterator<Item = NodeIdx>> = match &it.req.hosts {
-            Some(h) => Box::new(h.clone().into_iter()),
-            None => Box::new(0..self.view.cluster.nodes.len() as NodeIdx),
+        // A job starting now can only use nodes with something free now.
+        let now = start == self.now;
+        let all = 0..self.view.cluster.nodes.len() as NodeIdx;
+        let nodes: Box<dyn Iterator<Item = NodeIdx> + '_> = match (&it.req.hosts, now) {
+            (Some(h), _) => Box::new(h.iter().copied()),
+            (None, true) => Box::new(self.now_ix.open().iter().copied()),
+            (None, false) => Box::new(all),
         };
         let mut out = Vec::new();
         for node in nodes {
+            if now && !it.req.task.fits_in(&self.now_ix.free_now(node)) {
+                continue;
+            }
             let n = &self.view.cluster.nodes[node as usize];
             if it.req.check_node(n).is_err() || advres.as_ref().is_some_and(|a| !a.contains(&node))
             {
                 continue;
             }
-            let tasks = self
-                .view
-                .profile
-                .tasks_fit(node, start, end, &it.req.task, &adm);
+            let free = self.view.profile.free(node, start, end, &adm);
+            let tasks = it.req.task.times_fits_in(&free);
             if tasks == 0 {
                 continue;
             }
-            let occ = self.view.profile.occupants(node, start, end);
-            let mut c = Candidate::new(node, tasks, self.view.profile.free(node, start, end, &adm));
+            let mut c = Candidate::new(node, tasks, free);
             c.affinity = self.view.profile.reserved_affinity(node, start, end, &adm);
             c.gap = self
                 .view
                 .profile
                 .gap_after(node, start, end, &it.req.task, &adm);
-            c.job_count = occ.len() as u32;
-            c.occupants = occ
-                .iter()
-                .map(|o| {
-                    let (job, user, access) = match self.jobs.get(o.job as usize) {
-                        Some(oj) => (oj.id.clone(), oj.user.clone(), None),
-                        None => (format!("#{}", o.job), String::new(), None),
-                    };
-                    crate::throttle::Occupant { job, user, access }
-                })
-                .collect();
+            if occupants_matter(n, it.req.access) {
+                let occ = self.view.profile.occupants(node, start, end);
+                c.job_count = occ.len() as u32;
+                c.occupants = occ
+                    .iter()
+                    .map(|o| {
+                        let (job, user, access) = match self.jobs.get(o.job as usize) {
+                            Some(oj) => (oj.id.clone(), oj.user.clone(), None),
+                            None => (format!("#{}", o.job), String::new(), None),
+                        };
+                        crate::throttle::Occupant { job, user, access }
+                    })
+                    .collect();
+            } else {
+                c.job_count = self.view.profile.occupant_count(node, start, end) as u32;
+            }
             out.push(c);
         }
         out
     }
 
-    fn signature(&self, i: usize) -> String {
-        let it = &self.idle[i];
-        let job = &self.jobs[it.j];
-        format!(
-            "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}|{:?}|{:?}",
-            it.req.features,
-            it.req.partition,
-            it.req.hosts,
-            it.req.excluded,
-            it.req.tasks_per_node,
-            it.req.node_count,
-            job.user,
-            job.group,
-            job.account.as_deref().unwrap_or(""),
-            job.class.as_deref().unwrap_or(""),
-            job.qos,
-            job.advres
+    /// What makes two jobs comparable for [`Iter::dominated`]: the
+    /// job's requirements and credentials as the RM gave them (at least as
+    /// fine as the request they resolve to, so jobs sharing a key share
+    /// their placement rules and reservation access).
+    fn signature(&self, i: usize) -> Signature<'a> {
+        let job: &'a Job = &self.jobs[self.idle[i].j];
+        (
+            (
+                &job.features,
+                job.partition.as_deref(),
+                &job.hostlist,
+                &job.exclude_hosts,
+                job.tasks_per_node,
+                job.nodes,
+            ),
+            (
+                job.user.as_str(),
+                job.group.as_str(),
+                job.account.as_deref(),
+                job.class.as_deref(),
+                job.qos.as_deref(),
+                job.advres.as_deref(),
+            ),
         )
     }
 
@@ -266,10 +344,26 @@ impl Iter<'_> {
         }
         drop(adm);
         self.view.table = table;
+        if ok {
+            for &(node, _) in nodes {
+                self.now_ix.refresh(&self.view.profile, node);
+            }
+            self.now_ix.maybe_resort();
+        }
         ok
     }
 
+    /// False when job `i` certainly cannot start now (aggregate bound).
+    fn may_fit_now(&self, i: usize) -> bool {
+        let it = &self.idle[i];
+        self.now_ix
+            .may_fit(it.req.tasks, &it.req.task, self.now.saturating_add(it.wall))
+    }
+
     fn start_now(&mut self, i: usize, backfill: bool) -> bool {
+        if !self.may_fit_now(i) {
+            return false;
+        }
         let Some(nodes) = self.try_place(i, self.now, true) else {
             return false;
         };
@@ -378,6 +472,9 @@ impl Iter<'_> {
     /// Could job `i` start now if it were its turn (enough free resources
     /// for it, reservations respected)?
     fn fits_now(&self, i: usize) -> bool {
+        if !self.may_fit_now(i) {
+            return false;
+        }
         let end = self.now.saturating_add(self.idle[i].wall);
         self.candidates(i, self.now, end)
             .iter()
@@ -390,6 +487,9 @@ impl Iter<'_> {
     /// already fail?
     fn dominated(&self, i: usize) -> bool {
         let it = &self.idle[i];
+        if self.failed.is_empty() {
+            return false;
+        }
         self.failed.get(&self.signature(i)).is_some_and(|v| {
             v.iter().any(|(tasks, task, wall)| {
                 it.req.tasks as u64 >= *tasks && task.fits_in(&it.req.task) && it.wall >= *wall
@@ -592,6 +692,8 @@ pub fn run(
             .then_with(|| super::job_id_cmp(&jobs[a.j].id, &jobs[b.j].id))
     });
     let base = view.profile.clone();
+    let now_ix = NowIndex::new(&view.cluster, &view.profile, now);
+    let base_ix = now_ix.clone();
     let mut it = Iter {
         cfg,
         jobs,
@@ -603,7 +705,9 @@ pub fn run(
         reserved: BTreeMap::new(),
         local,
         feasible,
-        failed: BTreeMap::new(),
+        failed: HashMap::new(),
+        now_ix,
+        base_ix,
     };
 
     // 5. Priority pass with job reservations. Jobs start in priority order
@@ -902,7 +1006,7 @@ pub fn run(
             starts.push(s.clone());
         }
     }
-    let priorities = it.idle.iter().map(|x| x.prio.clone()).collect();
+    let priorities = it.idle.into_iter().map(|x| x.prio).collect();
     let plan = Plan {
         now,
         starts,
@@ -960,26 +1064,37 @@ impl Iter<'_> {
         }
         let (start, end) = (self.now, self.now.saturating_add(it.wall));
         let adm = self.adm(it.j);
-        let nodes: Vec<NodeIdx> = (0..self.view.cluster.nodes.len() as NodeIdx)
-            .filter(|&n| {
-                it.req
-                    .check_node(&self.view.cluster.nodes[n as usize])
-                    .is_ok()
-            })
-            .collect();
-        let count = |admits: &dyn Admits| -> u64 {
-            nodes
-                .iter()
-                .map(|&n| base.tasks_fit(n, start, end, &it.req.task, admits) as u64)
-                .sum()
-        };
         let need = it.req.tasks as u64;
-        if count(&AdmitAll) < need {
+        let task = it.req.task;
+        let cluster = &self.view.cluster;
+        let suitable = |n: NodeIdx| it.req.check_node(&cluster.nodes[n as usize]).is_ok();
+        // Tasks that fit over the window, counted up to `need`: only nodes
+        // with something free now can hold any (a task asks for something).
+        let count = |admits: &dyn Admits| -> u64 {
+            let mut sum = 0u64;
+            if task.is_zero() {
+                for n in (0..cluster.nodes.len() as NodeIdx).filter(|&n| suitable(n)) {
+                    sum += base.tasks_fit(n, start, end, &task, admits) as u64;
+                }
+                return sum;
+            }
+            for &n in self.base_ix.open() {
+                if !task.fits_in(&self.base_ix.free_now(n)) || !suitable(n) {
+                    continue;
+                }
+                sum += base.tasks_fit(n, start, end, &task, admits) as u64;
+                if sum >= need {
+                    break;
+                }
+            }
+            sum
+        };
+        if !self.base_ix.may_fit(it.req.tasks, &task, end) || count(&AdmitAll) < need {
             return Reason::Resources;
         }
         if count(&adm) < need {
             // Name a reservation on a suitable node that the job may not use.
-            for &n in &nodes {
+            for n in (0..cluster.nodes.len() as NodeIdx).filter(|&n| suitable(n)) {
                 for (r, _) in base.claims_at(n, start) {
                     if adm.admits(r, start, end).is_none() {
                         return Reason::Reservation {
@@ -992,4 +1107,20 @@ impl Iter<'_> {
         }
         Reason::Priority
     }
+}
+
+/// True when node access needs to know the jobs already on a node: a
+/// policy that forbids or limits sharing (the job's or the node's), or a
+/// per-node job limit. Otherwise `access_limit` allows any number of tasks
+/// whoever is there, and only the count of jobs matters (PRIORITYF JOBCOUNT).
+fn occupants_matter(
+    n: &crate::model::EffNode,
+    job: Option<crate::config::NodeAccessPolicy>,
+) -> bool {
+    use crate::config::NodeAccessPolicy as P;
+    let limits = |p: P| matches!(p, P::SingleJob | P::SingleTask | P::SingleUser);
+    limits(n.access)
+        || job.is_some_and(limits)
+        || n.max_job.is_some()
+        || n.max_job_per_user.is_some()
 }

@@ -648,6 +648,17 @@ impl Profile {
         }
     }
 
+    /// How many placements on `node` overlap `[start, end)` (the length of
+    /// [`Profile::occupants`], without collecting them).
+    pub fn occupant_count(&self, node: NodeIdx, start: Time, end: Time) -> usize {
+        self.line(node).map_or(0, |l| {
+            l.jobs
+                .iter()
+                .filter(|o| overlaps(o.start, o.end, start, end))
+                .count()
+        })
+    }
+
     /// Resources each reservation claims on `node` at time `t`, by reservation.
     /// Stacked capacity counts for every reservation of the stack.
     pub fn claims_at(&self, node: NodeIdx, t: Time) -> Vec<(ResIdx, Resources)> {

@@ -23,6 +23,8 @@ pub struct BenchReport {
     pub reservations: usize,
     /// Peak resident set size of the process in KB (`VmHWM`), if known.
     pub peak_rss_kb: Option<u64>,
+    /// The last iteration's plan.
+    pub plan: crate::engine::Plan,
 }
 
 impl BenchReport {
@@ -115,5 +117,6 @@ pub fn run(spec: SynthSpec, iterations: usize, mut tick: impl FnMut(usize)) -> B
         starts: plan.starts.len(),
         reservations: plan.stats.job_reservations,
         peak_rss_kb: peak_rss_kb(),
+        plan,
     }
 }
