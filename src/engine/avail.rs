@@ -2,7 +2,8 @@
 //! at every node.
 //!
 //! For each usable node the index keeps `f0`, what is free at `now` when
-//! every reservation is ignored (the most any job could use there), and
+//! every reservation is ignored (the most any job could use there; or only
+//! the unclaimed part, for jobs no reservation admits), and
 //! `(t1, g)`: the first later time at which that free amount drops in
 //! processors or memory, and what is free then. A job running over
 //! `[now, end)` can use at most `f0` on the node, and at most
@@ -19,7 +20,7 @@
 //! known.
 
 use crate::model::{Cluster, NodeIdx, Resources, Time};
-use crate::profile::{Admits, Profile, ResIdx};
+use crate::profile::{Admits, Profile, ResIdx, Unreserved};
 
 /// Admission that grants every reservation.
 struct AdmitAll;
@@ -27,6 +28,15 @@ impl Admits for AdmitAll {
     fn admits(&self, _: ResIdx, _: Time, _: Time) -> Option<crate::config::Affinity> {
         Some(crate::config::Affinity::Neutral)
     }
+}
+
+/// Which capacity an index counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// Everything, reserved or not: a bound for any job.
+    All,
+    /// Unclaimed capacity only: a bound for jobs no reservation admits.
+    Unclaimed,
 }
 
 /// Boundaries looked at per node when searching for the first drop.
@@ -37,11 +47,14 @@ const RESORT: usize = 32;
 
 #[derive(Clone)]
 pub(crate) struct NowIndex {
+    scope: Scope,
     now: Time,
     f0: Vec<Resources>,
     t1: Vec<Time>,
     g: Vec<Resources>,
+    /// Nodes with free processors, and with anything free.
     open: Vec<NodeIdx>,
+    open_any: Vec<NodeIdx>,
     /// (t1, cumulative procs drop, cumulative mem drop) in t1 order.
     sorted: Vec<(Time, u64, u64)>,
     total: (u64, u64),
@@ -50,14 +63,16 @@ pub(crate) struct NowIndex {
 
 impl NowIndex {
     /// The index of `profile` at `now` over the usable nodes of `cluster`.
-    pub fn new(cluster: &Cluster, profile: &Profile, now: Time) -> NowIndex {
+    pub fn new(cluster: &Cluster, profile: &Profile, now: Time, scope: Scope) -> NowIndex {
         let n = cluster.nodes.len();
         let mut ix = NowIndex {
+            scope,
             now,
             f0: vec![Resources::ZERO; n],
             t1: vec![Time::MAX; n],
             g: vec![Resources::ZERO; n],
             open: Vec::new(),
+            open_any: Vec::new(),
             sorted: Vec::new(),
             total: (0, 0),
             stale: 0,
@@ -78,7 +93,11 @@ impl NowIndex {
             return;
         }
         let now = self.now;
-        let f0 = profile.free(node, now, now + 1, &AdmitAll);
+        let free = |a: Time| match self.scope {
+            Scope::All => profile.free(node, a, a + 1, &AdmitAll),
+            Scope::Unclaimed => profile.free(node, a, a + 1, &Unreserved),
+        };
+        let f0 = free(now);
         let (mut t1, mut g) = (Time::MAX, f0);
         let mut t = now;
         for _ in 0..SCAN {
@@ -86,7 +105,7 @@ impl NowIndex {
                 None => break,
                 Some(c) if c == Time::MAX => break,
                 Some(c) => {
-                    let f = profile.free(node, c, c + 1, &AdmitAll);
+                    let f = free(c);
                     if f.procs < f0.procs || f.mem < f0.mem {
                         t1 = c;
                         g = f;
@@ -99,15 +118,20 @@ impl NowIndex {
         if f0.is_zero() {
             t1 = Time::MAX;
         }
-        let was_zero = self.f0[k].is_zero();
+        let old = self.f0[k];
         self.f0[k] = f0;
         self.t1[k] = t1;
         self.g[k] = g;
-        if was_zero && !f0.is_zero() {
-            // Cannot happen while the passes only add work, but keep the
-            // open list a superset whatever the caller does.
+        // Cannot happen while the passes only add work, but keep the open
+        // lists supersets whatever the caller does.
+        if old.procs == 0 && f0.procs > 0 {
             if let Err(p) = self.open.binary_search(&node) {
                 self.open.insert(p, node);
+            }
+        }
+        if old.is_zero() && !f0.is_zero() {
+            if let Err(p) = self.open_any.binary_search(&node) {
+                self.open_any.insert(p, node);
             }
         }
         self.stale += 1;
@@ -116,13 +140,17 @@ impl NowIndex {
     /// Rebuilds the sorted bounds and the open list from the node values.
     fn resort(&mut self) {
         self.open.clear();
+        self.open_any.clear();
         let mut order: Vec<usize> = Vec::new();
         let (mut tp, mut tm) = (0u64, 0u64);
         for (k, f) in self.f0.iter().enumerate() {
             if f.is_zero() {
                 continue;
             }
-            self.open.push(k as NodeIdx);
+            if f.procs > 0 {
+                self.open.push(k as NodeIdx);
+            }
+            self.open_any.push(k as NodeIdx);
             tp += f.procs as u64;
             tm += f.mem;
             order.push(k);
@@ -177,9 +205,14 @@ impl NowIndex {
         self.f0.get(node as usize).copied().unwrap_or_default()
     }
 
-    /// Nodes with anything free at `now`, in node order (a superset of the
-    /// nodes where a job could start now).
-    pub fn open(&self) -> &[NodeIdx] {
-        &self.open
+    /// Nodes where a task of `task` could start now, in node order: those
+    /// with free processors when the task asks for processors, else those
+    /// with anything free (a superset; check [`NowIndex::free_now`]).
+    pub fn open(&self, task: &Resources) -> &[NodeIdx] {
+        if task.procs > 0 {
+            &self.open
+        } else {
+            &self.open_any
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! One iteration, step by step (see the module documentation of `engine`).
 
-use super::avail::NowIndex;
+use super::avail::{NowIndex, Scope};
 use super::build::{self, dedicated, place_job, View};
 use super::plan::*;
 use super::state::{EngineState, JobReservation, NamedClaim};
@@ -169,8 +169,13 @@ struct Iter<'a> {
     /// needing at least as much as a failed one cannot fit either, since
     /// resources only shrink during the passes.
     failed: HashMap<Signature<'a>, Vec<(u64, Resources, Secs)>>,
-    /// Bounds on what can start now, kept up to date as jobs are placed.
+    /// Bounds on what can start now, kept up to date as jobs are placed:
+    /// for any job, and for jobs no reservation admits.
     now_ix: NowIndex,
+    open_ix: NowIndex,
+    /// Per idle job: 1 when no reservation of the table admits it over
+    /// [now, now + walltime), 2 when one may, 0 not yet known.
+    unreserved: Vec<std::cell::Cell<u8>>,
     /// The same for the profile before the passes (reasons).
     base_ix: NowIndex,
 }
@@ -214,17 +219,18 @@ impl<'a> Iter<'a> {
             Some(Err(_)) => return Vec::new(),
             None => None,
         };
-        // A job starting now can only use nodes with something free now.
+        // A job starting now can only use nodes with room for a task now.
         let now = start == self.now;
+        let ix = self.index_for(i);
         let all = 0..self.view.cluster.nodes.len() as NodeIdx;
         let nodes: Box<dyn Iterator<Item = NodeIdx> + '_> = match (&it.req.hosts, now) {
             (Some(h), _) => Box::new(h.iter().copied()),
-            (None, true) => Box::new(self.now_ix.open().iter().copied()),
+            (None, true) => Box::new(ix.open(&it.req.task).iter().copied()),
             (None, false) => Box::new(all),
         };
         let mut out = Vec::new();
         for node in nodes {
-            if now && !it.req.task.fits_in(&self.now_ix.free_now(node)) {
+            if now && !it.req.task.fits_in(&ix.free_now(node)) {
                 continue;
             }
             let n = &self.view.cluster.nodes[node as usize];
@@ -347,16 +353,40 @@ impl<'a> Iter<'a> {
         if ok {
             for &(node, _) in nodes {
                 self.now_ix.refresh(&self.view.profile, node);
+                self.open_ix.refresh(&self.view.profile, node);
             }
             self.now_ix.maybe_resort();
+            self.open_ix.maybe_resort();
         }
         ok
+    }
+
+    /// The index bounding what job `i` may use from now: unclaimed
+    /// capacity only when no reservation admits it.
+    fn index_for(&self, i: usize) -> &NowIndex {
+        let c = &self.unreserved[i];
+        if c.get() == 0 {
+            let it = &self.idle[i];
+            let job = &self.jobs[it.j];
+            let end = self.now.saturating_add(it.wall);
+            let any = self
+                .view
+                .table
+                .iter()
+                .any(|r| crate::reservation::access(r, job, self.now, end).is_granted());
+            c.set(if any { 2 } else { 1 });
+        }
+        if c.get() == 1 {
+            &self.open_ix
+        } else {
+            &self.now_ix
+        }
     }
 
     /// False when job `i` certainly cannot start now (aggregate bound).
     fn may_fit_now(&self, i: usize) -> bool {
         let it = &self.idle[i];
-        self.now_ix
+        self.index_for(i)
             .may_fit(it.req.tasks, &it.req.task, self.now.saturating_add(it.wall))
     }
 
@@ -692,8 +722,14 @@ pub fn run(
             .then_with(|| super::job_id_cmp(&jobs[a.j].id, &jobs[b.j].id))
     });
     let base = view.profile.clone();
-    let now_ix = NowIndex::new(&view.cluster, &view.profile, now);
+    let now_ix = NowIndex::new(&view.cluster, &view.profile, now, Scope::All);
     let base_ix = now_ix.clone();
+    let open_ix = if view.table.is_empty() {
+        now_ix.clone()
+    } else {
+        NowIndex::new(&view.cluster, &view.profile, now, Scope::Unclaimed)
+    };
+    let unreserved = vec![std::cell::Cell::new(0u8); idle.len()];
     let mut it = Iter {
         cfg,
         jobs,
@@ -707,6 +743,8 @@ pub fn run(
         feasible,
         failed: HashMap::new(),
         now_ix,
+        open_ix,
+        unreserved,
         base_ix,
     };
 
@@ -1078,7 +1116,7 @@ impl Iter<'_> {
                 }
                 return sum;
             }
-            for &n in self.base_ix.open() {
+            for &n in self.base_ix.open(&task) {
                 if !task.fits_in(&self.base_ix.free_now(n)) || !suitable(n) {
                     continue;
                 }
