@@ -13,7 +13,7 @@ use crate::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, ResIdx};
 use crate::reservation::acl::JobAdmission;
 use crate::reservation::ResKind;
 use crate::throttle::{self, Totals, Usage, Verdict};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Waiting jobs beyond this many (in priority order) get their reason from
 /// a cheap aggregate check instead of a per-node look.
@@ -24,6 +24,49 @@ pub struct Outcome {
     pub plan: Plan,
     pub view: View,
     pub base: Profile,
+}
+
+/// True when some throttling limit is configured: without one,
+/// `check_active` and `check_idle` find nothing that applies and always
+/// answer `FitsSoft`.
+fn has_limits(cfg: &Config) -> bool {
+    !cfg.system.limits.is_empty()
+        || cfg
+            .creds
+            .values()
+            .flat_map(|m| m.values())
+            .any(|c| !c.limits.is_empty() || !c.overrides.is_empty())
+}
+
+/// Fairshare usage looked up once per credential per iteration (priority
+/// asks for every credential of every idle job).
+struct CachedFairshare<'a> {
+    fs: &'a crate::fairshare::Fairshare,
+    memo: std::cell::RefCell<HashMap<crate::model::CredKind, HashMap<String, Option<f64>>>>,
+}
+
+impl<'a> CachedFairshare<'a> {
+    fn new(fs: &'a crate::fairshare::Fairshare) -> Self {
+        CachedFairshare {
+            fs,
+            memo: std::cell::RefCell::new(HashMap::new()),
+        }
+    }
+}
+
+impl crate::priority::FairshareView for CachedFairshare<'_> {
+    fn usage(&self, cfg: &Config, kind: crate::model::CredKind, name: &str) -> Option<f64> {
+        if let Some(v) = self.memo.borrow().get(&kind).and_then(|m| m.get(name)) {
+            return *v;
+        }
+        let v = self.fs.usage(cfg, kind, name);
+        self.memo
+            .borrow_mut()
+            .entry(kind)
+            .or_default()
+            .insert(name.to_string(), v);
+        v
+    }
 }
 
 /// Requirements and credentials of a job, borrowed (see `Iter::signature`).
@@ -169,6 +212,8 @@ struct Iter<'a> {
     /// needing at least as much as a failed one cannot fit either, since
     /// resources only shrink during the passes.
     failed: HashMap<Signature<'a>, Vec<(u64, Resources, Secs)>>,
+    /// Some throttling limit is configured (else every check passes).
+    throttled: bool,
     /// Bounds on what can start now, kept up to date as jobs are placed:
     /// for any job, and for jobs no reservation admits.
     now_ix: NowIndex,
@@ -567,8 +612,8 @@ pub fn run(
         .fairshare
         .accrue(cfg, jobs, &view.cluster.total, since, now);
     state.last_iteration = Some(now);
-    let present: BTreeSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
-    let idle_ids: BTreeSet<&str> = jobs
+    let present: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+    let idle_ids: HashSet<&str> = jobs
         .iter()
         .filter(|j| j.state == JobState::Idle)
         .map(|j| j.id.as_str())
@@ -597,20 +642,31 @@ pub fn run(
             .cmp(&jobs[b].submit_time)
             .then_with(|| super::job_id_cmp(&jobs[a].id, &jobs[b].id))
     });
-    let fs = state.fairshare.clone();
+    let fs = &state.fairshare;
+    let cached_fs = CachedFairshare::new(fs);
+    let throttled = has_limits(cfg);
     for j in by_submit {
         let job = &jobs[j];
         let req = TaskRequest::from_job(job, &view.cluster, cfg);
         let wall = build::walltime(cfg, job);
         let demand = Totals::of_job(job, now, default_wall, &view.cluster.total);
         // Idle (queue) limits in order of submission: the first MAXIJOB jobs
-        // of a credential are considered, the rest wait.
-        let idle_verdict = throttle::check_idle(cfg, job, &demand, &queue_usage);
+        // of a credential are considered, the rest wait. Without any limit
+        // configured every check passes.
+        let idle_verdict = if throttled {
+            throttle::check_idle(cfg, job, &demand, &queue_usage)
+        } else {
+            Verdict::FitsSoft
+        };
         let meets_idle = idle_verdict.allows(true);
         if meets_idle {
             queue_usage.add_idle(job, &demand);
         }
-        let active_verdict = throttle::check_active(cfg, job, &demand, &usage);
+        let active_verdict = if throttled {
+            throttle::check_active(cfg, job, &demand, &usage)
+        } else {
+            Verdict::FitsSoft
+        };
         let mut blocked = if let Some(h) = job.holds.first() {
             Some(Reason::Hold { kind: *h })
         } else if !job.dependency_satisfied {
@@ -683,10 +739,10 @@ pub fn run(
         if blocked.is_none() && matches!(active_verdict, Verdict::Blocked(_)) {
             blocked = verdict_reason(&active_verdict);
         }
-        let acc = state
-            .accrual
-            .entry(job.id.clone())
-            .or_insert_with(|| QueueAccrual::new(job));
+        if !state.accrual.contains_key(&job.id) {
+            state.accrual.insert(job.id.clone(), QueueAccrual::new(job));
+        }
+        let acc = state.accrual.get_mut(&job.id).expect("inserted just above");
         acc.update(
             p.job_prio_accrual_policy,
             job,
@@ -699,7 +755,7 @@ pub fn run(
             now,
             cfg,
             total: view.cluster.total,
-            fairshare: &fs,
+            fairshare: &cached_fs,
         };
         let prio = priority::job_priority(&ctx, job, eff);
         if blocked.is_none() && prio.rejected_negative {
@@ -742,6 +798,7 @@ pub fn run(
         local,
         feasible,
         failed: HashMap::new(),
+        throttled,
         now_ix,
         open_ix,
         unreserved,
@@ -769,8 +826,13 @@ pub fn run(
         }
         let j = it.idle[i].j;
         let job = &jobs[j];
-        let demand = Totals::of_job(job, now, default_wall, &it.view.cluster.total);
-        match throttle::check_active(cfg, job, &demand, &it.usage) {
+        let verdict = if throttled {
+            let demand = Totals::of_job(job, now, default_wall, &it.view.cluster.total);
+            throttle::check_active(cfg, job, &demand, &it.usage)
+        } else {
+            Verdict::FitsSoft
+        };
+        match verdict {
             Verdict::FitsSoft => {}
             v @ Verdict::FitsHardOnly(_) => {
                 if let Some(r) = verdict_reason(&v) {
@@ -806,10 +868,10 @@ pub fn run(
         if p.reservation_policy == ReservationPolicy::Never {
             continue;
         }
-        let qos = job.qos.clone().unwrap_or_else(|| "DEFAULT".into());
+        let qos = job.qos.as_deref().unwrap_or("DEFAULT");
         let stack = stacks
             .iter()
-            .position(|(_, s)| s.qos.0.is_empty() || s.qos.contains(&qos));
+            .position(|(_, s)| s.qos.0.is_empty() || s.qos.contains(qos));
         let keep = p.reservation_policy == ReservationPolicy::Highest
             && state.ever_reserved.contains_key(&job.id);
         match stack {
@@ -1063,6 +1125,9 @@ pub fn run(
 impl Iter<'_> {
     /// Throttling admits the job in this backfill pass.
     fn admissible(&self, i: usize, hard: bool) -> bool {
+        if !self.throttled {
+            return true;
+        }
         let job = &self.jobs[self.idle[i].j];
         let demand = Totals::of_job(
             job,

@@ -17,6 +17,9 @@ pub struct BenchReport {
     pub setup: Duration,
     /// Time of each measured iteration, in run order.
     pub times: Vec<Duration>,
+    /// CPU time of the thread in each measured iteration (less sensitive
+    /// than wall time to other work on a shared machine).
+    pub cpu_times: Vec<Duration>,
     /// Jobs started and job reservations made by the last iteration.
     pub starts: usize,
     /// Job reservations made by the last iteration.
@@ -27,21 +30,35 @@ pub struct BenchReport {
     pub plan: crate::engine::Plan,
 }
 
-impl BenchReport {
-    fn sorted(&self) -> Vec<Duration> {
-        let mut v = self.times.clone();
-        v.sort();
-        v
+fn median_of(times: &[Duration]) -> Duration {
+    let mut v = times.to_vec();
+    v.sort();
+    match v.len() {
+        0 => Duration::ZERO,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2,
     }
+}
 
+/// CPU time the calling thread has run so far (Linux
+/// `/proc/thread-self/schedstat`, nanoseconds on a CPU); zero elsewhere.
+pub fn thread_cpu_time() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map(Duration::from_nanos)
+        .unwrap_or_default()
+}
+
+impl BenchReport {
     /// Median iteration time.
     pub fn median(&self) -> Duration {
-        let v = self.sorted();
-        match v.len() {
-            0 => Duration::ZERO,
-            n if n % 2 == 1 => v[n / 2],
-            n => (v[n / 2 - 1] + v[n / 2]) / 2,
-        }
+        median_of(&self.times)
+    }
+
+    /// Median CPU time of an iteration.
+    pub fn cpu_median(&self) -> Duration {
+        median_of(&self.cpu_times)
     }
 
     /// Fastest iteration.
@@ -64,11 +81,12 @@ impl BenchReport {
             ms(self.setup)
         );
         out.push_str(&format!(
-            "iterations: {}   median {:.1} ms   min {:.1} ms   max {:.1} ms\n",
+            "iterations: {}   median {:.1} ms   min {:.1} ms   max {:.1} ms   (CPU median {:.1} ms)\n",
             self.times.len(),
             ms(self.median()),
             ms(self.min()),
-            ms(self.max())
+            ms(self.max()),
+            ms(self.cpu_median())
         ));
         out.push_str(&format!(
             "last iteration: {} starts, {} job reservations\n",
@@ -103,10 +121,13 @@ pub fn run(spec: SynthSpec, iterations: usize, mut tick: impl FnMut(usize)) -> B
     let mut engine = Engine::new(cfg);
     let mut plan = engine.iterate(&snap, synth::NOW);
     let mut times = Vec::with_capacity(iterations);
+    let mut cpu_times = Vec::with_capacity(iterations);
     for k in 0..iterations {
+        let c = thread_cpu_time();
         let t = Instant::now();
         plan = engine.iterate(&snap, synth::NOW);
         times.push(t.elapsed());
+        cpu_times.push(thread_cpu_time().saturating_sub(c));
         tick(k + 1);
     }
     BenchReport {
@@ -114,6 +135,7 @@ pub fn run(spec: SynthSpec, iterations: usize, mut tick: impl FnMut(usize)) -> B
         counts,
         setup,
         times,
+        cpu_times,
         starts: plan.starts.len(),
         reservations: plan.stats.job_reservations,
         peak_rss_kb: peak_rss_kb(),
