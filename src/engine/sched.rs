@@ -26,6 +26,51 @@ pub struct Outcome {
     pub base: Profile,
 }
 
+/// A small fast hasher for in-memory keys (the Fx function): lookups only,
+/// never iteration order, so output does not depend on it.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        for &b in chunks.remainder() {
+            self.add(b as u64);
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
 /// True when some throttling limit is configured: without one,
 /// `check_active` and `check_idle` find nothing that applies and always
 /// answer `FitsSoft`.
@@ -211,7 +256,10 @@ struct Iter<'a> {
     /// Smallest failed request per requirement signature (backfill): a job
     /// needing at least as much as a failed one cannot fit either, since
     /// resources only shrink during the passes.
-    failed: HashMap<Signature<'a>, Vec<(u64, Resources, Secs)>>,
+    failed: Vec<Vec<(u64, Resources, Secs)>>,
+    /// Signature ids (index into `failed`) and each idle job's, once known.
+    sig_ids: HashMap<Signature<'a>, u32, std::hash::BuildHasherDefault<FxHasher>>,
+    sig_of: Vec<std::cell::Cell<u32>>,
     /// Some throttling limit is configured (else every check passes).
     throttled: bool,
     /// Bounds on what can start now, kept up to date as jobs are placed:
@@ -565,18 +613,38 @@ impl<'a> Iter<'a> {
         if self.failed.is_empty() {
             return false;
         }
-        self.failed.get(&self.signature(i)).is_some_and(|v| {
-            v.iter().any(|(tasks, task, wall)| {
-                it.req.tasks as u64 >= *tasks && task.fits_in(&it.req.task) && it.wall >= *wall
-            })
+        let id = match self.sig_of[i].get() {
+            u32::MAX => match self.sig_ids.get(&self.signature(i)) {
+                Some(&id) => {
+                    self.sig_of[i].set(id);
+                    id
+                }
+                // No job with this signature failed yet.
+                None => return false,
+            },
+            id => id,
+        };
+        self.failed[id as usize].iter().any(|(tasks, task, wall)| {
+            it.req.tasks as u64 >= *tasks && task.fits_in(&it.req.task) && it.wall >= *wall
         })
     }
 
     fn note_failure(&mut self, i: usize) {
         let it = &self.idle[i];
         let entry = (it.req.tasks as u64, it.req.task, it.wall);
-        let sig = self.signature(i);
-        let v = self.failed.entry(sig).or_default();
+        let id = match self.sig_of[i].get() {
+            u32::MAX => {
+                let next = self.failed.len() as u32;
+                let id = *self.sig_ids.entry(self.signature(i)).or_insert(next);
+                if id == next {
+                    self.failed.push(Vec::new());
+                }
+                self.sig_of[i].set(id);
+                id
+            }
+            id => id,
+        };
+        let v = &mut self.failed[id as usize];
         if v.len() < 64 {
             v.push(entry);
         }
@@ -786,6 +854,7 @@ pub fn run(
         NowIndex::new(&view.cluster, &view.profile, now, Scope::Unclaimed)
     };
     let unreserved = vec![std::cell::Cell::new(0u8); idle.len()];
+    let n_idle = idle.len();
     let mut it = Iter {
         cfg,
         jobs,
@@ -797,7 +866,9 @@ pub fn run(
         reserved: BTreeMap::new(),
         local,
         feasible,
-        failed: HashMap::new(),
+        failed: Vec::new(),
+        sig_ids: HashMap::default(),
+        sig_of: vec![std::cell::Cell::new(u32::MAX); n_idle],
         throttled,
         now_ix,
         open_ix,
