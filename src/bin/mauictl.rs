@@ -146,6 +146,9 @@ struct SimulateArgs {
     /// Maui's simulator clock: fixed RMPOLLINTERVAL steps (to compare with Maui).
     #[arg(long)]
     grid: bool,
+    /// Run every poll iteration, also those that provably change nothing.
+    #[arg(long)]
+    every_poll: bool,
     /// Skip malformed trace lines and count them instead of stopping at the first.
     #[arg(long)]
     lenient: bool,
@@ -258,6 +261,7 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
         } else {
             run::Clock::Events
         },
+        every_poll: a.every_poll,
     };
     let total = w.jobs.len() as u64;
     let bar = if a.quiet || !std::io::stderr().is_terminal() {

@@ -100,7 +100,9 @@ impl NowIndex {
         let f0 = free(now);
         let (mut t1, mut g) = (Time::MAX, f0);
         let mut t = now;
-        for _ in 0..SCAN {
+        // Nothing free now: nothing to drop from.
+        let scan = if f0.is_zero() { 0 } else { SCAN };
+        for _ in 0..scan {
             match profile.next_change(node, t) {
                 None => break,
                 Some(c) if c == Time::MAX => break,
@@ -114,9 +116,6 @@ impl NowIndex {
                     t = c;
                 }
             }
-        }
-        if f0.is_zero() {
-            t1 = Time::MAX;
         }
         let old = self.f0[k];
         self.f0[k] = f0;

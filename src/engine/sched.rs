@@ -443,7 +443,9 @@ impl<'a> Iter<'a> {
         }
         drop(adm);
         self.view.table = table;
-        if ok {
+        // What is free now only changes with a start now; later
+        // placements would only tighten the bounds, which stay bounds.
+        if ok && start == self.now {
             for &(node, _) in nodes {
                 self.now_ix.refresh(&self.view.profile, node);
                 self.open_ix.refresh(&self.view.profile, node);

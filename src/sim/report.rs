@@ -378,7 +378,7 @@ pub fn render(s: &Summary, top: usize) -> String {
     );
     let _ = writeln!(
         o,
-        "iterations   {} (mean {:.3} ms, max {:.1} ms; {} idle polls skipped)",
+        "iterations   {} (mean {:.3} ms, max {:.1} ms; {} no-op polls skipped)",
         s.iterations, s.mean_iteration_ms, s.max_iteration_ms, s.skipped_polls
     );
     if !s.users.is_empty() {

@@ -21,10 +21,30 @@
 //!   iteration, so starts fall on the grid and a job holds its nodes until
 //!   the first step at or after its end (runtimes round up to a step).
 //!
-//! An iteration can change nothing while no job waits, so poll iterations
-//! are skipped while the queue is empty, unless standing reservations are
-//! configured (their placement depends on what runs at each iteration).
-//! Skipped polls are counted in [`SimResult::skipped_polls`].
+//! # Polls that cannot change anything
+//!
+//! Most poll iterations of a long trace find the machine as the last
+//! iteration left it. Such a poll is skipped (and counted in
+//! [`SimResult::skipped_polls`]) when it provably changes nothing:
+//!
+//! - nothing happened since the last iteration (no submission, completion
+//!   or start), and either no job waits, or every waiting job asks for more
+//!   processors than are free at all, reservations ignored: no job can
+//!   start, whatever the priority order;
+//! - the poll is not the last one before the next event while jobs run and
+//!   fairshare tracks usage: the engine accrues a job's usage up to the
+//!   last iteration that saw it running, so that poll still runs;
+//! - and an iteration that starts nothing leaves no trace in the engine's
+//!   state that a later iteration would see differently: no standing
+//!   reservations (their placement follows what runs at each iteration),
+//!   RESERVATIONPOLICY other than HIGHEST (which remembers every job ever
+//!   reserved), no backfill chunking (which remembers when it began), and
+//!   FSPOLICY DEDICATEDPS or none (usage summed in whole
+//!   processor-seconds, so accruing over one span or several gives the same
+//!   numbers; queue-time accrual is additive over spans already).
+//!
+//! [`SimOptions::every_poll`] turns this off; the tests check that both
+//! give the same `jobs.csv`.
 //!
 //! # Jobs
 //!
@@ -45,7 +65,7 @@ use crate::config::Config;
 use crate::engine::{Engine, Reason};
 use crate::model::{JobState, Node, NodeTasks, Secs, Snapshot, Time};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::time::{Duration, Instant};
 
 /// How simulated time advances.
@@ -95,7 +115,7 @@ pub struct SimResult {
     pub unfinished: Vec<usize>,
     /// Iterations run.
     pub iterations: u64,
-    /// Poll iterations skipped because nothing was queued.
+    /// Poll iterations skipped because they could not change anything.
     pub skipped_polls: u64,
     /// Total wall time spent in `Engine::iterate`.
     pub iterate_time: Duration,
@@ -112,6 +132,19 @@ pub struct SimResult {
 pub struct SimOptions {
     /// The clock.
     pub clock: Clock,
+    /// Run every poll iteration, even those that cannot change anything.
+    pub every_poll: bool,
+}
+
+/// True when an iteration that starts no job leaves the engine's state as
+/// if it had not run (see the module documentation).
+pub fn idle_iterations_are_neutral(cfg: &Config) -> bool {
+    use crate::config::{FsMetric, ReservationPolicy};
+    let p = &cfg.params;
+    cfg.standing.is_empty()
+        && p.reservation_policy != ReservationPolicy::Highest
+        && !(p.bf_chunk_size > 0 && p.bf_chunk_duration.0 > 0)
+        && matches!(p.fs_policy.metric, None | Some(FsMetric::DedicatedPs))
 }
 
 /// A simulation that cannot run.
@@ -146,6 +179,10 @@ struct Sim<'a> {
     idle: usize,
     finished: usize,
     rejected: Vec<usize>,
+    /// Processors not held by running jobs (all nodes, whatever their state).
+    free_procs: u64,
+    /// Processors asked by the waiting jobs, as a multiset.
+    idle_procs: BTreeMap<u64, usize>,
 }
 
 impl Sim<'_> {
@@ -153,9 +190,28 @@ impl Sim<'_> {
         let job = self.jobs[i].job.clone();
         self.by_id.insert(job.id.clone(), i);
         self.pos.insert(i, self.snap.jobs.len());
+        *self.idle_procs.entry(job.procs()).or_default() += 1;
         self.snap.jobs.push(job);
         self.owner.push(i);
         self.idle += 1;
+    }
+
+    fn forget_idle(&mut self, procs: u64) {
+        if let Some(c) = self.idle_procs.get_mut(&procs) {
+            *c -= 1;
+            if *c == 0 {
+                self.idle_procs.remove(&procs);
+            }
+        }
+    }
+
+    /// No waiting job can start: none waits, or each asks for more
+    /// processors than are free.
+    fn nothing_fits(&self) -> bool {
+        self.idle_procs
+            .keys()
+            .next()
+            .is_none_or(|&min| min > self.free_procs)
     }
 
     /// Takes a job out of the snapshot (swap-remove, keeping `pos` right).
@@ -177,7 +233,10 @@ impl Sim<'_> {
         j.state = JobState::Running;
         j.start_time = Some(now);
         j.allocation = alloc.to_vec();
+        let procs = j.procs();
         self.idle -= 1;
+        self.forget_idle(procs);
+        self.free_procs = self.free_procs.saturating_sub(procs);
         let run = self.jobs[i].sim_runtime(self.default_wall).max(1);
         let end = now.saturating_add(run);
         let mut nodes: Vec<(u32, u32)> = alloc
@@ -198,6 +257,7 @@ impl Sim<'_> {
         if let Some(r) = self.records[i].as_mut() {
             r.end = at;
         }
+        self.free_procs += self.jobs[i].job.procs();
         self.remove(i);
         self.finished += 1;
     }
@@ -227,7 +287,6 @@ pub fn simulate(
     snap.normalize()
         .map_err(|e| SimError::Snapshot(e.to_string()))?;
     let poll = cfg.params.rm_poll_interval.0.max(1);
-    let keep_polling = !cfg.standing.is_empty();
     let node_index = snap
         .nodes
         .iter()
@@ -246,7 +305,13 @@ pub fn simulate(
         idle: 0,
         finished: 0,
         rejected: Vec::new(),
+        free_procs: nodes.iter().map(|n| n.configured.procs as u64).sum(),
+        idle_procs: BTreeMap::new(),
     };
+    let neutral = !opts.every_poll && idle_iterations_are_neutral(cfg);
+    // The last iteration started a job or dropped one (or none ran yet);
+    // events between iterations always lead to an iteration.
+    let mut changed = true;
     let mut engine = Engine::new(cfg.clone());
     let mut next = 0usize; // next job to submit
     let mut last_iter: Option<Time> = None;
@@ -262,56 +327,50 @@ pub fn simulate(
         let k = ((t - t0).max(1) + poll - 1) / poll;
         t0 + k.max(1) * poll
     };
+    let fs_tracks = cfg.params.fs_policy.metric.is_some();
     loop {
         let next_submit = jobs.get(next).map(|j| j.job.submit_time);
         let next_completion = sim.completions.peek().map(|Reverse((t, _))| *t);
-        let waiting = sim.idle > 0;
-        if next_submit.is_none() && next_completion.is_none() {
+        let next_event = [next_submit, next_completion].into_iter().flatten().min();
+        // Polls until the next event would start nothing and leave no trace.
+        let skip = neutral && !changed && sim.nothing_fits();
+        if next_event.is_none() {
             let stalled = last_iter.is_some_and(|t| t - last_activity >= STALL_LIMIT);
-            if !waiting || stalled {
+            if sim.idle == 0 || skip || stalled {
                 break;
             }
         }
-        let poll_due = last_iter.map(|t| t + poll);
-        let now = match opts.clock {
-            Clock::Events => {
-                let event = [next_submit, next_completion].into_iter().flatten().min();
-                let polled = if waiting || keep_polling {
-                    poll_due
-                } else {
-                    None
-                };
-                match (event, polled) {
-                    (Some(e), Some(p)) if p < e => p,
-                    (Some(e), _) => e,
-                    (None, Some(p)) => p,
-                    (None, None) => break,
-                }
+        // Fairshare accrues a running job's usage up to the last iteration
+        // that saw it running, so the last poll before an event still runs
+        // while jobs run: usage then adds up as if every poll had run.
+        let catch_up = |e: Time| -> Option<Time> {
+            let t0 = last_iter?;
+            if !fs_tracks || sim.completions.is_empty() {
+                return None;
             }
-            Clock::Grid => {
-                let event = [next_submit, next_completion]
-                    .into_iter()
-                    .flatten()
-                    .min()
-                    .map(grid_at);
-                let step = match last_iter {
-                    Some(t) => t + poll,
-                    None => grid_at(first_submit.unwrap_or(0)),
-                };
-                if waiting || keep_polling {
-                    step
-                } else {
-                    match event {
-                        Some(e) => e.max(step),
-                        None => break,
-                    }
-                }
-            }
+            let c = t0 + (e - 1 - t0).div_euclid(poll) * poll;
+            (c > t0).then_some(c)
         };
-        if let Some(p) = poll_due {
-            if now > p {
-                skipped_polls += ((now - p) / poll) as u64 + 1;
-            }
+        let now = match (opts.clock, last_iter) {
+            (_, None) => match opts.clock {
+                Clock::Events => next_event.unwrap_or(0),
+                Clock::Grid => grid_at(first_submit.unwrap_or(0)),
+            },
+            (Clock::Events, Some(t0)) => match next_event {
+                Some(e) if skip => catch_up(e).unwrap_or(e),
+                Some(e) => e.min(t0 + poll),
+                None => t0 + poll,
+            },
+            (Clock::Grid, Some(t0)) => match next_event {
+                Some(e) if skip => {
+                    let e = grid_at(e).max(t0 + poll);
+                    catch_up(e).unwrap_or(e)
+                }
+                _ => t0 + poll,
+            },
+        };
+        if let Some(t0) = last_iter {
+            skipped_polls += ((now - 1 - t0).div_euclid(poll)).max(0) as u64;
         }
         // Completions, then submissions, of this second (or grid step).
         while let Some(&Reverse((t, i))) = sim.completions.peek() {
@@ -335,6 +394,7 @@ pub fn simulate(
         max_iterate_time = max_iterate_time.max(dt);
         iterations += 1;
         last_iter = Some(now);
+        changed = !plan.starts.is_empty();
         for s in &plan.starts {
             let Some(&i) = sim.by_id.get(&s.job) else {
                 continue;
@@ -353,8 +413,10 @@ pub fn simulate(
                 if let Some(&i) = sim.by_id.get(&jp.job) {
                     sim.remove(i);
                     sim.idle -= 1;
+                    sim.forget_idle(jobs[i].job.procs());
                     sim.finished += 1;
                     sim.rejected.push(i);
+                    changed = true;
                 }
             }
         }
