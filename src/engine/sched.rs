@@ -494,14 +494,16 @@ impl<'a> Iter<'a> {
         };
         let j = self.idle[i].j;
         let job = &self.jobs[j];
-        let mut t = Totals::of_job(
-            job,
-            self.now,
-            self.cfg.params.system_default_job_walltime.0,
-            &self.view.cluster.total,
-        );
-        t.nodes = nodes.len() as u64;
-        self.usage.add_active(job, &t);
+        if self.throttled {
+            let mut t = Totals::of_job(
+                job,
+                self.now,
+                self.cfg.params.system_default_job_walltime.0,
+                &self.view.cluster.total,
+            );
+            t.nodes = nodes.len() as u64;
+            self.usage.add_active(job, &t);
+        }
         let reservation = job.advres.clone().or_else(|| {
             let adm = self.adm(j);
             nodes.iter().find_map(|&(n, _)| {
@@ -697,7 +699,13 @@ pub fn run(
         .ever_reserved
         .retain(|k, _| idle_ids.contains(k.as_str()));
 
-    let usage = Usage::from_jobs(cfg, jobs, now, default_wall, &view.cluster.total);
+    // Usage only feeds throttling checks; without limits none are made.
+    let throttled = has_limits(cfg);
+    let usage = if throttled {
+        Usage::from_jobs(cfg, jobs, now, default_wall, &view.cluster.total)
+    } else {
+        Usage::new(cfg)
+    };
 
     // 2-3. Eligibility and priority.
     let mut feasible = Feasible::default();
@@ -714,7 +722,6 @@ pub fn run(
     });
     let fs = &state.fairshare;
     let cached_fs = CachedFairshare::new(fs);
-    let throttled = has_limits(cfg);
     for j in by_submit {
         let job = &jobs[j];
         let req = TaskRequest::from_job(job, &view.cluster, cfg);

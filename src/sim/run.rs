@@ -447,3 +447,7 @@ pub fn simulate(
         poll,
     })
 }
+
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;
