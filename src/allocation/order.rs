@@ -139,7 +139,7 @@ pub(crate) fn ordered<'a>(
     // Keys end with the node index, so they are distinct: an unstable sort
     // gives the one order a comparison sort would.
     let mut v: Vec<(Key, Slot<'a>)> = slots.iter().map(|s| (key(req, s, policy), *s)).collect();
-    v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    v.sort_unstable_by_key(|a| a.0);
     v.into_iter().map(|(_, s)| s).collect()
 }
 

@@ -212,7 +212,9 @@ fn the_same_inputs_give_a_byte_identical_jobs_csv() {
     let (ca, cb) = (report::jobs_csv(&jobs, &a), report::jobs_csv(&jobs, &b));
     assert_eq!(ca, cb);
     assert_eq!(ca.lines().count(), 301);
-    assert!(ca.starts_with("id,user,submit,start,end,procs,nodes,wait,bounded_slowdown,backfilled\n"));
+    assert!(
+        ca.starts_with("id,user,submit,start,end,procs,nodes,wait,bounded_slowdown,backfilled\n")
+    );
 }
 
 #[test]

@@ -298,7 +298,7 @@ pub fn node_chart(
                     *free_at = e;
                 }
             }
-            let rec = records[i].as_ref().map_or(false, |r| r.backfill);
+            let rec = records[i].as_ref().is_some_and(|r| r.backfill);
             let fill = if rec { "#fd8d3c" } else { "#6baed6" };
             let (x0, x1) = (x_of(s), x_of(e));
             // Contiguous runs of lanes become one rectangle each.
