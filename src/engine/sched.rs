@@ -312,6 +312,13 @@ impl<'a> Iter<'a> {
             Some(Err(_)) => return Vec::new(),
             None => None,
         };
+        // Only LASTAVAILABLE orders by the gap after the job (LOCAL offers
+        // the candidates to the site, and falls back to LASTAVAILABLE).
+        let need_gap = matches!(
+            effective_policy(job, &self.cfg.params),
+            crate::config::NodeAllocationPolicy::LastAvailable
+                | crate::config::NodeAllocationPolicy::Local
+        );
         // A job starting now can only use nodes with room for a task now.
         let now = start == self.now;
         let ix = self.index_for(i);
@@ -338,10 +345,12 @@ impl<'a> Iter<'a> {
             }
             let mut c = Candidate::new(node, tasks, free);
             c.affinity = self.view.profile.reserved_affinity(node, start, end, &adm);
-            c.gap = self
-                .view
-                .profile
-                .gap_after(node, start, end, &it.req.task, &adm);
+            if need_gap {
+                c.gap = self
+                    .view
+                    .profile
+                    .gap_after(node, start, end, &it.req.task, &adm);
+            }
             if occupants_matter(n, it.req.access) {
                 let occ = self.view.profile.occupants(node, start, end);
                 c.job_count = occ.len() as u32;
