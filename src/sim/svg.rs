@@ -299,7 +299,10 @@ pub fn node_chart(
                 }
             }
             let rec = records[i].as_ref().is_some_and(|r| r.backfill);
-            let fill = if rec { "#fd8d3c" } else { "#6baed6" };
+            // Three shades per kind, by job, so neighbouring jobs stand apart.
+            const BLUES: [&str; 3] = ["#6baed6", "#4292c6", "#9ecae1"];
+            const ORANGES: [&str; 3] = ["#fd8d3c", "#f16913", "#fdae6b"];
+            let fill = if rec { ORANGES[i % 3] } else { BLUES[i % 3] };
             let (x0, x1) = (x_of(s), x_of(e));
             // Contiguous runs of lanes become one rectangle each.
             let mut k = 0;
