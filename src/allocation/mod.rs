@@ -98,6 +98,9 @@ impl TaskRequest {
         let p = &cfg.params;
         let m = p.job_node_match_policy;
         let resolve = |list: &[String]| -> Vec<NodeIdx> {
+            if list.is_empty() {
+                return Vec::new();
+            }
             let pats: Vec<HostPattern> = list
                 .iter()
                 .map(|e| HostPattern::parse(e).unwrap_or_else(|_| HostPattern::Exact(e.clone())))
@@ -148,6 +151,12 @@ impl TaskRequest {
         if !node.usable {
             return Err(Mismatch::Unusable);
         }
+        self.check_node_any_state(node)
+    }
+
+    /// [`TaskRequest::check_node`] without the state check: could the node
+    /// ever host the job, were it up?
+    pub fn check_node_any_state(&self, node: &EffNode) -> Result<(), Mismatch> {
         if let Some(p) = &self.partition {
             if node.partition.as_ref() != Some(p) {
                 return Err(Mismatch::Partition(p.clone()));

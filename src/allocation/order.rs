@@ -11,7 +11,7 @@ use super::{Candidate, Slot, TaskRequest};
 use crate::config::priorityf::Term;
 use crate::config::{Affinity, NodeAllocationPolicy};
 use crate::model::EffNode;
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 
 fn affinity_rank(a: Option<Affinity>) -> u8 {
     match a {
@@ -71,6 +71,55 @@ fn shuffle_rank(index: u32) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A float as a `u64` whose order is `f64::total_cmp`'s.
+fn total_bits(x: f64) -> u64 {
+    let b = x.to_bits() as i64;
+    ((b ^ ((((b >> 63) as u64) >> 1) as i64)) as u64) ^ (1 << 63)
+}
+
+/// Sort key of a slot under a policy other than PRIORITY: reservation
+/// affinity, preferred features (more first), the policy's own criteria,
+/// node index. Computed once per slot instead of once per comparison.
+type Key = (u8, Reverse<usize>, [u64; 8], u32);
+
+fn key(req: &TaskRequest, s: &Slot<'_>, policy: NodeAllocationPolicy) -> Key {
+    use NodeAllocationPolicy as P;
+    let mut k = [0u64; 8];
+    match policy {
+        P::FirstAvailable | P::Contiguous | P::MaxBalance | P::Local | P::Priority => {}
+        // Best fit in time, then best fit in space (pack SMP nodes).
+        P::LastAvailable => {
+            let (none, g) = gap_key(s);
+            let f = free_key(s);
+            k[..6].copy_from_slice(&[none as u64, g as u64, f.0 as u64, f.1, f.2, f.3]);
+        }
+        P::MinResource => {
+            let c = config_key(s);
+            let f = free_key(s);
+            k = [c.0 as u64, c.1, c.2, c.3, f.0 as u64, f.1, f.2, f.3];
+        }
+        P::CpuLoad => {
+            // Highest (configured processors - load) first.
+            k[0] = !total_bits(s.node.configured.procs as f64 - s.node.load);
+        }
+        P::Fastest => {
+            k[0] = !total_bits(s.node.speed);
+            // Higher PROCSPEED first, unknown last (None < Some, reversed).
+            k[1] = match s.node.procspeed {
+                Some(p) => u64::MAX - 1 - p as u64,
+                None => u64::MAX,
+            };
+            k[2] = shuffle_rank(s.node.index);
+        }
+    }
+    (
+        affinity_rank(s.cand.affinity),
+        Reverse(req.pref_count(s.node)),
+        k,
+        s.node.index,
+    )
+}
+
 /// Slots in the order the policy prefers them. CONTIGUOUS and MAXBALANCE
 /// use this with FIRSTAVAILABLE inside their own search.
 pub(crate) fn ordered<'a>(
@@ -79,48 +128,19 @@ pub(crate) fn ordered<'a>(
     policy: NodeAllocationPolicy,
 ) -> Vec<Slot<'a>> {
     use NodeAllocationPolicy as P;
-    let mut v: Vec<(Slot<'a>, f64)> = slots
-        .iter()
-        .map(|s| {
-            let score = match policy {
-                P::Priority => priority_value(s.node, s.cand, req),
-                P::CpuLoad => s.node.configured.procs as f64 - s.node.load,
-                _ => 0.0,
-            };
-            (*s, score)
-        })
-        .collect();
-    let prefix = |s: &Slot<'_>| {
-        (
-            affinity_rank(s.cand.affinity),
-            Reverse(req.pref_count(s.node)),
-        )
-    };
-    v.sort_by(|(a, sa), (b, sb)| {
-        let by_policy = match policy {
-            P::Priority => return sb.total_cmp(sa).then(a.node.index.cmp(&b.node.index)),
-            P::FirstAvailable | P::Contiguous | P::MaxBalance | P::Local => Ordering::Equal,
-            // Best fit in time, then best fit in space (pack SMP nodes).
-            P::LastAvailable => gap_key(a)
-                .cmp(&gap_key(b))
-                .then(free_key(a).cmp(&free_key(b))),
-            P::MinResource => config_key(a)
-                .cmp(&config_key(b))
-                .then(free_key(a).cmp(&free_key(b))),
-            P::CpuLoad => sb.total_cmp(sa),
-            P::Fastest => b
-                .node
-                .speed
-                .total_cmp(&a.node.speed)
-                .then(b.node.procspeed.cmp(&a.node.procspeed))
-                .then(shuffle_rank(a.node.index).cmp(&shuffle_rank(b.node.index))),
-        };
-        prefix(a)
-            .cmp(&prefix(b))
-            .then(by_policy)
-            .then(a.node.index.cmp(&b.node.index))
-    });
-    v.into_iter().map(|(s, _)| s).collect()
+    if policy == P::Priority {
+        let mut v: Vec<(Slot<'a>, f64)> = slots
+            .iter()
+            .map(|s| (*s, priority_value(s.node, s.cand, req)))
+            .collect();
+        v.sort_by(|(a, sa), (b, sb)| sb.total_cmp(sa).then(a.node.index.cmp(&b.node.index)));
+        return v.into_iter().map(|(s, _)| s).collect();
+    }
+    // Keys end with the node index, so they are distinct: an unstable sort
+    // gives the one order a comparison sort would.
+    let mut v: Vec<(Key, Slot<'a>)> = slots.iter().map(|s| (key(req, s, policy), *s)).collect();
+    v.sort_unstable_by_key(|a| a.0);
+    v.into_iter().map(|(_, s)| s).collect()
 }
 
 fn gap_key(s: &Slot<'_>) -> (bool, i64) {

@@ -67,6 +67,10 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Trace-driven what-if simulation: run a workload through the engine.
+    Simulate(SimulateArgs),
+    /// Time scheduling iterations on a large synthetic cluster (see docs/simulator.md).
+    Bench(BenchArgs),
     /// Summarise a workload trace (SWF or Maui workload trace, plain or gzip).
     TraceInfo(TraceInfoArgs),
     /// List the maui.cfg parameters mauisched knows, and what it does with them.
@@ -173,6 +177,232 @@ struct LiveArgs {
     /// The command's arguments, as Maui's command takes them.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
+}
+
+#[derive(clap::Args)]
+struct SimulateArgs {
+    /// Workload trace: SWF or Maui workload trace, plain or gzip (omit with --demo).
+    #[arg(required_unless_present = "demo")]
+    file: Option<PathBuf>,
+    /// The bundled demo: 3,000 KTH-SP2 jobs on a 100-node cluster.
+    #[arg(long, conflicts_with = "file")]
+    demo: bool,
+    /// Cluster file (text format or Maui resource trace); default: from the SWF header.
+    #[arg(long, value_name = "FILE")]
+    cluster: Option<PathBuf>,
+    /// Write jobs.csv, summary.json, utilization.svg and nodes.svg here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Maui's simulator clock: fixed RMPOLLINTERVAL steps (to compare with Maui).
+    #[arg(long)]
+    grid: bool,
+    /// Run every poll iteration, also those that provably change nothing.
+    #[arg(long)]
+    every_poll: bool,
+    /// Skip malformed trace lines and count them instead of stopping at the first.
+    #[arg(long)]
+    lenient: bool,
+    /// Keep the first N jobs.
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Start at a duration after the trace start ([[DD:]HH:]MM:SS) or at job:ID.
+    #[arg(long, value_name = "WHEN")]
+    start_at: Option<mauisched::sim::workload::StartAt>,
+    /// Divide interarrival times by F (1.5, 3/2): F > 1 raises the load.
+    #[arg(long, value_name = "F")]
+    scale_load: Option<mauisched::sim::workload::LoadScale>,
+    /// Walltime of jobs without one: runtime, default (SYSTEMDEFAULTJOBWALLTIME) or a duration.
+    #[arg(long, value_name = "HOW", default_value = "runtime")]
+    no_request: mauisched::sim::NoRequest,
+    /// Turn trace partition numbers into required partitions p<N>.
+    #[arg(long)]
+    partitions: bool,
+    /// Node chart window start, after the first submission ([[DD:]HH:]MM:SS).
+    #[arg(long, value_name = "WHEN")]
+    chart_start: Option<String>,
+    /// Node chart window length ([[DD:]HH:]MM:SS; default one day).
+    #[arg(long, value_name = "DURATION")]
+    chart_span: Option<String>,
+    /// Nodes shown in the node chart (the first ones; default 128).
+    #[arg(long, value_name = "N")]
+    chart_nodes: Option<usize>,
+    /// Print summary.json instead of the text summary.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn duration_arg(name: &str, v: &Option<String>) -> Result<Option<i64>, String> {
+    match v.as_deref() {
+        None => Ok(None),
+        Some(s) => match mauisched::model::time::parse_duration(s) {
+            Ok(Some(d)) if d >= 0 => Ok(Some(d)),
+            _ => Err(format!("--{name}: expected [[DD:]HH:]MM:SS, got \"{s}\"")),
+        },
+    }
+}
+
+fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
+    use mauisched::sim::{cluster, demo, report, run, workload, MapOptions, ReadOptions};
+    use std::io::IsTerminal;
+    if !loaded.is_ok() {
+        for d in loaded.errors() {
+            eprintln!("{d}");
+        }
+        return Err(format!(
+            "{} has errors; run `mauictl check`",
+            loaded.config.source
+        ));
+    }
+    let chart = report::ChartChoice {
+        start: duration_arg("chart-start", &a.chart_start)?,
+        span: duration_arg("chart-span", &a.chart_span)?,
+        nodes: a.chart_nodes,
+    };
+    let map = MapOptions {
+        no_request: a.no_request,
+        partitions: a.partitions,
+        ..MapOptions::default()
+    };
+    let mut w = match &a.file {
+        Some(p) => workload::load_path(p, ReadOptions { lenient: a.lenient }, &map)
+            .map_err(|e| e.to_string())?,
+        None => demo::workload_with(&map),
+    };
+    if w.read.malformed > 0 {
+        eprintln!(
+            "mauictl: {}: skipped {} malformed line(s) (--lenient); first: {}",
+            w.source,
+            w.read.malformed,
+            w.read
+                .examples
+                .first()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        );
+    }
+    w.select(&workload::Selection {
+        start_at: a.start_at,
+        jobs: a.jobs,
+        scale_load: a.scale_load,
+    })?;
+    let (nodes, cluster_label) = match (&a.cluster, a.demo) {
+        (Some(p), _) => (
+            cluster::load_cluster(p).map_err(|e| e.to_string())?,
+            p.display().to_string(),
+        ),
+        (None, true) => (demo::cluster(), demo::CLUSTER_LABEL.to_string()),
+        (None, false) => (
+            cluster::synthesize(&w.header, &w.jobs).ok_or_else(|| {
+                format!(
+                    "{}: the header gives neither MaxNodes nor MaxProcs; use --cluster FILE",
+                    w.source
+                )
+            })?,
+            "<synthesised from the SWF header>".to_string(),
+        ),
+    };
+    let cfg = &loaded.config;
+    let opts = run::SimOptions {
+        clock: if a.grid {
+            run::Clock::Grid
+        } else {
+            run::Clock::Events
+        },
+        every_poll: a.every_poll,
+    };
+    let total = w.jobs.len() as u64;
+    let bar = if a.quiet || !std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let b = indicatif::ProgressBar::new(total);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} jobs done {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        b
+    };
+    let mut calls = 0u64;
+    let res = run::simulate(cfg, &nodes, &w.jobs, &opts, |p| {
+        calls += 1;
+        if calls % 256 == 0 {
+            bar.set_position(p.finished as u64);
+            bar.set_message(report::iso_time(p.now));
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    let labels = report::Labels {
+        workload: w.source.clone(),
+        cluster: cluster_label,
+        config: cfg.source.clone(),
+    };
+    let s = report::summarize(cfg, &nodes, &w.jobs, &res, opts.clock, &labels);
+    let mut text = if a.json {
+        report::summary_json(&s)
+    } else {
+        report::render(&s, 10)
+    };
+    if let Some(dir) = &a.out {
+        let files = report::write_dir(dir, &s, &w.jobs, &nodes, &res, &chart)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        if !a.json {
+            text.push_str("\nwrote ");
+            text.push_str(
+                &files
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+            text.push('\n');
+        }
+    }
+    Ok(text)
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Nodes in the synthetic cluster.
+    #[arg(long, default_value_t = 10_000)]
+    nodes: usize,
+    /// Idle jobs in the queue.
+    #[arg(long, default_value_t = 50_000)]
+    idle: usize,
+    /// Running jobs to place (those that fit are kept).
+    #[arg(long, default_value_t = 8_000)]
+    running: usize,
+    /// Measured iterations (after one warm-up iteration).
+    #[arg(long, default_value_t = 10)]
+    iterations: usize,
+    /// Seed of the scenario generator.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Also write the last iteration's plan as JSON (to compare two builds).
+    #[arg(long, value_name = "FILE")]
+    plan_json: Option<PathBuf>,
+}
+
+fn bench(a: BenchArgs) -> Result<String, String> {
+    use mauisched::sim::{bench, synth::SynthSpec};
+    let spec = SynthSpec {
+        nodes: a.nodes,
+        idle: a.idle,
+        running: a.running,
+        seed: a.seed,
+    };
+    let r = bench::run(spec, a.iterations, |_| {});
+    if let Some(p) = &a.plan_json {
+        let text = serde_json::to_string_pretty(&r.plan).map_err(|e| e.to_string())?;
+        mauisched::util::atomic_write(p, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    Ok(r.render())
 }
 
 #[derive(clap::Args)]
@@ -524,6 +754,26 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
+        Cmd::Simulate(a) => match simulate(&loaded, a) {
+            Ok(text) => {
+                emit(&text);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("mauictl: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Cmd::Bench(a) => match bench(a) {
+            Ok(text) => {
+                emit(&text);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("mauictl: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Cmd::TraceInfo(a) => match trace_info(a) {
             Ok(text) => {
                 emit(&text);

@@ -30,6 +30,7 @@
 //! No clock, no I/O: the caller persists [`EngineState`] (the checkpoint)
 //! and the fairshare files.
 
+mod avail;
 pub mod build;
 pub mod command;
 pub mod plan;
@@ -81,16 +82,30 @@ pub struct Engine {
     pub last: Option<Arc<LastIteration>>,
 }
 
+fn id_key(s: &str) -> (u8, u64, &str) {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    match s[..digits].parse::<u64>() {
+        Ok(n) if digits > 0 => (0, n, &s[digits..]),
+        _ => (1, 0, s),
+    }
+}
+
 /// Compares job ids naturally: numeric ids by value, then text.
 pub fn job_id_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    fn key(s: &str) -> (u8, u64, &str) {
-        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-        match s[..digits].parse::<u64>() {
-            Ok(n) if digits > 0 => (0, n, &s[digits..]),
-            _ => (1, 0, s),
-        }
-    }
-    key(a).cmp(&key(b)).then_with(|| a.cmp(b))
+    id_key(a).cmp(&id_key(b)).then_with(|| a.cmp(b))
+}
+
+/// Sorts jobs by [`job_id_cmp`], parsing each id once.
+fn sort_by_id(jobs: &mut Vec<Job>) {
+    let mut keyed: Vec<((u8, u64), Job)> = std::mem::take(jobs)
+        .into_iter()
+        .map(|j| {
+            let k = id_key(&j.id);
+            ((k.0, k.1), j)
+        })
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| job_id_cmp(&a.1.id, &b.1.id)));
+    jobs.extend(keyed.into_iter().map(|(_, j)| j));
 }
 
 impl Engine {
@@ -132,7 +147,7 @@ impl Engine {
             })
             .cloned()
             .collect();
-        jobs.sort_by(|a, b| job_id_cmp(&a.id, &b.id));
+        sort_by_id(&mut jobs);
         for j in &mut jobs {
             if let Some(b) = self.state.bypass.get(&j.id) {
                 j.bypass_count = j.bypass_count.max(*b);

@@ -1,5 +1,6 @@
 //! One iteration, step by step (see the module documentation of `engine`).
 
+use super::avail::{NowIndex, Scope};
 use super::build::{self, dedicated, place_job, View};
 use super::plan::*;
 use super::state::{EngineState, JobReservation, NamedClaim};
@@ -12,7 +13,7 @@ use crate::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, ResIdx};
 use crate::reservation::acl::JobAdmission;
 use crate::reservation::ResKind;
 use crate::throttle::{self, Totals, Usage, Verdict};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Waiting jobs beyond this many (in priority order) get their reason from
 /// a cheap aggregate check instead of a per-node look.
@@ -24,6 +25,114 @@ pub struct Outcome {
     pub view: View,
     pub base: Profile,
 }
+
+/// A small fast hasher for in-memory keys (the Fx function): lookups only,
+/// never iteration order, so output does not depend on it.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        for &b in chunks.remainder() {
+            self.add(b as u64);
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// True when some throttling limit is configured: without one,
+/// `check_active` and `check_idle` find nothing that applies and always
+/// answer `FitsSoft`.
+fn has_limits(cfg: &Config) -> bool {
+    !cfg.system.limits.is_empty()
+        || cfg
+            .creds
+            .values()
+            .flat_map(|m| m.values())
+            .any(|c| !c.limits.is_empty() || !c.overrides.is_empty())
+}
+
+/// Fairshare usage looked up once per credential per iteration (priority
+/// asks for every credential of every idle job).
+struct CachedFairshare<'a> {
+    fs: &'a crate::fairshare::Fairshare,
+    memo: std::cell::RefCell<HashMap<crate::model::CredKind, HashMap<String, Option<f64>>>>,
+}
+
+impl<'a> CachedFairshare<'a> {
+    fn new(fs: &'a crate::fairshare::Fairshare) -> Self {
+        CachedFairshare {
+            fs,
+            memo: std::cell::RefCell::new(HashMap::new()),
+        }
+    }
+}
+
+impl crate::priority::FairshareView for CachedFairshare<'_> {
+    fn usage(&self, cfg: &Config, kind: crate::model::CredKind, name: &str) -> Option<f64> {
+        if let Some(v) = self.memo.borrow().get(&kind).and_then(|m| m.get(name)) {
+            return *v;
+        }
+        let v = self.fs.usage(cfg, kind, name);
+        self.memo
+            .borrow_mut()
+            .entry(kind)
+            .or_default()
+            .insert(name.to_string(), v);
+        v
+    }
+}
+
+/// Requirements and credentials of a job, borrowed (see `Iter::signature`).
+type Signature<'a> = (
+    (
+        &'a [String],
+        Option<&'a str>,
+        &'a [String],
+        &'a [String],
+        Option<u32>,
+        Option<u32>,
+    ),
+    (
+        &'a str,
+        &'a str,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+    ),
+);
 
 /// A job reservation: start, end, nodes and tasks.
 type Reserved = (Time, Time, Vec<(NodeIdx, u32)>);
@@ -56,41 +165,79 @@ impl Admits for AdmitAll {
     }
 }
 
+/// The request fields `Feasible` depends on (those `check_node` reads).
+type FeasibleKey = (
+    Vec<String>,
+    Option<String>,
+    Option<Vec<NodeIdx>>,
+    Vec<NodeIdx>,
+    bool,
+    Option<u64>,
+);
+
+/// (nodes meeting the requirements whatever their state, largest node,
+/// total processors of those nodes).
+type FeasibleNodes = (Vec<NodeIdx>, Resources, u64);
+
 /// Nodes that could ever satisfy a job's hard requirements, summarised by
-/// requirement signature (most jobs share one).
+/// requirement signature (most jobs share one). Looked up by a hash of the
+/// fields, compared in full, so a hit allocates nothing.
 #[derive(Default)]
 struct Feasible {
-    memo: BTreeMap<String, (Vec<NodeIdx>, Resources, u64)>,
+    memo: HashMap<u64, Vec<(FeasibleKey, FeasibleNodes)>>,
 }
 
 impl Feasible {
-    /// (nodes meeting the requirements whatever their state, largest node,
-    /// total processors of those nodes).
-    fn of(&mut self, req: &TaskRequest, view: &View) -> &(Vec<NodeIdx>, Resources, u64) {
-        let key = format!(
-            "{:?}|{:?}|{:?}|{:?}|{}|{:?}",
-            req.features,
-            req.partition,
-            req.hosts,
-            req.excluded,
-            req.exact_proc,
-            req.procs_per_node()
-        );
-        self.memo.entry(key).or_insert_with(|| {
-            let mut nodes = Vec::new();
-            let mut max = Resources::ZERO;
-            let mut procs = 0u64;
-            for n in &view.cluster.nodes {
-                let mut probe = n.clone();
-                probe.usable = true;
-                if req.check_node(&probe).is_ok() {
-                    nodes.push(n.index);
-                    max = max.max_each(&n.configured);
-                    procs += n.configured.procs as u64;
+    fn hash(req: &TaskRequest) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        req.features.hash(&mut h);
+        req.partition.hash(&mut h);
+        req.hosts.hash(&mut h);
+        req.excluded.hash(&mut h);
+        req.exact_proc.hash(&mut h);
+        req.procs_per_node().hash(&mut h);
+        h.finish()
+    }
+
+    fn same(k: &FeasibleKey, req: &TaskRequest) -> bool {
+        k.0 == req.features
+            && k.1 == req.partition
+            && k.2 == req.hosts
+            && k.3 == req.excluded
+            && k.4 == req.exact_proc
+            && k.5 == req.procs_per_node()
+    }
+
+    /// See [`FeasibleNodes`].
+    fn of(&mut self, req: &TaskRequest, view: &View) -> &FeasibleNodes {
+        let bucket = self.memo.entry(Self::hash(req)).or_default();
+        let pos = match bucket.iter().position(|(k, _)| Self::same(k, req)) {
+            Some(p) => p,
+            None => {
+                let mut nodes = Vec::new();
+                let mut max = Resources::ZERO;
+                let mut procs = 0u64;
+                for n in &view.cluster.nodes {
+                    if req.check_node_any_state(n).is_ok() {
+                        nodes.push(n.index);
+                        max = max.max_each(&n.configured);
+                        procs += n.configured.procs as u64;
+                    }
                 }
+                let key = (
+                    req.features.clone(),
+                    req.partition.clone(),
+                    req.hosts.clone(),
+                    req.excluded.clone(),
+                    req.exact_proc,
+                    req.procs_per_node(),
+                );
+                bucket.push((key, (nodes, max, procs)));
+                bucket.len() - 1
             }
-            (nodes, max, procs)
-        })
+        };
+        &bucket[pos].1
     }
 }
 
@@ -109,10 +256,24 @@ struct Iter<'a> {
     /// Smallest failed request per requirement signature (backfill): a job
     /// needing at least as much as a failed one cannot fit either, since
     /// resources only shrink during the passes.
-    failed: BTreeMap<String, Vec<(u64, Resources, Secs)>>,
+    failed: Vec<Vec<(u64, Resources, Secs)>>,
+    /// Signature ids (index into `failed`) and each idle job's, once known.
+    sig_ids: HashMap<Signature<'a>, u32, std::hash::BuildHasherDefault<FxHasher>>,
+    sig_of: Vec<std::cell::Cell<u32>>,
+    /// Some throttling limit is configured (else every check passes).
+    throttled: bool,
+    /// Bounds on what can start now, kept up to date as jobs are placed:
+    /// for any job, and for jobs no reservation admits.
+    now_ix: NowIndex,
+    open_ix: NowIndex,
+    /// Per idle job: 1 when no reservation of the table admits it over
+    /// [now, now + walltime), 2 when one may, 0 not yet known.
+    unreserved: Vec<std::cell::Cell<u8>>,
+    /// The same for the profile before the passes (reasons).
+    base_ix: NowIndex,
 }
 
-impl Iter<'_> {
+impl<'a> Iter<'a> {
     fn adm<'b>(&'b self, j: usize) -> JobAdmission<'b> {
         JobAdmission::new(&self.view.table, &self.jobs[j])
     }
@@ -151,64 +312,89 @@ impl Iter<'_> {
             Some(Err(_)) => return Vec::new(),
             None => None,
         };
-        let nodes: Box<dyn Iterator<Item = NodeIdx>> = match &it.req.hosts {
-            Some(h) => Box::new(h.clone().into_iter()),
-            None => Box::new(0..self.view.cluster.nodes.len() as NodeIdx),
+        // Only LASTAVAILABLE orders by the gap after the job (LOCAL offers
+        // the candidates to the site, and falls back to LASTAVAILABLE).
+        let need_gap = matches!(
+            effective_policy(job, &self.cfg.params),
+            crate::config::NodeAllocationPolicy::LastAvailable
+                | crate::config::NodeAllocationPolicy::Local
+        );
+        // A job starting now can only use nodes with room for a task now.
+        let now = start == self.now;
+        let ix = self.index_for(i);
+        let all = 0..self.view.cluster.nodes.len() as NodeIdx;
+        let nodes: Box<dyn Iterator<Item = NodeIdx> + '_> = match (&it.req.hosts, now) {
+            (Some(h), _) => Box::new(h.iter().copied()),
+            (None, true) => Box::new(ix.open(&it.req.task).iter().copied()),
+            (None, false) => Box::new(all),
         };
         let mut out = Vec::new();
         for node in nodes {
+            if now && !it.req.task.fits_in(&ix.free_now(node)) {
+                continue;
+            }
             let n = &self.view.cluster.nodes[node as usize];
             if it.req.check_node(n).is_err() || advres.as_ref().is_some_and(|a| !a.contains(&node))
             {
                 continue;
             }
-            let tasks = self
-                .view
-                .profile
-                .tasks_fit(node, start, end, &it.req.task, &adm);
+            let free = self.view.profile.free(node, start, end, &adm);
+            let tasks = it.req.task.times_fits_in(&free);
             if tasks == 0 {
                 continue;
             }
-            let occ = self.view.profile.occupants(node, start, end);
-            let mut c = Candidate::new(node, tasks, self.view.profile.free(node, start, end, &adm));
+            let mut c = Candidate::new(node, tasks, free);
             c.affinity = self.view.profile.reserved_affinity(node, start, end, &adm);
-            c.gap = self
-                .view
-                .profile
-                .gap_after(node, start, end, &it.req.task, &adm);
-            c.job_count = occ.len() as u32;
-            c.occupants = occ
-                .iter()
-                .map(|o| {
-                    let (job, user, access) = match self.jobs.get(o.job as usize) {
-                        Some(oj) => (oj.id.clone(), oj.user.clone(), None),
-                        None => (format!("#{}", o.job), String::new(), None),
-                    };
-                    crate::throttle::Occupant { job, user, access }
-                })
-                .collect();
+            if need_gap {
+                c.gap = self
+                    .view
+                    .profile
+                    .gap_after(node, start, end, &it.req.task, &adm);
+            }
+            if occupants_matter(n, it.req.access) {
+                let occ = self.view.profile.occupants(node, start, end);
+                c.job_count = occ.len() as u32;
+                c.occupants = occ
+                    .iter()
+                    .map(|o| {
+                        let (job, user, access) = match self.jobs.get(o.job as usize) {
+                            Some(oj) => (oj.id.clone(), oj.user.clone(), None),
+                            None => (format!("#{}", o.job), String::new(), None),
+                        };
+                        crate::throttle::Occupant { job, user, access }
+                    })
+                    .collect();
+            } else {
+                c.job_count = self.view.profile.occupant_count(node, start, end) as u32;
+            }
             out.push(c);
         }
         out
     }
 
-    fn signature(&self, i: usize) -> String {
-        let it = &self.idle[i];
-        let job = &self.jobs[it.j];
-        format!(
-            "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}|{:?}|{:?}",
-            it.req.features,
-            it.req.partition,
-            it.req.hosts,
-            it.req.excluded,
-            it.req.tasks_per_node,
-            it.req.node_count,
-            job.user,
-            job.group,
-            job.account.as_deref().unwrap_or(""),
-            job.class.as_deref().unwrap_or(""),
-            job.qos,
-            job.advres
+    /// What makes two jobs comparable for [`Iter::dominated`]: the
+    /// job's requirements and credentials as the RM gave them (at least as
+    /// fine as the request they resolve to, so jobs sharing a key share
+    /// their placement rules and reservation access).
+    fn signature(&self, i: usize) -> Signature<'a> {
+        let job: &'a Job = &self.jobs[self.idle[i].j];
+        (
+            (
+                &job.features,
+                job.partition.as_deref(),
+                &job.hostlist,
+                &job.exclude_hosts,
+                job.tasks_per_node,
+                job.nodes,
+            ),
+            (
+                job.user.as_str(),
+                job.group.as_str(),
+                job.account.as_deref(),
+                job.class.as_deref(),
+                job.qos.as_deref(),
+                job.advres.as_deref(),
+            ),
         )
     }
 
@@ -266,23 +452,67 @@ impl Iter<'_> {
         }
         drop(adm);
         self.view.table = table;
+        // What is free now only changes with a start now; later
+        // placements would only tighten the bounds, which stay bounds.
+        if ok && start == self.now {
+            for &(node, _) in nodes {
+                self.now_ix.refresh(&self.view.profile, node);
+                self.open_ix.refresh(&self.view.profile, node);
+            }
+            self.now_ix.maybe_resort();
+            self.open_ix.maybe_resort();
+        }
         ok
     }
 
+    /// The index bounding what job `i` may use from now: unclaimed
+    /// capacity only when no reservation admits it.
+    fn index_for(&self, i: usize) -> &NowIndex {
+        let c = &self.unreserved[i];
+        if c.get() == 0 {
+            let it = &self.idle[i];
+            let job = &self.jobs[it.j];
+            let end = self.now.saturating_add(it.wall);
+            let any = self
+                .view
+                .table
+                .iter()
+                .any(|r| crate::reservation::access(r, job, self.now, end).is_granted());
+            c.set(if any { 2 } else { 1 });
+        }
+        if c.get() == 1 {
+            &self.open_ix
+        } else {
+            &self.now_ix
+        }
+    }
+
+    /// False when job `i` certainly cannot start now (aggregate bound).
+    fn may_fit_now(&self, i: usize) -> bool {
+        let it = &self.idle[i];
+        self.index_for(i)
+            .may_fit(it.req.tasks, &it.req.task, self.now.saturating_add(it.wall))
+    }
+
     fn start_now(&mut self, i: usize, backfill: bool) -> bool {
+        if !self.may_fit_now(i) {
+            return false;
+        }
         let Some(nodes) = self.try_place(i, self.now, true) else {
             return false;
         };
         let j = self.idle[i].j;
         let job = &self.jobs[j];
-        let mut t = Totals::of_job(
-            job,
-            self.now,
-            self.cfg.params.system_default_job_walltime.0,
-            &self.view.cluster.total,
-        );
-        t.nodes = nodes.len() as u64;
-        self.usage.add_active(job, &t);
+        if self.throttled {
+            let mut t = Totals::of_job(
+                job,
+                self.now,
+                self.cfg.params.system_default_job_walltime.0,
+                &self.view.cluster.total,
+            );
+            t.nodes = nodes.len() as u64;
+            self.usage.add_active(job, &t);
+        }
         let reservation = job.advres.clone().or_else(|| {
             let adm = self.adm(j);
             nodes.iter().find_map(|&(n, _)| {
@@ -378,6 +608,9 @@ impl Iter<'_> {
     /// Could job `i` start now if it were its turn (enough free resources
     /// for it, reservations respected)?
     fn fits_now(&self, i: usize) -> bool {
+        if !self.may_fit_now(i) {
+            return false;
+        }
         let end = self.now.saturating_add(self.idle[i].wall);
         self.candidates(i, self.now, end)
             .iter()
@@ -390,18 +623,41 @@ impl Iter<'_> {
     /// already fail?
     fn dominated(&self, i: usize) -> bool {
         let it = &self.idle[i];
-        self.failed.get(&self.signature(i)).is_some_and(|v| {
-            v.iter().any(|(tasks, task, wall)| {
-                it.req.tasks as u64 >= *tasks && task.fits_in(&it.req.task) && it.wall >= *wall
-            })
+        if self.failed.is_empty() {
+            return false;
+        }
+        let id = match self.sig_of[i].get() {
+            u32::MAX => match self.sig_ids.get(&self.signature(i)) {
+                Some(&id) => {
+                    self.sig_of[i].set(id);
+                    id
+                }
+                // No job with this signature failed yet.
+                None => return false,
+            },
+            id => id,
+        };
+        self.failed[id as usize].iter().any(|(tasks, task, wall)| {
+            it.req.tasks as u64 >= *tasks && task.fits_in(&it.req.task) && it.wall >= *wall
         })
     }
 
     fn note_failure(&mut self, i: usize) {
         let it = &self.idle[i];
         let entry = (it.req.tasks as u64, it.req.task, it.wall);
-        let sig = self.signature(i);
-        let v = self.failed.entry(sig).or_default();
+        let id = match self.sig_of[i].get() {
+            u32::MAX => {
+                let next = self.failed.len() as u32;
+                let id = *self.sig_ids.entry(self.signature(i)).or_insert(next);
+                if id == next {
+                    self.failed.push(Vec::new());
+                }
+                self.sig_of[i].set(id);
+                id
+            }
+            id => id,
+        };
+        let v = &mut self.failed[id as usize];
         if v.len() < 64 {
             v.push(entry);
         }
@@ -437,8 +693,8 @@ pub fn run(
         .fairshare
         .accrue(cfg, jobs, &view.cluster.total, since, now);
     state.last_iteration = Some(now);
-    let present: BTreeSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
-    let idle_ids: BTreeSet<&str> = jobs
+    let present: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+    let idle_ids: HashSet<&str> = jobs
         .iter()
         .filter(|j| j.state == JobState::Idle)
         .map(|j| j.id.as_str())
@@ -452,7 +708,13 @@ pub fn run(
         .ever_reserved
         .retain(|k, _| idle_ids.contains(k.as_str()));
 
-    let usage = Usage::from_jobs(cfg, jobs, now, default_wall, &view.cluster.total);
+    // Usage only feeds throttling checks; without limits none are made.
+    let throttled = has_limits(cfg);
+    let usage = if throttled {
+        Usage::from_jobs(cfg, jobs, now, default_wall, &view.cluster.total)
+    } else {
+        Usage::new(cfg)
+    };
 
     // 2-3. Eligibility and priority.
     let mut feasible = Feasible::default();
@@ -467,20 +729,30 @@ pub fn run(
             .cmp(&jobs[b].submit_time)
             .then_with(|| super::job_id_cmp(&jobs[a].id, &jobs[b].id))
     });
-    let fs = state.fairshare.clone();
+    let fs = &state.fairshare;
+    let cached_fs = CachedFairshare::new(fs);
     for j in by_submit {
         let job = &jobs[j];
         let req = TaskRequest::from_job(job, &view.cluster, cfg);
         let wall = build::walltime(cfg, job);
         let demand = Totals::of_job(job, now, default_wall, &view.cluster.total);
         // Idle (queue) limits in order of submission: the first MAXIJOB jobs
-        // of a credential are considered, the rest wait.
-        let idle_verdict = throttle::check_idle(cfg, job, &demand, &queue_usage);
+        // of a credential are considered, the rest wait. Without any limit
+        // configured every check passes.
+        let idle_verdict = if throttled {
+            throttle::check_idle(cfg, job, &demand, &queue_usage)
+        } else {
+            Verdict::FitsSoft
+        };
         let meets_idle = idle_verdict.allows(true);
         if meets_idle {
             queue_usage.add_idle(job, &demand);
         }
-        let active_verdict = throttle::check_active(cfg, job, &demand, &usage);
+        let active_verdict = if throttled {
+            throttle::check_active(cfg, job, &demand, &usage)
+        } else {
+            Verdict::FitsSoft
+        };
         let mut blocked = if let Some(h) = job.holds.first() {
             Some(Reason::Hold { kind: *h })
         } else if !job.dependency_satisfied {
@@ -553,10 +825,10 @@ pub fn run(
         if blocked.is_none() && matches!(active_verdict, Verdict::Blocked(_)) {
             blocked = verdict_reason(&active_verdict);
         }
-        let acc = state
-            .accrual
-            .entry(job.id.clone())
-            .or_insert_with(|| QueueAccrual::new(job));
+        if !state.accrual.contains_key(&job.id) {
+            state.accrual.insert(job.id.clone(), QueueAccrual::new(job));
+        }
+        let acc = state.accrual.get_mut(&job.id).expect("inserted just above");
         acc.update(
             p.job_prio_accrual_policy,
             job,
@@ -569,7 +841,7 @@ pub fn run(
             now,
             cfg,
             total: view.cluster.total,
-            fairshare: &fs,
+            fairshare: &cached_fs,
         };
         let prio = priority::job_priority(&ctx, job, eff);
         if blocked.is_none() && prio.rejected_negative {
@@ -592,6 +864,15 @@ pub fn run(
             .then_with(|| super::job_id_cmp(&jobs[a.j].id, &jobs[b.j].id))
     });
     let base = view.profile.clone();
+    let now_ix = NowIndex::new(&view.cluster, &view.profile, now, Scope::All);
+    let base_ix = now_ix.clone();
+    let open_ix = if view.table.is_empty() {
+        now_ix.clone()
+    } else {
+        NowIndex::new(&view.cluster, &view.profile, now, Scope::Unclaimed)
+    };
+    let unreserved = vec![std::cell::Cell::new(0u8); idle.len()];
+    let n_idle = idle.len();
     let mut it = Iter {
         cfg,
         jobs,
@@ -603,7 +884,14 @@ pub fn run(
         reserved: BTreeMap::new(),
         local,
         feasible,
-        failed: BTreeMap::new(),
+        failed: Vec::new(),
+        sig_ids: HashMap::default(),
+        sig_of: vec![std::cell::Cell::new(u32::MAX); n_idle],
+        throttled,
+        now_ix,
+        open_ix,
+        unreserved,
+        base_ix,
     };
 
     // 5. Priority pass with job reservations. Jobs start in priority order
@@ -627,8 +915,13 @@ pub fn run(
         }
         let j = it.idle[i].j;
         let job = &jobs[j];
-        let demand = Totals::of_job(job, now, default_wall, &it.view.cluster.total);
-        match throttle::check_active(cfg, job, &demand, &it.usage) {
+        let verdict = if throttled {
+            let demand = Totals::of_job(job, now, default_wall, &it.view.cluster.total);
+            throttle::check_active(cfg, job, &demand, &it.usage)
+        } else {
+            Verdict::FitsSoft
+        };
+        match verdict {
             Verdict::FitsSoft => {}
             v @ Verdict::FitsHardOnly(_) => {
                 if let Some(r) = verdict_reason(&v) {
@@ -664,12 +957,12 @@ pub fn run(
         if p.reservation_policy == ReservationPolicy::Never {
             continue;
         }
-        let qos = job.qos.clone().unwrap_or_else(|| "DEFAULT".into());
+        let qos = job.qos.as_deref().unwrap_or("DEFAULT");
         // The first stack admitting the job's QOS that still has room (a
         // job that ever held one keeps it under RESERVATIONPOLICY HIGHEST).
         let keep = p.reservation_policy == ReservationPolicy::Highest
             && state.ever_reserved.contains_key(&job.id);
-        let admits = |k: usize| stacks[k].1.qos.0.is_empty() || stacks[k].1.qos.contains(&qos);
+        let admits = |k: usize| stacks[k].1.qos.0.is_empty() || stacks[k].1.qos.contains(qos);
         let stack = (0..stacks.len())
             .find(|&k| admits(k) && stack_left[k] > 0)
             .or_else(|| {
@@ -907,7 +1200,7 @@ pub fn run(
             starts.push(s.clone());
         }
     }
-    let priorities = it.idle.iter().map(|x| x.prio.clone()).collect();
+    let priorities = it.idle.into_iter().map(|x| x.prio).collect();
     let plan = Plan {
         now,
         starts,
@@ -927,6 +1220,9 @@ pub fn run(
 impl Iter<'_> {
     /// Throttling admits the job in this backfill pass.
     fn admissible(&self, i: usize, hard: bool) -> bool {
+        if !self.throttled {
+            return true;
+        }
         let job = &self.jobs[self.idle[i].j];
         let demand = Totals::of_job(
             job,
@@ -966,26 +1262,37 @@ impl Iter<'_> {
         }
         let (start, end) = (self.now, self.now.saturating_add(it.wall));
         let adm = self.adm(it.j);
-        let nodes: Vec<NodeIdx> = (0..self.view.cluster.nodes.len() as NodeIdx)
-            .filter(|&n| {
-                it.req
-                    .check_node(&self.view.cluster.nodes[n as usize])
-                    .is_ok()
-            })
-            .collect();
-        let count = |admits: &dyn Admits| -> u64 {
-            nodes
-                .iter()
-                .map(|&n| base.tasks_fit(n, start, end, &it.req.task, admits) as u64)
-                .sum()
-        };
         let need = it.req.tasks as u64;
-        if count(&AdmitAll) < need {
+        let task = it.req.task;
+        let cluster = &self.view.cluster;
+        let suitable = |n: NodeIdx| it.req.check_node(&cluster.nodes[n as usize]).is_ok();
+        // Tasks that fit over the window, counted up to `need`: only nodes
+        // with something free now can hold any (a task asks for something).
+        let count = |admits: &dyn Admits| -> u64 {
+            let mut sum = 0u64;
+            if task.is_zero() {
+                for n in (0..cluster.nodes.len() as NodeIdx).filter(|&n| suitable(n)) {
+                    sum += base.tasks_fit(n, start, end, &task, admits) as u64;
+                }
+                return sum;
+            }
+            for &n in self.base_ix.open(&task) {
+                if !task.fits_in(&self.base_ix.free_now(n)) || !suitable(n) {
+                    continue;
+                }
+                sum += base.tasks_fit(n, start, end, &task, admits) as u64;
+                if sum >= need {
+                    break;
+                }
+            }
+            sum
+        };
+        if !self.base_ix.may_fit(it.req.tasks, &task, end) || count(&AdmitAll) < need {
             return Reason::Resources;
         }
         if count(&adm) < need {
             // Name a reservation on a suitable node that the job may not use.
-            for &n in &nodes {
+            for n in (0..cluster.nodes.len() as NodeIdx).filter(|&n| suitable(n)) {
                 for (r, _) in base.claims_at(n, start) {
                     if adm.admits(r, start, end).is_none() {
                         return Reason::Reservation {
@@ -998,4 +1305,20 @@ impl Iter<'_> {
         }
         Reason::Priority
     }
+}
+
+/// True when node access needs to know the jobs already on a node: a
+/// policy that forbids or limits sharing (the job's or the node's), or a
+/// per-node job limit. Otherwise `access_limit` allows any number of tasks
+/// whoever is there, and only the count of jobs matters (PRIORITYF JOBCOUNT).
+fn occupants_matter(
+    n: &crate::model::EffNode,
+    job: Option<crate::config::NodeAccessPolicy>,
+) -> bool {
+    use crate::config::NodeAccessPolicy as P;
+    let limits = |p: P| matches!(p, P::SingleJob | P::SingleTask | P::SingleUser);
+    limits(n.access)
+        || job.is_some_and(limits)
+        || n.max_job.is_some()
+        || n.max_job_per_user.is_some()
 }

@@ -157,7 +157,7 @@ impl Component {
         kind: ComponentKind,
         weight: i64,
         cap: f64,
-        subs: Vec<(&'static str, f64, f64)>,
+        subs: &[(&'static str, f64, f64)],
     ) -> Self {
         let sum: f64 = subs.iter().map(|(_, v, w)| v * w).sum();
         let cap = (cap > 0.0).then_some(cap);
@@ -165,8 +165,8 @@ impl Component {
         let weight = weight as f64;
         let contribution = weight * capped;
         let subs = subs
-            .into_iter()
-            .map(|(name, value, w)| Subcomponent {
+            .iter()
+            .map(|&(name, value, w)| Subcomponent {
                 name,
                 value,
                 weight: w,
@@ -384,7 +384,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
         ComponentKind::Cred,
         p.cred_weight,
         p.cred_cap,
-        vec![
+        &[
             ("USER", cred_prio(CredKind::User), p.user_weight as f64),
             ("GROUP", cred_prio(CredKind::Group), p.group_weight as f64),
             (
@@ -425,7 +425,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
         };
         fs_subs.push((sub, delta, w as f64));
     }
-    let fs = Component::build(ComponentKind::Fs, p.fs_weight, p.fs_cap, fs_subs);
+    let fs = Component::build(ComponentKind::Fs, p.fs_weight, p.fs_cap, &fs_subs);
 
     // RES
     let total_req = job.total();
@@ -435,7 +435,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
         ComponentKind::Res,
         p.res_weight,
         p.res_cap,
-        vec![
+        &[
             // NODEWEIGHT applies only when the job asked for a node count (guide, NODEWEIGHT).
             ("NODE", job.nodes.unwrap_or(0) as f64, p.node_weight as f64),
             ("PROC", procs, p.proc_weight as f64),
@@ -459,7 +459,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
         ComponentKind::Serv,
         p.serv_weight,
         p.serv_cap,
-        vec![
+        &[
             (
                 "QUEUETIME",
                 opt_cap(eff as f64 / 60.0, p.queuetime_cap),
@@ -496,7 +496,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
         ComponentKind::Targ,
         p.targ_weight,
         p.targ_cap,
-        vec![
+        &[
             ("TARGETQUEUETIME", tq, p.target_queuetime_weight as f64),
             ("TARGETXFACTOR", tx, p.target_xfactor_weight as f64),
         ],
@@ -519,7 +519,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
         ComponentKind::Usage,
         p.usage_weight,
         p.usage_cap,
-        vec![
+        &[
             ("CONSUMED", consumed, p.usage_consumed_weight as f64),
             ("REMAINING", remaining, p.usage_remaining_weight as f64),
             ("PERCENT", percent, p.usage_percent_weight as f64),

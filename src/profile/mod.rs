@@ -648,6 +648,17 @@ impl Profile {
         }
     }
 
+    /// How many placements on `node` overlap `[start, end)` (the length of
+    /// [`Profile::occupants`], without collecting them).
+    pub fn occupant_count(&self, node: NodeIdx, start: Time, end: Time) -> usize {
+        self.line(node).map_or(0, |l| {
+            l.jobs
+                .iter()
+                .filter(|o| overlaps(o.start, o.end, start, end))
+                .count()
+        })
+    }
+
     /// Resources each reservation claims on `node` at time `t`, by reservation.
     /// Stacked capacity counts for every reservation of the stack.
     pub fn claims_at(&self, node: NodeIdx, t: Time) -> Vec<(ResIdx, Resources)> {
@@ -1040,6 +1051,18 @@ impl Profile {
             let i0 = Self::split(&mut line, start);
             let i1 = Self::split(&mut line, end);
             for seg in &mut line.segs[i0..i1] {
+                let mut left = need;
+                if let [only] = &mut seg.cells[..] {
+                    // The common case: one cell, the unclaimed one (always
+                    // usable), so no ranking is needed.
+                    if only.stack == UNCLAIMED {
+                        let x = dmin(&left, &only.free());
+                        only.add_job(o.job, &x);
+                        left = left.saturating_sub(&x);
+                        overflow = Resources::max_each(&overflow, &left);
+                        continue;
+                    }
+                }
                 let mut order: Vec<(Rank, usize)> = Vec::new();
                 let mut rest: Vec<usize> = Vec::new();
                 for (ci, c) in seg.cells.iter().enumerate() {
@@ -1049,7 +1072,6 @@ impl Profile {
                     }
                 }
                 order.sort();
-                let mut left = need;
                 let cells = order.into_iter().map(|(_, ci)| ci).chain(if force {
                     rest
                 } else {

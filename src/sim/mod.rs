@@ -1,4 +1,4 @@
-//! Trace-driven simulation: the input side.
+//! Trace-driven simulation (`mauictl simulate`, docs/simulator.md).
 //!
 //! Workloads come from the Parallel Workloads Archive's Standard Workload
 //! Format ([`swf`]) or from Maui's own workload traces ([`mauitrace`]);
@@ -8,16 +8,25 @@
 //! with the actual runtime kept beside them, and applies `--jobs`,
 //! `--start-at` and `--scale-load`. [`demo`] holds the bundled data behind
 //! `mauictl simulate --demo`; [`info`] the `mauictl trace-info` report.
+//! [`run`] is the event loop that drives `Engine::iterate`, [`report`] the
+//! metrics, `jobs.csv` and `summary.json`, [`svg`] the two plots.
+//! [`synth`] and [`bench`] are the synthetic scenario of `mauictl bench`.
 //!
-//! Nothing here is random, so no seed is needed: the same files and options
-//! give the same jobs and nodes, in the same order.
+//! Nothing in a simulation is random, so it takes no seed: the same files
+//! and options give the same jobs, the same schedule and a byte-identical
+//! `jobs.csv`. Only the synthetic benchmark scenario is drawn, from a seed.
 
+pub mod bench;
 pub mod cluster;
 pub mod demo;
 pub mod info;
 pub mod input;
 pub mod mauitrace;
+pub mod report;
+pub mod run;
+pub mod svg;
 pub mod swf;
+pub mod synth;
 pub mod workload;
 
 pub use input::{InputError, ReadOptions, ReadStats};

@@ -628,6 +628,12 @@ pub struct SizeViolation {
 /// honouring the QOS flags IGNSYSMAXPROC, IGNSYSMAXTIME and IGNSYSMAXPS.
 pub fn check_job_size(cfg: &Config, job: &Job) -> Result<(), SizeViolation> {
     let p = &cfg.params;
+    if p.system_max_proc_per_job.0.is_none()
+        && p.system_max_job_walltime.0.is_none()
+        && p.system_max_proc_second_per_job.0.is_none()
+    {
+        return Ok(());
+    }
     let ex = QosFlags::of(cfg, job);
     let walltime = job
         .walltime

@@ -1,0 +1,453 @@
+//! The simulation loop: trace jobs arrive, the engine schedules them, they
+//! run for their traced runtime and leave.
+//!
+//! The simulator is a resource manager for [`Engine::iterate`], exactly as
+//! the Slurm and PBS front ends are: it keeps a [`Snapshot`] of the nodes
+//! and of the jobs in the system (queued and running), calls `iterate` at
+//! each iteration time, and applies the plan's starts. There is no
+//! scheduling code here; the [`EngineState`](crate::engine::EngineState)
+//! (fairshare, queue-time accrual, bypass counts, reservations) lives on in
+//! the engine from one iteration to the next.
+//!
+//! # Clocks
+//!
+//! - [`Clock::Events`] (default): an iteration at every second in which jobs
+//!   are submitted or complete (events of one second are one batch), and
+//!   RMPOLLINTERVAL after the last iteration when nothing happened before.
+//!   Starts happen at submit and completion times.
+//! - [`Clock::Grid`], Maui's own simulator: time advances in RMPOLLINTERVAL
+//!   steps from the first submission, the first iteration one step after
+//!   it. At each step completions are processed, then submissions, then one
+//!   iteration, so starts fall on the grid and a job holds its nodes until
+//!   the first step at or after its end (runtimes round up to a step).
+//!
+//! # Polls that cannot change anything
+//!
+//! Most poll iterations of a long trace find the machine as the last
+//! iteration left it. Such a poll is skipped (and counted in
+//! [`SimResult::skipped_polls`]) when it provably changes nothing:
+//!
+//! - nothing happened since the last iteration (no submission, completion
+//!   or start), and either no job waits, or every waiting job asks for more
+//!   processors than are free at all, reservations ignored: no job can
+//!   start, whatever the priority order;
+//! - the poll is not the last one before the next event while jobs run and
+//!   fairshare tracks usage: the engine accrues a job's usage up to the
+//!   last iteration that saw it running, so that poll still runs;
+//! - and an iteration that starts nothing leaves no trace in the engine's
+//!   state that a later iteration would see differently: no standing
+//!   reservations (their placement follows what runs at each iteration),
+//!   RESERVATIONPOLICY other than HIGHEST (which remembers every job ever
+//!   reserved), no backfill chunking (which remembers when it began), and
+//!   FSPOLICY DEDICATEDPS or none (usage summed in whole
+//!   processor-seconds, so accruing over one span or several gives the same
+//!   numbers; queue-time accrual is additive over spans already).
+//!
+//! [`SimOptions::every_poll`] turns this off; the tests check that both
+//! give the same `jobs.csv`.
+//!
+//! # Jobs
+//!
+//! A job runs for its traced runtime cut at its walltime
+//! ([`SimJob::sim_runtime`]), and at least one second (traces record jobs
+//! that ran for 0 s; they still passed through a node). A job the plan
+//! marks [`Reason::NoFit`] (it can never run on this cluster as configured)
+//! is taken out of the queue and counted in [`SimResult::rejected`]: a real
+//! RM would hold it forever, and here it would keep the simulation polling.
+//!
+//! Bookkeeping is proportional to the jobs in the system, never to the
+//! whole trace: the snapshot holds only queued and running jobs, a
+//! completion heap orders the running ones, and finished jobs leave the
+//! snapshot at once.
+
+use super::workload::SimJob;
+use crate::config::Config;
+use crate::engine::{Engine, Reason};
+use crate::model::{JobState, Node, NodeTasks, Secs, Snapshot, Time};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::time::{Duration, Instant};
+
+/// How simulated time advances.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Clock {
+    /// Iterate at every submit/completion second and every RMPOLLINTERVAL.
+    #[default]
+    Events,
+    /// Maui's simulator: fixed RMPOLLINTERVAL steps.
+    Grid,
+}
+
+/// What happened to one job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobRecord {
+    /// Start time.
+    pub start: Time,
+    /// Time its nodes were released (completion processed).
+    pub end: Time,
+    /// Where it ran: node index and tasks, in node order.
+    pub nodes: Vec<(u32, u32)>,
+    /// Started by backfill.
+    pub backfill: bool,
+}
+
+/// Progress of a running simulation, for a progress bar.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Jobs submitted so far.
+    pub submitted: usize,
+    /// Jobs in the workload.
+    pub total: usize,
+    /// Jobs finished (completed or rejected).
+    pub finished: usize,
+    /// Simulated time.
+    pub now: Time,
+}
+
+/// Everything a simulation produced.
+pub struct SimResult {
+    /// One record per workload job (`None`: never started).
+    pub records: Vec<Option<JobRecord>>,
+    /// Jobs taken out of the queue as impossible (NoFit), by workload index.
+    pub rejected: Vec<usize>,
+    /// Jobs still waiting when the simulation ended (it ends when nothing is
+    /// queued, running or to come; see [`simulate`]).
+    pub unfinished: Vec<usize>,
+    /// Iterations run.
+    pub iterations: u64,
+    /// Poll iterations skipped because they could not change anything.
+    pub skipped_polls: u64,
+    /// Total wall time spent in `Engine::iterate`.
+    pub iterate_time: Duration,
+    /// Longest single iteration.
+    pub max_iterate_time: Duration,
+    /// The engine at the end (fairshare state for the summary).
+    pub engine: Engine,
+    /// Iteration interval used (RMPOLLINTERVAL).
+    pub poll: Secs,
+}
+
+/// Simulation settings beyond the configuration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SimOptions {
+    /// The clock.
+    pub clock: Clock,
+    /// Run every poll iteration, even those that cannot change anything.
+    pub every_poll: bool,
+}
+
+/// True when an iteration that starts no job leaves the engine's state as
+/// if it had not run (see the module documentation).
+pub fn idle_iterations_are_neutral(cfg: &Config) -> bool {
+    use crate::config::{FsMetric, ReservationPolicy};
+    let p = &cfg.params;
+    cfg.standing.is_empty()
+        && p.reservation_policy != ReservationPolicy::Highest
+        && !(p.bf_chunk_size > 0 && p.bf_chunk_duration.0 > 0)
+        && matches!(p.fs_policy.metric, None | Some(FsMetric::DedicatedPs))
+}
+
+/// A simulation that cannot run.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SimError {
+    /// No nodes.
+    #[error("the cluster has no nodes")]
+    NoNodes,
+    /// Nodes with the same name, or a job id used twice.
+    #[error("{0}")]
+    Snapshot(String),
+}
+
+/// Simulated jobs that wait longer than this with nothing running and
+/// nothing left to submit are given up on (a reservation or policy keeps
+/// them out for good).
+pub const STALL_LIMIT: Secs = 30 * 24 * 3600;
+
+struct Sim<'a> {
+    jobs: &'a [SimJob],
+    default_wall: Secs,
+    snap: Snapshot,
+    /// Workload index of each snapshot job (parallel to `snap.jobs`).
+    owner: Vec<usize>,
+    /// Position in `snap.jobs` of each workload job in the system.
+    pos: HashMap<usize, usize>,
+    /// Job id to workload index, for jobs in the system.
+    by_id: HashMap<String, usize>,
+    node_index: HashMap<String, u32>,
+    completions: BinaryHeap<Reverse<(Time, usize)>>,
+    records: Vec<Option<JobRecord>>,
+    idle: usize,
+    finished: usize,
+    rejected: Vec<usize>,
+    /// Processors not held by running jobs (all nodes, whatever their state).
+    free_procs: u64,
+    /// Processors asked by the waiting jobs, as a multiset.
+    idle_procs: BTreeMap<u64, usize>,
+}
+
+impl Sim<'_> {
+    fn submit(&mut self, i: usize) {
+        let job = self.jobs[i].job.clone();
+        self.by_id.insert(job.id.clone(), i);
+        self.pos.insert(i, self.snap.jobs.len());
+        *self.idle_procs.entry(job.procs()).or_default() += 1;
+        self.snap.jobs.push(job);
+        self.owner.push(i);
+        self.idle += 1;
+    }
+
+    fn forget_idle(&mut self, procs: u64) {
+        if let Some(c) = self.idle_procs.get_mut(&procs) {
+            *c -= 1;
+            if *c == 0 {
+                self.idle_procs.remove(&procs);
+            }
+        }
+    }
+
+    /// No waiting job can start: none waits, or each asks for more
+    /// processors than are free.
+    fn nothing_fits(&self) -> bool {
+        self.idle_procs
+            .keys()
+            .next()
+            .is_none_or(|&min| min > self.free_procs)
+    }
+
+    /// Takes a job out of the snapshot (swap-remove, keeping `pos` right).
+    fn remove(&mut self, i: usize) {
+        let Some(p) = self.pos.remove(&i) else {
+            return;
+        };
+        let job = self.snap.jobs.swap_remove(p);
+        self.owner.swap_remove(p);
+        if p < self.snap.jobs.len() {
+            self.pos.insert(self.owner[p], p);
+        }
+        self.by_id.remove(&job.id);
+    }
+
+    fn start(&mut self, i: usize, now: Time, alloc: &[NodeTasks], backfill: bool) -> Time {
+        let p = self.pos[&i];
+        let j = &mut self.snap.jobs[p];
+        j.state = JobState::Running;
+        j.start_time = Some(now);
+        j.allocation = alloc.to_vec();
+        let procs = j.procs();
+        self.idle -= 1;
+        self.forget_idle(procs);
+        self.free_procs = self.free_procs.saturating_sub(procs);
+        let run = self.jobs[i].sim_runtime(self.default_wall).max(1);
+        let end = now.saturating_add(run);
+        let mut nodes: Vec<(u32, u32)> = alloc
+            .iter()
+            .filter_map(|a| self.node_index.get(&a.node).map(|&n| (n, a.tasks)))
+            .collect();
+        nodes.sort_unstable();
+        self.records[i] = Some(JobRecord {
+            start: now,
+            end,
+            nodes,
+            backfill,
+        });
+        end
+    }
+
+    fn complete(&mut self, i: usize, at: Time) {
+        if let Some(r) = self.records[i].as_mut() {
+            r.end = at;
+        }
+        self.free_procs += self.jobs[i].job.procs();
+        self.remove(i);
+        self.finished += 1;
+    }
+}
+
+/// Runs the simulation of `jobs` (in submission order) on `nodes` under
+/// `cfg`. `progress` is called after every iteration.
+///
+/// The simulation ends when every job has been submitted and nothing runs
+/// or waits, or when jobs are still waiting but nothing has run or been
+/// submitted for [`STALL_LIMIT`] (they are reported as unfinished).
+pub fn simulate(
+    cfg: &Config,
+    nodes: &[Node],
+    jobs: &[SimJob],
+    opts: &SimOptions,
+    mut progress: impl FnMut(&Progress),
+) -> Result<SimResult, SimError> {
+    if nodes.is_empty() {
+        return Err(SimError::NoNodes);
+    }
+    let mut snap = Snapshot {
+        now: None,
+        nodes: nodes.to_vec(),
+        jobs: Vec::new(),
+    };
+    snap.normalize()
+        .map_err(|e| SimError::Snapshot(e.to_string()))?;
+    let poll = cfg.params.rm_poll_interval.0.max(1);
+    let node_index = snap
+        .nodes
+        .iter()
+        .map(|n| (n.name.clone(), n.index))
+        .collect();
+    let mut sim = Sim {
+        jobs,
+        default_wall: cfg.params.system_default_job_walltime.0,
+        snap,
+        owner: Vec::new(),
+        pos: HashMap::new(),
+        by_id: HashMap::new(),
+        node_index,
+        completions: BinaryHeap::new(),
+        records: vec![None; jobs.len()],
+        idle: 0,
+        finished: 0,
+        rejected: Vec::new(),
+        free_procs: nodes.iter().map(|n| n.configured.procs as u64).sum(),
+        idle_procs: BTreeMap::new(),
+    };
+    let neutral = !opts.every_poll && idle_iterations_are_neutral(cfg);
+    // The last iteration started a job or dropped one (or none ran yet);
+    // events between iterations always lead to an iteration.
+    let mut changed = true;
+    let mut engine = Engine::new(cfg.clone());
+    let mut next = 0usize; // next job to submit
+    let mut last_iter: Option<Time> = None;
+    let mut last_activity: Time = jobs.first().map_or(0, |j| j.job.submit_time);
+    let mut iterations = 0u64;
+    let mut skipped_polls = 0u64;
+    let mut iterate_time = Duration::ZERO;
+    let mut max_iterate_time = Duration::ZERO;
+    let first_submit = jobs.first().map(|j| j.job.submit_time);
+    let grid_at = |t: Time| -> Time {
+        // The first grid step at or after t (steps are first_submit + k·poll, k ≥ 1).
+        let t0 = first_submit.unwrap_or(0);
+        let k = ((t - t0).max(1) + poll - 1) / poll;
+        t0 + k.max(1) * poll
+    };
+    let fs_tracks = cfg.params.fs_policy.metric.is_some();
+    loop {
+        let next_submit = jobs.get(next).map(|j| j.job.submit_time);
+        let next_completion = sim.completions.peek().map(|Reverse((t, _))| *t);
+        let next_event = [next_submit, next_completion].into_iter().flatten().min();
+        // Polls until the next event would start nothing and leave no trace.
+        let skip = neutral && !changed && sim.nothing_fits();
+        if next_event.is_none() {
+            let stalled = last_iter.is_some_and(|t| t - last_activity >= STALL_LIMIT);
+            if sim.idle == 0 || skip || stalled {
+                break;
+            }
+        }
+        // Fairshare accrues a running job's usage up to the last iteration
+        // that saw it running, so the last poll before an event still runs
+        // while jobs run: usage then adds up as if every poll had run.
+        let catch_up = |e: Time| -> Option<Time> {
+            let t0 = last_iter?;
+            if !fs_tracks || sim.completions.is_empty() {
+                return None;
+            }
+            let c = t0 + (e - 1 - t0).div_euclid(poll) * poll;
+            (c > t0).then_some(c)
+        };
+        let now = match (opts.clock, last_iter) {
+            (_, None) => match opts.clock {
+                Clock::Events => next_event.unwrap_or(0),
+                Clock::Grid => grid_at(first_submit.unwrap_or(0)),
+            },
+            (Clock::Events, Some(t0)) => match next_event {
+                Some(e) if skip => catch_up(e).unwrap_or(e),
+                Some(e) => e.min(t0 + poll),
+                None => t0 + poll,
+            },
+            (Clock::Grid, Some(t0)) => match next_event {
+                Some(e) if skip => {
+                    let e = grid_at(e).max(t0 + poll);
+                    catch_up(e).unwrap_or(e)
+                }
+                _ => t0 + poll,
+            },
+        };
+        if let Some(t0) = last_iter {
+            skipped_polls += ((now - 1 - t0).div_euclid(poll)).max(0) as u64;
+        }
+        // Completions, then submissions, of this second (or grid step).
+        while let Some(&Reverse((t, i))) = sim.completions.peek() {
+            if t > now {
+                break;
+            }
+            sim.completions.pop();
+            let at = if opts.clock == Clock::Grid { now } else { t };
+            sim.complete(i, at);
+            last_activity = now;
+        }
+        while next < jobs.len() && jobs[next].job.submit_time <= now {
+            sim.submit(next);
+            next += 1;
+            last_activity = now;
+        }
+        let t = Instant::now();
+        let plan = engine.iterate(&sim.snap, now);
+        let dt = t.elapsed();
+        iterate_time += dt;
+        max_iterate_time = max_iterate_time.max(dt);
+        iterations += 1;
+        last_iter = Some(now);
+        changed = !plan.starts.is_empty();
+        for s in &plan.starts {
+            let Some(&i) = sim.by_id.get(&s.job) else {
+                continue;
+            };
+            let end = sim.start(i, now, &s.allocation, s.backfill);
+            let end = if opts.clock == Clock::Grid {
+                grid_at(end)
+            } else {
+                end
+            };
+            sim.completions.push(Reverse((end, i)));
+            last_activity = now;
+        }
+        for jp in &plan.jobs {
+            if matches!(jp.reason, Some(Reason::NoFit { .. })) {
+                if let Some(&i) = sim.by_id.get(&jp.job) {
+                    sim.remove(i);
+                    sim.idle -= 1;
+                    sim.forget_idle(jobs[i].job.procs());
+                    sim.finished += 1;
+                    sim.rejected.push(i);
+                    changed = true;
+                }
+            }
+        }
+        progress(&Progress {
+            submitted: next,
+            total: jobs.len(),
+            finished: sim.finished,
+            now,
+        });
+    }
+    let mut unfinished: Vec<usize> = sim
+        .owner
+        .iter()
+        .copied()
+        .filter(|&i| sim.records[i].is_none())
+        .collect();
+    unfinished.sort_unstable();
+    sim.rejected.sort_unstable();
+    Ok(SimResult {
+        records: sim.records,
+        rejected: sim.rejected,
+        unfinished,
+        iterations,
+        skipped_polls,
+        iterate_time,
+        max_iterate_time,
+        engine,
+        poll,
+    })
+}
+
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;

@@ -1,0 +1,443 @@
+//! The two plots of a simulation, as plain SVG text (no plotting library:
+//! two charts of rectangles and one polyline do not need one).
+//!
+//! - [`utilization`]: busy processors over time, in bins of equal length
+//!   (each bin's value is its time-weighted mean), with the run's mean.
+//! - [`node_chart`]: a node × time chart of a window, like the figures of
+//!   the guide's backfill section: one row per node, one rectangle per job
+//!   on it, its height the job's share of the node's processors; jobs
+//!   started in priority order are blue, backfilled jobs orange.
+
+use super::report::iso_time;
+use super::run::JobRecord;
+use super::workload::SimJob;
+use crate::model::{Node, Secs, Time};
+use std::fmt::Write as _;
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A round tick step (seconds) giving about `want` ticks over `span`.
+fn tick_step(span: Secs, want: i64) -> Secs {
+    const STEPS: [Secs; 14] = [
+        60,
+        300,
+        900,
+        1800,
+        3600,
+        3 * 3600,
+        6 * 3600,
+        12 * 3600,
+        86_400,
+        2 * 86_400,
+        7 * 86_400,
+        14 * 86_400,
+        30 * 86_400,
+        91 * 86_400,
+    ];
+    let raw = span / want.max(1);
+    STEPS
+        .iter()
+        .copied()
+        .find(|&s| s >= raw)
+        .unwrap_or(365 * 86_400)
+}
+
+fn tick_label(offset: Secs, step: Secs) -> String {
+    if step >= 86_400 {
+        format!("{}d", offset / 86_400)
+    } else {
+        format!("{}h", offset / 3600)
+    }
+}
+
+/// Busy processors as a step function: sorted (time, delta) changes.
+fn busy_steps(jobs: &[SimJob], records: &[Option<JobRecord>]) -> Vec<(Time, i64)> {
+    let mut ev: Vec<(Time, i64)> = Vec::new();
+    for (j, r) in jobs.iter().zip(records) {
+        if let Some(r) = r {
+            let p = j.job.procs() as i64;
+            ev.push((r.start, p));
+            ev.push((r.end, -p));
+        }
+    }
+    ev.sort_unstable();
+    ev
+}
+
+/// Time-weighted mean of busy processors in each of `bins` bins over
+/// `[from, to)`.
+pub fn utilization_bins(
+    jobs: &[SimJob],
+    records: &[Option<JobRecord>],
+    from: Time,
+    to: Time,
+    bins: usize,
+) -> Vec<f64> {
+    let span = (to - from).max(1);
+    let bins = bins.max(1);
+    let mut acc = vec![0f64; bins];
+    let edge = |k: usize| from + (span as i128 * k as i128 / bins as i128) as Time;
+    let mut busy: i64 = 0;
+    let mut t = from;
+    let add = |acc: &mut Vec<f64>, a: Time, b: Time, level: i64| {
+        if b <= a || level == 0 {
+            return;
+        }
+        // Spread [a, b) at `level` over the bins it covers.
+        let mut k = ((a - from) as i128 * bins as i128 / span as i128) as usize;
+        let mut x = a;
+        while x < b && k < bins {
+            let e = edge(k + 1).min(b);
+            acc[k] += level as f64 * (e - x) as f64;
+            x = e;
+            k += 1;
+        }
+    };
+    for (time, delta) in busy_steps(jobs, records) {
+        let time = time.clamp(from, to);
+        add(&mut acc, t, time, busy);
+        t = time;
+        busy += delta;
+    }
+    add(&mut acc, t, to, busy);
+    (0..bins)
+        .map(|k| {
+            let w = (edge(k + 1) - edge(k)).max(1) as f64;
+            acc[k] / w
+        })
+        .collect()
+}
+
+/// The utilization-over-time plot.
+pub fn utilization(
+    jobs: &[SimJob],
+    records: &[Option<JobRecord>],
+    procs: u64,
+    from: Time,
+    to: Time,
+    mean: f64,
+    title: &str,
+) -> String {
+    let (w, h) = (960.0, 360.0);
+    let (l, r, t, b) = (60.0, 20.0, 40.0, 40.0);
+    let pw = w - l - r;
+    let ph = h - t - b;
+    let bins = 480usize;
+    let vals = utilization_bins(jobs, records, from, to, bins);
+    let procs = procs.max(1) as f64;
+    let span = (to - from).max(1);
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(o, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+    let _ = writeln!(
+        o,
+        r#"<text x="{l}" y="20" font-size="13">{}</text>"#,
+        esc(title)
+    );
+    // Grid and y axis (0, 25, 50, 75, 100 %).
+    for k in 0..=4 {
+        let y = t + ph - ph * k as f64 / 4.0;
+        let _ = writeln!(
+            o,
+            r##"<line x1="{l}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}%</text>"##,
+            l + pw,
+            l - 6.0,
+            y + 4.0,
+            k * 25
+        );
+    }
+    // Time ticks.
+    let step = tick_step(span, 10);
+    let mut off = 0;
+    while off <= span {
+        let x = l + pw * off as f64 / span as f64;
+        let _ = writeln!(
+            o,
+            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            t + ph,
+            t + ph + 4.0,
+            t + ph + 16.0,
+            tick_label(off, step)
+        );
+        off += step;
+    }
+    let _ = writeln!(
+        o,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="end">time since {} UTC</text>"#,
+        l + pw,
+        h - 6.0,
+        iso_time(from)
+    );
+    // The series as a filled step area.
+    let mut pts = format!("{l:.1},{:.1}", t + ph);
+    for (k, v) in vals.iter().enumerate() {
+        let x0 = l + pw * k as f64 / bins as f64;
+        let x1 = l + pw * (k + 1) as f64 / bins as f64;
+        let y = t + ph - ph * (v / procs).clamp(0.0, 1.0);
+        let _ = write!(pts, " {x0:.1},{y:.1} {x1:.1},{y:.1}");
+    }
+    let _ = write!(pts, " {:.1},{:.1}", l + pw, t + ph);
+    let _ = writeln!(
+        o,
+        r##"<polygon points="{pts}" fill="#9ecae1" stroke="#3182bd" stroke-width="0.8"/>"##
+    );
+    let ym = t + ph - ph * mean.clamp(0.0, 1.0);
+    let _ = writeln!(
+        o,
+        r##"<line x1="{l}" y1="{ym:.1}" x2="{:.1}" y2="{ym:.1}" stroke="#d62728" stroke-dasharray="5,4"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#d62728">mean {:.1}%</text>"##,
+        l + pw,
+        l + pw - 4.0,
+        ym - 4.0,
+        100.0 * mean
+    );
+    let _ = writeln!(
+        o,
+        r##"<rect x="{l}" y="{t}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>"##
+    );
+    o.push_str("</svg>\n");
+    o
+}
+
+/// What the node chart shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChartWindow {
+    /// Window start.
+    pub from: Time,
+    /// Window end.
+    pub to: Time,
+    /// At most this many nodes (the first ones in cluster order).
+    pub max_nodes: usize,
+}
+
+/// The node × time chart of a window.
+pub fn node_chart(
+    jobs: &[SimJob],
+    records: &[Option<JobRecord>],
+    nodes: &[Node],
+    win: &ChartWindow,
+    title: &str,
+) -> String {
+    let shown = nodes.len().min(win.max_nodes.max(1));
+    let row = if shown <= 32 {
+        18.0
+    } else if shown <= 128 {
+        8.0
+    } else {
+        4.0
+    };
+    let (l, r, t, b) = (80.0, 20.0, 48.0, 40.0);
+    let pw = 960.0 - l - r;
+    let ph = row * shown as f64;
+    let (w, h) = (960.0, t + ph + b);
+    let span = (win.to - win.from).max(1);
+    let x_of = |tm: Time| l + pw * (tm.clamp(win.from, win.to) - win.from) as f64 / span as f64;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h:.0}" viewBox="0 0 {w} {h:.0}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(o, r#"<rect width="{w}" height="{h:.0}" fill="white"/>"#);
+    let _ = writeln!(
+        o,
+        r#"<text x="{l}" y="18" font-size="13">{}</text>"#,
+        esc(title)
+    );
+    let _ = writeln!(
+        o,
+        r##"<rect x="{l}" y="26" width="10" height="10" fill="#6baed6"/><text x="{:.0}" y="35">priority order</text><rect x="{:.0}" y="26" width="10" height="10" fill="#fd8d3c"/><text x="{:.0}" y="35">backfill</text>"##,
+        l + 14.0,
+        l + 110.0,
+        l + 124.0
+    );
+    // Jobs per shown node overlapping the window, by start.
+    let mut per_node: Vec<Vec<(Time, Time, usize, u32)>> = vec![Vec::new(); shown];
+    for (i, rec) in records.iter().enumerate() {
+        let Some(rec) = rec else { continue };
+        if rec.end <= win.from || rec.start >= win.to {
+            continue;
+        }
+        for &(n, tasks) in &rec.nodes {
+            if (n as usize) < shown {
+                let p = jobs[i].job.task.procs.saturating_mul(tasks).max(1);
+                per_node[n as usize].push((rec.start, rec.end, i, p));
+            }
+        }
+    }
+    for (n, list) in per_node.iter_mut().enumerate() {
+        list.sort_unstable();
+        let cap = nodes[n].configured.procs.max(1) as usize;
+        let y0 = t + row * n as f64;
+        if row >= 8.0 {
+            let _ = writeln!(
+                o,
+                r#"<text x="{:.0}" y="{:.1}" text-anchor="end" font-size="{}">{}</text>"#,
+                l - 4.0,
+                y0 + row * 0.75,
+                if row >= 18.0 { 11 } else { 7 },
+                esc(&nodes[n].name)
+            );
+        }
+        // Processor lanes: each job takes the lowest free lanes at its start.
+        let mut lane_free: Vec<Time> = vec![Time::MIN; cap];
+        for &(s, e, i, p) in list.iter() {
+            let mut lanes: Vec<usize> = Vec::new();
+            for (k, free_at) in lane_free.iter_mut().enumerate() {
+                if lanes.len() as u32 >= p {
+                    break;
+                }
+                if *free_at <= s {
+                    lanes.push(k);
+                    *free_at = e;
+                }
+            }
+            let rec = records[i].as_ref().is_some_and(|r| r.backfill);
+            // Three shades per kind, by job, so neighbouring jobs stand apart.
+            const BLUES: [&str; 3] = ["#6baed6", "#4292c6", "#9ecae1"];
+            const ORANGES: [&str; 3] = ["#fd8d3c", "#f16913", "#fdae6b"];
+            let fill = if rec { ORANGES[i % 3] } else { BLUES[i % 3] };
+            let (x0, x1) = (x_of(s), x_of(e));
+            // Contiguous runs of lanes become one rectangle each.
+            let mut k = 0;
+            while k < lanes.len() {
+                let mut m = k + 1;
+                while m < lanes.len() && lanes[m] == lanes[m - 1] + 1 {
+                    m += 1;
+                }
+                let ly = y0 + row * lanes[k] as f64 / cap as f64;
+                let lh = row * (m - k) as f64 / cap as f64;
+                let j = &jobs[i].job;
+                let _ = writeln!(
+                    o,
+                    r##"<rect x="{x0:.1}" y="{ly:.2}" width="{:.1}" height="{lh:.2}" fill="{fill}" stroke="#fff" stroke-width="0.3"><title>job {} ({}), {} procs, {} to {}{}</title></rect>"##,
+                    (x1 - x0).max(0.3),
+                    esc(&j.id),
+                    esc(&j.user),
+                    j.procs(),
+                    iso_time(s),
+                    iso_time(e),
+                    if rec { ", backfill" } else { "" }
+                );
+                k = m;
+            }
+        }
+    }
+    let step = tick_step(span, 8);
+    let mut off = 0;
+    while off <= span {
+        let x = l + pw * off as f64 / span as f64;
+        let _ = writeln!(
+            o,
+            r##"<line x1="{x:.1}" y1="{t}" x2="{x:.1}" y2="{:.1}" stroke="#bbb" stroke-width="0.5"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            t + ph + 4.0,
+            t + ph + 16.0,
+            tick_label(off, step)
+        );
+        off += step;
+    }
+    let _ = writeln!(
+        o,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="end">time since {} UTC{}</text>"#,
+        l + pw,
+        h - 6.0,
+        iso_time(win.from),
+        if shown < nodes.len() {
+            format!("; first {shown} of {} nodes", nodes.len())
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(
+        o,
+        r##"<rect x="{l}" y="{t}" width="{pw}" height="{ph:.1}" fill="none" stroke="#333"/>"##
+    );
+    o.push_str("</svg>\n");
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Job, Resources};
+
+    fn sj(id: &str, procs: u32, submit: Time) -> SimJob {
+        SimJob {
+            job: Job {
+                id: id.into(),
+                user: "u1".into(),
+                tasks: procs,
+                task: Resources::procs(1),
+                submit_time: submit,
+                ..Job::default()
+            },
+            runtime: 0,
+            trace_wait: None,
+        }
+    }
+
+    fn rec(start: Time, end: Time, nodes: Vec<(u32, u32)>, backfill: bool) -> Option<JobRecord> {
+        Some(JobRecord {
+            start,
+            end,
+            nodes,
+            backfill,
+        })
+    }
+
+    #[test]
+    fn utilization_bins_are_time_weighted() {
+        let jobs = vec![sj("1", 2, 0), sj("2", 1, 0)];
+        let recs = vec![
+            rec(0, 50, vec![(0, 2)], false),
+            rec(25, 100, vec![(1, 1)], true),
+        ];
+        let v = utilization_bins(&jobs, &recs, 0, 100, 4);
+        // [0,25): 2; [25,50): 3; [50,75): 1; [75,100): 1.
+        assert_eq!(v, vec![2.0, 3.0, 1.0, 1.0]);
+        let v = utilization_bins(&jobs, &recs, 0, 100, 1);
+        assert_eq!(v, vec![(2.0 * 50.0 + 75.0) / 100.0]);
+    }
+
+    #[test]
+    fn charts_are_well_formed_and_mark_backfill() {
+        let jobs = vec![sj("1", 2, 0), sj("2", 1, 0)];
+        let recs = vec![
+            rec(0, 50, vec![(0, 2)], false),
+            rec(25, 100, vec![(1, 1)], true),
+        ];
+        let nodes: Vec<Node> = (0..2)
+            .map(|i| Node {
+                name: format!("n{i}"),
+                configured: Resources::procs(2),
+                ..Node::default()
+            })
+            .collect();
+        let u = utilization(&jobs, &recs, 4, 0, 100, 0.4375, "util <test>");
+        assert!(u.starts_with("<svg") && u.ends_with("</svg>\n"));
+        assert!(u.contains("util &lt;test&gt;") && u.contains("mean 43.8%"));
+        let c = node_chart(
+            &jobs,
+            &recs,
+            &nodes,
+            &ChartWindow {
+                from: 0,
+                to: 100,
+                max_nodes: 10,
+            },
+            "chart",
+        );
+        assert_eq!(
+            c.matches("<rect x=").count(),
+            2 + 2 + 1,
+            "legend, jobs, frame"
+        );
+        assert!(c.contains("job 2 (u1), 1 procs") && c.contains(", backfill</title>"));
+    }
+}

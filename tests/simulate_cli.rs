@@ -1,0 +1,157 @@
+//! `mauictl simulate` and `mauictl bench` as a user runs them.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn mauictl(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mauictl"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mauictl-sim-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn demo_writes_every_output_and_prints_the_summary() {
+    let dir = temp_dir("demo");
+    let out_dir = dir.join("out");
+    let (code, out, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "300",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("jobs         300 completed of 300\n"), "{out}");
+    for key in [
+        "utilization",
+        "wait         mean",
+        "mean bounded slowdown",
+        "started by backfill",
+        "iterations",
+        "fairshare    user",
+    ] {
+        assert!(out.contains(key), "{key} missing from\n{out}");
+    }
+    assert!(
+        err.is_empty(),
+        "no progress bar when stderr is not a terminal: {err}"
+    );
+    let csv = std::fs::read_to_string(out_dir.join("jobs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 301);
+    assert!(
+        csv.starts_with("id,user,submit,start,end,procs,nodes,wait,bounded_slowdown,backfilled\n")
+    );
+    // The first KTH job: 4 processors, submitted when the machine is empty.
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("15,u12,844079881,844079881,"),
+        "{csv}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["completed"], 300);
+    assert_eq!(summary["nodes"], 100);
+    assert!(summary["utilization"].as_f64().unwrap() > 0.0);
+    assert!(summary["users"].as_array().unwrap().len() > 5);
+    for svg in ["utilization.svg", "nodes.svg"] {
+        let t = std::fs::read_to_string(out_dir.join(svg)).unwrap();
+        assert!(
+            t.starts_with("<svg") && t.trim_end().ends_with("</svg>"),
+            "{svg}"
+        );
+    }
+    // The same run again: byte-identical jobs.csv.
+    let again = dir.join("again");
+    let (code, _, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "300",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        csv,
+        std::fs::read_to_string(again.join("jobs.csv")).unwrap()
+    );
+}
+
+#[test]
+fn json_summary_and_grid_clock() {
+    let (code, out, err) = mauictl(&["simulate", "--demo", "--jobs", "100", "--grid", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["clock"], "grid");
+    assert_eq!(v["poll_interval"], 30);
+    assert_eq!(v["completed"], 100);
+}
+
+#[test]
+fn malformed_traces_fail_with_the_line_or_are_skipped_when_lenient() {
+    let dir = temp_dir("bad");
+    let swf = dir.join("bad.swf");
+    std::fs::write(
+        &swf,
+        "; MaxNodes: 4\n; MaxProcs: 4\n\
+         1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 5 -1 x 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         3 9 -1 50 1 -1 -1 1 100 -1 1 2 1 -1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let path = swf.to_str().unwrap();
+    let (code, _, err) = mauictl(&["simulate", path]);
+    assert_eq!(code, 1);
+    assert!(err.contains("bad.swf:4:"), "{err}");
+    let (code, out, err) = mauictl(&["simulate", "--lenient", path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("skipped 1 malformed line"), "{err}");
+    assert!(out.contains("jobs         2 completed of 2\n"), "{out}");
+    assert!(
+        out.contains("<synthesised from the SWF header> (4 nodes, 4 processors)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bench_runs_a_small_scenario() {
+    let dir = temp_dir("bench");
+    let plan = dir.join("plan.json");
+    let (code, out, err) = mauictl(&[
+        "bench",
+        "--nodes",
+        "60",
+        "--idle",
+        "200",
+        "--running",
+        "40",
+        "--iterations",
+        "2",
+        "--plan-json",
+        plan.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("scenario: 60 nodes, 200 idle jobs"), "{out}");
+    assert!(out.contains("iterations: 2"), "{out}");
+    assert!(out.contains("peak RSS:"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(plan).unwrap()).unwrap();
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 200);
+}
