@@ -19,6 +19,8 @@
 //!    holds and releases from the plan (through the checkpoint) are applied;
 //! 7. a broken maui.cfg on `scontrol reconfigure` keeps the old one; the log says why;
 //! 8. 1,000 queued jobs on 64 nodes: start latencies and iteration times, reported.
+//! 9. Maui's commands live: showq in the plan's order, checkjob on a waiting
+//!    job, schedctl -r, setres/releaseres on two nodes.
 //!
 //! Needs root and the Slurm packages (`scripts/deps.sh test` installs them);
 //! without them each test says why and passes, unless
@@ -1451,6 +1453,218 @@ fn s8_thousand_jobs_on_64_nodes() {
         engine[engine.len() - 1],
         percentile(&total, 0.5),
         total[total.len() - 1],
+    ));
+    c.stop();
+}
+
+// ------------------------------------------------------------ scenario 9
+
+/// Job ids of a `showq --json` section, in the order listed.
+fn listed(v: &serde_json::Value, section: &str) -> Vec<String> {
+    v[section]
+        .as_array()
+        .unwrap_or_else(|| panic!("showq --json has no {section}: {v}"))
+        .iter()
+        .map(|j| j["job"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Maui's commands, live against sched/maui inside slurmctld, as the users
+/// and root would run them: `showq` lists the waiting jobs in the plan's
+/// order, `checkjob` explains a waiting job, `schedctl -r` rereads
+/// maui.cfg, `setres` on two nodes keeps jobs off them until `releaseres`.
+#[test]
+fn s9_maui_commands_against_the_running_scheduler() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    // The socket goes where users can reach it (StateSaveLocation is 0700).
+    let base = std::env::temp_dir().join(format!("mauisched-e2e-{}-s9", std::process::id()));
+    let sock = base.join("run/mauisched.sock");
+    let cfg_text = |a: u32, b: u32| {
+        format!(
+            "JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n\
+             NODEALLOCATIONPOLICY FIRSTAVAILABLE\nADMINSOCKET {}\n\
+             USERWEIGHT 1\nUSERCFG[{USER_A}] PRIORITY={a}\nUSERCFG[{USER_B}] PRIORITY={b}\n",
+            sock.display()
+        )
+    };
+    let first = cfg_text(1000, 10);
+    let mut c = Cluster::start(
+        setup,
+        "s9",
+        Spec {
+            maui_cfg: &first,
+            ..Spec::default()
+        },
+    );
+    assert_eq!(c.base, base);
+    // The commands as installed: mauictl, run as each user; the users find
+    // the socket through maui.cfg's ADMINSOCKET (`-c`), as sites do.
+    let mauictl = base.join("mauictl");
+    std::fs::copy(env!("CARGO_BIN_EXE_mauictl"), &mauictl).unwrap();
+    let cfg = base.join("maui.cfg");
+    let cmd = |user: &str, args: &[&str]| -> (bool, String) {
+        let mut all = vec![user, mauictl.to_str().unwrap(), "-c", cfg.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let out = c.job(30, "as", &all);
+        (
+            out.status.success(),
+            format!("{}{}", text(&out.stdout), text(&out.stderr)),
+        )
+    };
+    let json = |user: &str, args: &[&str]| -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let (ok, out) = cmd(user, &a);
+        assert!(ok, "{} as {user}: {out}", args.join(" "));
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{}: {e}: {out}", args.join(" ")))
+    };
+
+    // Every node busy, then four one-node jobs of two users, interleaved.
+    let blocker = c.submit(
+        USER_B,
+        &["-N", "16", "--exclusive", "-t", "10", "--wrap", "sleep 600"],
+    );
+    c.wait_state(&blocker, "RUNNING", 30);
+    let one = |user: &str| {
+        c.submit(
+            user,
+            &[
+                "-N",
+                "1",
+                "-n",
+                "16",
+                "--mem=100",
+                "-t",
+                "5",
+                "--wrap",
+                "sleep 120",
+            ],
+        )
+    };
+    let b1 = one(USER_B);
+    let a1 = one(USER_A);
+    let b2 = one(USER_B);
+    let a2 = one(USER_A);
+    let waiting = [&b1, &a1, &b2, &a2];
+    c.wait_until("the four jobs in showq", 30, || {
+        let q = json(USER_B, &["showq"]);
+        waiting.iter().all(|j| listed(&q, "eligible").contains(j))
+    });
+
+    // showq's eligible order is the plan's priority order (diagnose -p,
+    // root), and that is maui.cfg's: USERCFG PRIORITY, then queue time.
+    let order = |user: &str| -> Vec<String> {
+        listed(&json(user, &["showq"]), "eligible")
+            .into_iter()
+            .filter(|j| waiting.contains(&j))
+            .collect()
+    };
+    let plan_order = || -> Vec<String> {
+        let p = json("root", &["diagnose", "-p"]);
+        let mut rows: Vec<(i64, String)> = p["jobs"]
+            .as_array()
+            .unwrap_or_else(|| panic!("diagnose -p --json: {p}"))
+            .iter()
+            .map(|r| {
+                (
+                    r["priority"].as_f64().unwrap() as i64,
+                    r["job"].as_str().unwrap().to_string(),
+                )
+            })
+            .filter(|(_, j)| waiting.contains(&j))
+            .collect();
+        // Stable: equal priorities keep the plan's order.
+        rows.sort_by_key(|r| std::cmp::Reverse(r.0));
+        rows.into_iter().map(|r| r.1).collect()
+    };
+    let want = vec![a1.clone(), a2.clone(), b1.clone(), b2.clone()];
+    assert_eq!(order(USER_A), want, "showq as {USER_A}");
+    assert_eq!(order(USER_B), want, "showq as {USER_B}");
+    assert_eq!(plan_order(), want, "diagnose -p");
+    let (_, text_q) = cmd(USER_A, &["showq", "-i"]);
+    let rows: Vec<&str> = text_q
+        .lines()
+        .filter(|l| l.split_whitespace().count() >= 9)
+        .filter_map(|l| l.split_whitespace().next())
+        .map(|id| id.trim_end_matches('*'))
+        .filter(|id| waiting.iter().any(|j| j.as_str() == *id))
+        .collect();
+    assert_eq!(rows, want, "showq -i text:\n{text_q}");
+
+    // checkjob explains a waiting job to its owner; another user's job is
+    // ADMIN3's to see.
+    let (ok_own, cj) = cmd(USER_A, &["checkjob", &a2]);
+    assert!(ok_own, "{cj}");
+    assert!(
+        cj.contains("NOTE:  job cannot run") && cj.contains("Reason:"),
+        "checkjob {a2}:\n{cj}"
+    );
+    let (ok_other, refused) = cmd(USER_A, &["checkjob", &b1]);
+    assert!(!ok_other && refused.contains("ADMIN3"), "{refused}");
+
+    // schedctl -r rereads maui.cfg: the users' priorities swap, and so
+    // does the order. Only ADMIN1 may.
+    std::fs::write(&cfg, cfg_text(10, 1000)).unwrap();
+    let (ok_user, refused) = cmd(USER_A, &["schedctl", "-r"]);
+    assert!(!ok_user && refused.contains("ADMIN1"), "{refused}");
+    let (ok_root, said) = cmd("root", &["schedctl", "-r"]);
+    assert!(ok_root, "schedctl -r: {said}");
+    let swapped = vec![b1.clone(), b2.clone(), a1.clone(), a2.clone()];
+    c.wait_until("the new order after schedctl -r", 30, || {
+        order(USER_B) == swapped
+    });
+    assert_eq!(plan_order(), swapped, "diagnose -p after schedctl -r");
+    c.wait_log("reconfigured from", 10);
+
+    // setres on two nodes (ADMIN2 and up): nothing starts there, although
+    // FIRSTAVAILABLE would start there first, until releaseres.
+    let (ok_user, refused) = cmd(USER_B, &["setres", "-n", "maint", "n001", "n002"]);
+    assert!(!ok_user && refused.contains("ADMIN"), "{refused}");
+    let (ok_set, said) = cmd("root", &["setres", "-n", "maint", "n001", "n002"]);
+    assert!(ok_set, "setres: {said}");
+    let pinned = c.submit(
+        USER_A,
+        &[
+            "-N",
+            "2",
+            "-n",
+            "2",
+            "-w",
+            "n[001-002]",
+            "--mem=100",
+            "-t",
+            "5",
+            "--wrap",
+            "sleep 60",
+        ],
+    );
+    c.wait_until("maint in showres", 30, || {
+        let (_, r) = cmd(USER_B, &["showres"]);
+        r.contains("maint")
+    });
+    c.root(&["scancel", &blocker]);
+    for j in waiting {
+        c.wait_state(j, "RUNNING", 60);
+        let nodes = c.hosts(&c.field(j, "NodeList"));
+        assert!(
+            !nodes.iter().any(|n| n == "n001" || n == "n002"),
+            "job {j} on {nodes:?} inside reservation maint"
+        );
+    }
+    c.wait_iterations(3, 30);
+    assert_eq!(c.field(&pinned, "JobState"), "PENDING");
+    let (_, cj) = cmd(USER_A, &["checkjob", &pinned]);
+    assert!(
+        cj.contains("NOTE:  job cannot run"),
+        "checkjob {pinned}:\n{cj}"
+    );
+    let (ok_rel, said) = cmd("root", &["releaseres", "maint"]);
+    assert!(ok_rel, "releaseres: {said}");
+    c.wait_state(&pinned, "RUNNING", 30);
+    assert_eq!(c.hosts(&c.field(&pinned, "NodeList")), ["n001", "n002"]);
+    say(&format!(
+        "slurm_e2e s9: checkjob {pinned} while maint held:\n{cj}"
     ));
     c.stop();
 }
