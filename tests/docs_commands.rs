@@ -126,6 +126,22 @@ fn invocations(line: &str) -> Vec<Vec<String>> {
         }
         seg.clear();
     };
+    // Synopsis lines write optional parts as `[-c maui.cfg]`: left out.
+    let mut depth = 0usize;
+    let w: Vec<String> = w
+        .into_iter()
+        .filter(|x| {
+            let opens = x.starts_with("[-");
+            if opens {
+                depth += 1;
+            }
+            let keep = depth == 0;
+            if depth > 0 && x.ends_with(']') {
+                depth -= 1;
+            }
+            keep
+        })
+        .collect();
     for x in w {
         if x == "|" || x == "&&" || x == "||" || x == ";" {
             flush(&mut seg);

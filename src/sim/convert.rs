@@ -195,7 +195,11 @@ fn number(source: Source, inputs: Vec<String>, mut jobs: Vec<Acct>) -> Conversio
     let origin = jobs.first().map_or(0, |j| j.submit);
     let mut names = NameMap::default();
     let mut idx: [HashMap<String, u32>; 3] = Default::default();
-    fn num(tab: &mut Vec<String>, idx: &mut HashMap<String, u32>, n: &Option<String>) -> Option<u32> {
+    fn num(
+        tab: &mut Vec<String>,
+        idx: &mut HashMap<String, u32>,
+        n: &Option<String>,
+    ) -> Option<u32> {
         let n = n.as_ref()?;
         Some(*idx.entry(n.clone()).or_insert_with(|| {
             tab.push(n.clone());
@@ -290,7 +294,10 @@ impl Conversion {
                 "StartTime: {}",
                 date(self.origin + f.submit.unwrap_or(0))
             ));
-            put(&format!("EndTime: {}", date(self.origin + l.submit.unwrap_or(0))));
+            put(&format!(
+                "EndTime: {}",
+                date(self.origin + l.submit.unwrap_or(0))
+            ));
         }
         if let Some(x) = self.max_nodes {
             put(&format!("MaxNodes: {x}"));
@@ -306,14 +313,20 @@ impl Conversion {
         put("      6 (average CPU time, Slurm), 7 (used memory, Slurm), 14 (executable),");
         put("      16 (partition), 17 (preceding job), 18 (think time).");
         put(match self.source {
-            Source::Sacct => "Note: queue numbers are Slurm partitions; accounts and QOS are not carried.",
-            Source::TorqueAcct => "Note: queue numbers are Torque queues; accounts are not carried.",
+            Source::Sacct => {
+                "Note: queue numbers are Slurm partitions; accounts and QOS are not carried."
+            }
+            Source::TorqueAcct => {
+                "Note: queue numbers are Torque queues; accounts are not carried."
+            }
         });
         put("Note: jobs are numbered in submission order; users, groups and queues by first");
         put("      appearance in that order (the lines below; mauictl convert --map lists");
         put("      every job's original id). Times are seconds from UnixStartTime.");
         if self.source == Source::Sacct {
-            put("Note: Slurm's local times (YYYY-MM-DDTHH:MM:SS) are read as UTC wall-clock times.");
+            put(
+                "Note: Slurm's local times (YYYY-MM-DDTHH:MM:SS) are read as UTC wall-clock times.",
+            );
         }
         for (kind, tab) in [("user", &self.names.users), ("group", &self.names.groups)] {
             for (i, n) in tab.iter().enumerate() {
@@ -580,7 +593,10 @@ fn sacct(
             fields.pop();
         }
         if cols.is_none() {
-            if fields.iter().any(|f| f.trim().eq_ignore_ascii_case("jobid")) {
+            if fields
+                .iter()
+                .any(|f| f.trim().eq_ignore_ascii_case("jobid"))
+            {
                 let c = Cols::new(&fields, true);
                 for need in ["JobID", "Submit", "Start", "State"] {
                     if c.get(need).is_none() {
@@ -593,10 +609,20 @@ fn sacct(
                     }
                 }
                 if c.get("Elapsed").is_none() && c.get("End").is_none() {
-                    return Err(InputError::syntax(file, lno, 1, "the header line has neither Elapsed nor End"));
+                    return Err(InputError::syntax(
+                        file,
+                        lno,
+                        1,
+                        "the header line has neither Elapsed nor End",
+                    ));
                 }
                 if c.get("AllocCPUS").is_none() && c.get("ReqCPUS").is_none() {
-                    return Err(InputError::syntax(file, lno, 1, "the header line has neither AllocCPUS nor ReqCPUS"));
+                    return Err(InputError::syntax(
+                        file,
+                        lno,
+                        1,
+                        "the header line has neither AllocCPUS nor ReqCPUS",
+                    ));
                 }
                 cols = Some(c);
                 st.comments += 1;
@@ -643,9 +669,8 @@ fn sacct_line(fields: &[&str], c: &Cols) -> Result<Option<Acct>, SacctSkip> {
         ));
     }
     // 1-based column of field i.
-    let col = |i: usize| -> u32 {
-        fields[..i].iter().map(|f| f.len() + 1).sum::<usize>() as u32 + 1
-    };
+    let col =
+        |i: usize| -> u32 { fields[..i].iter().map(|f| f.len() + 1).sum::<usize>() as u32 + 1 };
     let get = |name: &str| c.get(name).map(|i| (i, fields[i].trim()));
     let bad = |name: &str, msg: String| {
         let i = c.get(name).unwrap_or(0);
@@ -700,7 +725,12 @@ fn sacct_line(fields: &[&str], c: &Cols) -> Result<Option<Acct>, SacctSkip> {
         None => None,
         Some((_, v)) => slurm_mem(v).map_err(|m| bad("ReqMem", m))?,
     };
-    let name = |n: &str| get(n).map(|(_, v)| v).filter(|v| !v.is_empty()).map(str::to_string);
+    let name = |n: &str| {
+        get(n)
+            .map(|(_, v)| v)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
     // A job that never started (Start Unknown/None) never ran, whatever
     // Elapsed says.
     let (start, run, alloc) = match start {
@@ -905,11 +935,18 @@ impl Torque {
             }
         };
         let attrs = parts.next().unwrap_or("");
-        let at = torque_stamp(stamp)
-            .ok_or_else(|| (1, format!("expected a time MM/DD/YYYY HH:MM:SS, got \"{stamp}\"")))?;
+        let at = torque_stamp(stamp).ok_or_else(|| {
+            (
+                1,
+                format!("expected a time MM/DD/YYYY HH:MM:SS, got \"{stamp}\""),
+            )
+        })?;
         let attr_col = (stamp.len() + kind.len() + id.len() + 3) as u32 + 1;
         if id.trim().is_empty() {
-            return Err(((stamp.len() + kind.len() + 2) as u32 + 1, "empty job id".into()));
+            return Err((
+                (stamp.len() + kind.len() + 2) as u32 + 1,
+                "empty job id".into(),
+            ));
         }
         let id = id.trim();
         match kind {
@@ -929,9 +966,12 @@ impl Torque {
                 let num = |k: &str| -> Result<Option<i64>, (u32, String)> {
                     match a.get(k) {
                         None => Ok(None),
-                        Some(v) => digits(v)
-                            .map(Some)
-                            .ok_or_else(|| (attr_col, format!("{k}: expected epoch seconds, got \"{v}\""))),
+                        Some(v) => digits(v).map(Some).ok_or_else(|| {
+                            (
+                                attr_col,
+                                format!("{k}: expected epoch seconds, got \"{v}\""),
+                            )
+                        }),
                     }
                 };
                 let submit = match (num("qtime")?, num("ctime")?) {
@@ -951,7 +991,10 @@ impl Torque {
                 let alloc = match a.get("exec_host") {
                     None => None,
                     Some(v) => Some(exec_host(v, &mut self.hosts).ok_or_else(|| {
-                        (attr_col, format!("exec_host: expected host/N+host/N..., got \"{v}\""))
+                        (
+                            attr_col,
+                            format!("exec_host: expected host/N+host/N..., got \"{v}\""),
+                        )
                     })?),
                 };
                 let req = a
@@ -968,7 +1011,10 @@ impl Torque {
                 let req_time = match a.get("Resource_List.walltime") {
                     None => None,
                     Some(v) => Some(torque_duration(v).ok_or_else(|| {
-                        (attr_col, format!("Resource_List.walltime: expected HH:MM:SS, got \"{v}\""))
+                        (
+                            attr_col,
+                            format!("Resource_List.walltime: expected HH:MM:SS, got \"{v}\""),
+                        )
                     })?),
                 };
                 let procs = req.or(alloc).unwrap_or(1) as u64;
@@ -976,7 +1022,10 @@ impl Torque {
                     match a.get(k) {
                         None => Ok(None),
                         Some(v) => torque_size_kb(v).map(Some).ok_or_else(|| {
-                            (attr_col, format!("{k}: expected a size such as 4gb, got \"{v}\""))
+                            (
+                                attr_col,
+                                format!("{k}: expected a size such as 4gb, got \"{v}\""),
+                            )
                         }),
                     }
                 };
@@ -1076,8 +1125,11 @@ fn attributes(s: &str) -> BTreeMap<&str, String> {
     m
 }
 
+/// Named input streams, as [`convert`] takes them.
+pub type Inputs<'a> = Vec<(String, Box<dyn BufRead + 'a>)>;
+
 /// Opens the inputs (`-` is standard input), plain or gzip.
-pub fn open_inputs(paths: &[std::path::PathBuf]) -> Result<Vec<(String, Box<dyn BufRead>)>, InputError> {
+pub fn open_inputs(paths: &[std::path::PathBuf]) -> Result<Inputs<'static>, InputError> {
     paths
         .iter()
         .map(|p| {

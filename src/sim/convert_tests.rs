@@ -210,14 +210,14 @@ fn sacct_malformed_lines_name_file_line_and_column() {
         c.read.examples[1].to_string(),
         "acct.txt:6:1: expected 16 |-separated fields, found 3"
     );
-    assert!(c.read.examples[2]
-        .to_string()
-        .starts_with("acct.txt:9:"));
+    assert!(c.read.examples[2].to_string().starts_with("acct.txt:9:"));
     assert!(c.read.examples[2]
         .to_string()
         .ends_with("unknown job state \"WAITING\""));
     assert_eq!(c.records.len(), 3);
-    assert!(c.summary().contains("skipped 3 malformed line(s) (--lenient)"));
+    assert!(c
+        .summary()
+        .contains("skipped 3 malformed line(s) (--lenient)"));
 }
 
 #[test]
@@ -329,8 +329,8 @@ fn torque_malformed_lines() {
 fn the_output_reads_back_as_the_same_records() {
     for c in [sacct_conv(), torque_conv(&ConvertOptions::default())] {
         let swf = c.swf();
-        let mut r = crate::sim::SwfReader::new(swf.as_bytes(), "out.swf", ReadOptions::default())
-            .unwrap();
+        let mut r =
+            crate::sim::SwfReader::new(swf.as_bytes(), "out.swf", ReadOptions::default()).unwrap();
         let mut back = Vec::new();
         while let Some(rec) = r.next_record().unwrap() {
             back.push(rec);
