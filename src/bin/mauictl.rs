@@ -73,6 +73,8 @@ enum Cmd {
     Bench(BenchArgs),
     /// Summarise a workload trace (SWF or Maui workload trace, plain or gzip).
     TraceInfo(TraceInfoArgs),
+    /// Convert accounting data (sacct -P output, Torque accounting files) to SWF for simulate.
+    Convert(ConvertArgs),
     /// List the maui.cfg parameters mauisched knows, and what it does with them.
     Params {
         /// Print the documentation page (docs/parameters.md) as Markdown.
@@ -473,6 +475,81 @@ fn trace_info(a: TraceInfoArgs) -> Result<String, String> {
     Ok(info::render(&w, &c))
 }
 
+/// Accounting formats `mauictl convert` reads.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ConvertFormat {
+    /// `sacct -P` output, with or without its header line (docs/testing-a-config.md).
+    Sacct,
+    /// Torque server accounting files (server_priv/accounting/YYYYMMDD).
+    TorqueAcct,
+}
+
+#[derive(clap::Args)]
+struct ConvertArgs {
+    /// Format of the input.
+    #[arg(value_enum)]
+    format: ConvertFormat,
+    /// Input files, plain or gzip (`-`: standard input); Torque: every day's file.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Write the SWF to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Also write the number-to-name table (users, groups, queues, job ids) to FILE.
+    #[arg(long, value_name = "FILE")]
+    map: Option<PathBuf>,
+    /// Skip malformed lines and count them instead of stopping at the first.
+    #[arg(long)]
+    lenient: bool,
+    /// MaxNodes for the SWF header (Torque: default from exec_host).
+    #[arg(long, value_name = "N")]
+    max_nodes: Option<u64>,
+    /// MaxProcs for the SWF header (Torque: default from exec_host).
+    #[arg(long, value_name = "N")]
+    max_procs: Option<u64>,
+}
+
+/// `mauictl convert`: exit 1 on unreadable or malformed input.
+fn convert(a: ConvertArgs) -> ExitCode {
+    use mauisched::sim::convert::{self, ConvertOptions, Source};
+    let source = match a.format {
+        ConvertFormat::Sacct => Source::Sacct,
+        ConvertFormat::TorqueAcct => Source::TorqueAcct,
+    };
+    let opts = ConvertOptions {
+        lenient: a.lenient,
+        max_nodes: a.max_nodes,
+        max_procs: a.max_procs,
+    };
+    let run = || -> Result<String, String> {
+        let inputs = convert::open_inputs(&a.files).map_err(|e| e.to_string())?;
+        let c = convert::convert(source, inputs, &opts).map_err(|e| e.to_string())?;
+        let swf = c.swf();
+        let write = |p: &PathBuf, text: &str| {
+            mauisched::util::atomic_write(p, text.as_bytes())
+                .map_err(|e| format!("{}: {e}", p.display()))
+        };
+        if let Some(p) = &a.map {
+            write(p, &c.map_text())?;
+        }
+        eprint!("{}", c.summary());
+        match &a.output {
+            Some(p) => write(p, &swf).map(|_| String::new()),
+            None => Ok(swf),
+        }
+    };
+    match run() {
+        Ok(text) => {
+            emit(&text);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("mauictl: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Writes to stdout; a closed pipe (`mauictl showconfig | head`) ends quietly.
 fn emit(text: &str) {
     use std::io::Write;
@@ -774,6 +851,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Cmd::Convert(a) => convert(a),
         Cmd::TraceInfo(a) => match trace_info(a) {
             Ok(text) => {
                 emit(&text);

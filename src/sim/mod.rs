@@ -18,6 +18,7 @@
 
 pub mod bench;
 pub mod cluster;
+pub mod convert;
 pub mod demo;
 pub mod info;
 pub mod input;
