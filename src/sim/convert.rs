@@ -328,7 +328,11 @@ impl Conversion {
                 "Note: Slurm's local times (YYYY-MM-DDTHH:MM:SS) are read as UTC wall-clock times.",
             );
         }
-        for (kind, tab) in [("user", &self.names.users), ("group", &self.names.groups)] {
+        for (kind, tab) in [
+            ("user", &self.names.users),
+            ("group", &self.names.groups),
+            ("queue", &self.names.queues),
+        ] {
             for (i, n) in tab.iter().enumerate() {
                 put(&format!("{kind} {} = {n}", i + 1));
             }

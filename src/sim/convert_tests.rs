@@ -113,6 +113,7 @@ fn sacct_records_names_and_skips() {
         "; Queue: 2 short\n",
         "; user 3 = carol\n",
         "; group 2 = chem\n",
+        "; queue 2 = short\n",
         "are -1 (unknown)",
     ] {
         assert!(swf.contains(want), "{want:?} missing from\n{swf}");
@@ -360,8 +361,10 @@ fn converted_sacct_simulates_on_a_small_cluster() {
     let ids: Vec<&str> = w.jobs.iter().map(|j| j.job.id.as_str()).collect();
     assert_eq!(ids, ["1", "2", "3", "5"]);
     assert_eq!(w.jobs[0].job.submit_time, T0);
-    assert_eq!(w.jobs[0].job.user, "u1");
-    assert_eq!(w.jobs[2].job.class.as_deref(), Some("q2"));
+    // The header's names are the credentials: USERCFG[alice] applies.
+    assert_eq!(w.jobs[0].job.user, "alice");
+    assert_eq!(w.jobs[1].job.group, "chem");
+    assert_eq!(w.jobs[2].job.class.as_deref(), Some("short"));
     let nodes = cluster::parse_cluster("n[1-4] procs=16 mem=64G\n", "c.txt").unwrap();
     let cfg = Config::parse(DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL).config;
     let res = run::simulate(

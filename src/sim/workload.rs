@@ -12,6 +12,10 @@
 //!   (`-1`, e.g. every job of the Lublin model) becomes [`UNKNOWN_USER`] /
 //!   [`UNKNOWN_GROUP`]; an unknown queue, no class. SWF suggests queue 0 for
 //!   interactive jobs, so `q0` is the interactive class when a log follows it.
+//!   A header that names them (`; user 3 = alice`, `; group 2 = physics`,
+//!   `; queue 1 = batch`, as `mauictl convert` writes) gives the names
+//!   instead, so a site's own `USERCFG[alice]` applies to its converted
+//!   accounting data; numbers without a name keep the `u<N>` form.
 //! - **partition**: `p<N>` only with [`MapOptions::partitions`]. It is off by
 //!   default: the field says where a job *ran* (HPC2N's are Maui's `DEFAULT`
 //!   and `ALL`), and as a hard constraint it strands every job on a cluster
@@ -237,9 +241,64 @@ fn walltime(requested: Option<Secs>, runtime: Secs, opts: &MapOptions) -> Option
     }
 }
 
+/// Credential names an SWF header gives to user, group and queue numbers
+/// (`; user 3 = alice`): what `mauictl convert` writes beside its records.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SwfNames {
+    /// User number to name.
+    pub users: BTreeMap<u32, String>,
+    /// Group number to name.
+    pub groups: BTreeMap<u32, String>,
+    /// Queue number to class name.
+    pub queues: BTreeMap<u32, String>,
+}
+
+impl SwfNames {
+    /// The `user|group|queue N = NAME` comment lines of a header; other
+    /// comments are left alone, and a name must be one word (it becomes a
+    /// credential name in maui.cfg's `USERCFG[NAME]`).
+    pub fn from_header(h: &SwfHeader) -> SwfNames {
+        let mut names = SwfNames::default();
+        for c in &h.comments {
+            let mut w = c.split_whitespace();
+            let (Some(kind), Some(n), Some("="), Some(name), None) =
+                (w.next(), w.next(), w.next(), w.next(), w.next())
+            else {
+                continue;
+            };
+            let Ok(n) = n.parse::<u32>() else { continue };
+            let table = match kind {
+                "user" => &mut names.users,
+                "group" => &mut names.groups,
+                "queue" => &mut names.queues,
+                _ => continue,
+            };
+            table.insert(n, name.to_string());
+        }
+        names
+    }
+
+    fn name(table: &BTreeMap<u32, String>, n: u32, prefix: char) -> String {
+        table
+            .get(&n)
+            .cloned()
+            .unwrap_or_else(|| format!("{prefix}{n}"))
+    }
+}
+
 /// Turns one SWF record into a job, following the conventions in the module
 /// documentation, or says why it cannot be simulated.
 pub fn map_swf(rec: &SwfRecord, origin: Time, opts: &MapOptions) -> Result<SimJob, SkipReason> {
+    map_swf_named(rec, origin, opts, &SwfNames::default())
+}
+
+/// [`map_swf`] with the credential names the trace's header gives.
+pub fn map_swf_named(
+    rec: &SwfRecord,
+    origin: Time,
+    opts: &MapOptions,
+    names: &SwfNames,
+) -> Result<SimJob, SkipReason> {
     if rec.status.is_some_and(SwfStatus::is_partial) {
         return Err(SkipReason::PartialExecution);
     }
@@ -261,13 +320,15 @@ pub fn map_swf(rec: &SwfRecord, origin: Time, opts: &MapOptions) -> Result<SimJo
     let mem_mb = rec.req_mem_kb.map_or(0, |kb| kb.div_ceil(1024));
     let job = Job {
         id: rec.job.to_string(),
-        user: rec
-            .user
-            .map_or_else(|| UNKNOWN_USER.to_string(), |u| format!("u{u}")),
-        group: rec
-            .group
-            .map_or_else(|| UNKNOWN_GROUP.to_string(), |g| format!("g{g}")),
-        class: rec.queue.map(|q| format!("q{q}")),
+        user: rec.user.map_or_else(
+            || UNKNOWN_USER.to_string(),
+            |u| SwfNames::name(&names.users, u, 'u'),
+        ),
+        group: rec.group.map_or_else(
+            || UNKNOWN_GROUP.to_string(),
+            |g| SwfNames::name(&names.groups, g, 'g'),
+        ),
+        class: rec.queue.map(|q| SwfNames::name(&names.queues, q, 'q')),
         partition: if opts.partitions {
             rec.partition.map(|p| format!("p{p}"))
         } else {
@@ -378,8 +439,9 @@ pub fn load_swf<R: BufRead>(
     // job vector is not copied as it grows.
     let expect = reader.header().max_records.unwrap_or(0).min(1 << 22) as usize;
     let mut c = Collector::with_capacity(expect);
+    let names = SwfNames::from_header(reader.header());
     while let Some(rec) = reader.next_record()? {
-        c.push_numbered(rec.job, map_swf(&rec, origin, map));
+        c.push_numbered(rec.job, map_swf_named(&rec, origin, map, &names));
     }
     let (header, stats) = reader.finish();
     let (jobs, skipped) = c.finish();

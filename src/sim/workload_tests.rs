@@ -6,6 +6,41 @@ fn rec(line: &str) -> SwfRecord {
 }
 
 #[test]
+fn header_names_replace_the_numbers_they_name() {
+    // Name lines as `mauictl convert` writes them; other comments (a
+    // sentence with "=" in it, a two-word name) are not names.
+    let swf = "; Version: 2.2\n; UnixStartTime: 0\n; user 12 = alice\n; group 7 = physics\n\
+               ; queue 3 = batch\n; user 13 = two words\n; note = not a name\n\
+               15 0 0 10 4 -1 -1 4 60 -1 1 12 7 -1 3 -1 -1 -1\n\
+               16 0 0 10 4 -1 -1 4 60 -1 1 13 8 -1 4 -1 -1 -1\n";
+    let w = load_swf(
+        swf.as_bytes(),
+        "named.swf",
+        ReadOptions::default(),
+        &MapOptions::default(),
+    )
+    .unwrap();
+    let creds: Vec<(&str, &str, Option<&str>)> = w
+        .jobs
+        .iter()
+        .map(|j| {
+            (
+                j.job.user.as_str(),
+                j.job.group.as_str(),
+                j.job.class.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        creds,
+        [
+            ("alice", "physics", Some("batch")),
+            ("u13", "g8", Some("q4"))
+        ]
+    );
+}
+
+#[test]
 fn credentials_become_u_g_q_names() {
     let r = rec("15 599850 192180 3477 4 -1 -1 4 53940 -1 1 12 7 -1 3 2 -1 -1");
     let j = map_swf(&r, 1000, &MapOptions::default()).unwrap();
