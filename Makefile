@@ -65,7 +65,7 @@ endif
 
 # cargo knows what is up to date; always ask it.
 cargo:
-	$(CARGO) build --release $(CARGO_FLAGS) --lib --bin mauictl
+	$(CARGO) build --release $(CARGO_FLAGS) --target-dir $(TARGET_DIR) --lib --bin mauictl
 
 man: cargo
 	rm -rf $(O)/man

@@ -37,7 +37,7 @@ if [ "$(cat "$vendor/.lock-sha256" 2>/dev/null)" != "$lock_sum" ]; then
   echo "rpm: cargo vendor"
   rm -rf "$vendor"
   mkdir -p "$vendor"
-  cargo vendor --locked --versioned-dirs -q "$vendor/vendor" > "$vendor/config.toml"
+  cargo vendor --locked --versioned-dirs -q "$vendor/vendor" >/dev/null
   echo "$lock_sum" > "$vendor/.lock-sha256"
 fi
 
@@ -57,8 +57,14 @@ git ls-files -z --cached --others --exclude-standard |
   while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
   tar --null -T - -cf - | tar -xf - -C "$stage"
 ln -s "$vendor/vendor" "$stage/vendor"
-# cargo vendor printed the source replacement with an absolute path.
-sed "s|directory = .*|directory = \"vendor\"|" "$vendor/config.toml" > "$stage/.cargo/config.toml"
+# crates.io replaced by vendor/ (a path relative to the tarball's top).
+cat > "$stage/.cargo/config.toml" <<'EOF'
+[source.crates-io]
+replace-with = "vendored-sources"
+
+[source.vendored-sources]
+directory = "vendor"
+EOF
 cp "$spec" "$stage/mauisched.spec"
 tarball=$top/SOURCES/$name.tar.gz
 # gzip -1: the tarball is mostly vendored sources; speed over size.
@@ -73,6 +79,14 @@ $tarball_only && exit 0
 # build the -debuginfo package as usual.
 # Payloads gzip level 1: the build is checked, then thrown away.
 rm -rf "$top/RPMS" "$top/SRPMS" "$top/BUILD"
+# cargo's output outside the build tree, so that building the RPMs again
+# (same BUILD path, files with their mtimes) is incremental.
+# MAUISCHED_RPM_CLEAN=1: from scratch, inside the build tree.
+if [ "${MAUISCHED_RPM_CLEAN:-}" = 1 ]; then
+  unset CARGO_TARGET_DIR
+else
+  export CARGO_TARGET_DIR=$top/cargo-target
+fi
 start=$(date +%s)
 rpmbuild -ba --nodeps \
   --define "_topdir $top" \

@@ -229,7 +229,11 @@ fn extract_rpms(top: &Path, names: &[&str], root: &Path) -> Vec<PathBuf> {
         for f in std::fs::read_dir(arch.unwrap().path()).unwrap() {
             let p = f.unwrap().path();
             let name = ok(
-                run(30, Path::new("rpm"), &["-qp", "--qf", "%{NAME}", p.to_str().unwrap()]),
+                run(
+                    30,
+                    Path::new("rpm"),
+                    &["-qp", "--qf", "%{NAME}", p.to_str().unwrap()],
+                ),
                 "rpm -qp",
             );
             if names.contains(&name.as_str()) {
@@ -244,7 +248,12 @@ fn extract_rpms(top: &Path, names: &[&str], root: &Path) -> Vec<PathBuf> {
             }
         }
     }
-    assert_eq!(used.len(), names.len(), "RPMs {names:?} in {}: found {used:?}", rpms.display());
+    assert_eq!(
+        used.len(),
+        names.len(),
+        "RPMs {names:?} in {}: found {used:?}",
+        rpms.display()
+    );
     used
 }
 
