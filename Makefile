@@ -8,6 +8,10 @@
 #   make install PREFIX=/usr/local DESTDIR=/tmp/stage
 #   make install PREFIX=/usr LIBDIR=/usr/lib64 SLURM_PLUGINDIR=/usr/lib64/slurm
 #
+# `make install` installs what `make` built; it builds only what is
+# missing, and never runs cargo again once it has built (`sudo make
+# install` needs no Rust toolchain for root). Run `make` after a change.
+#
 # Layout (defaults; each is a variable):
 #   $(BINDIR)/mauictl, and links to it named after Maui's commands (showq, ...)
 #   $(LIBDIR)/libmauisched.so.$(ABI_MAJOR).$(ABI_MINOR), .so.$(ABI_MAJOR) (SONAME), .so
@@ -56,18 +60,28 @@ REALNAME := $(SONAME).$(ABI_MINOR)
 
 ABS_O = $(abspath $(O))
 
-.PHONY: all cargo man pc $(O)/mauisched.pc lib-stage pbs slurm install install-core install-slurm install-pbs clean
+.PHONY: all build cargo man pc $(O)/mauisched.pc lib-stage pbs slurm install install-core install-slurm install-pbs clean
 
-all: cargo man pc $(if $(filter yes,$(WITH_PBS)),pbs) $(if $(filter yes,$(WITH_SLURM)),slurm)
+# cargo first, on its own: the rest uses what it built.
+all:
+	$(MAKE) cargo
+	$(MAKE) build
+
+build: man pc $(if $(filter yes,$(WITH_PBS)),pbs) $(if $(filter yes,$(WITH_SLURM)),slurm)
 ifneq ($(WITH_SLURM),yes)
 	@echo "make: Slurm plugins not built: $(SLURM_INCLUDE)/slurm/slurm.h not found (install slurm-devel / libslurm-dev, or set SLURM_INCLUDE)"
 endif
 
-# cargo knows what is up to date; always ask it.
+# `make` always asks cargo (it knows what is up to date). `make install`
+# only builds what is missing, so that `sudo make install` after `make`
+# needs no cargo for root.
 cargo:
 	$(CARGO) build --release $(CARGO_FLAGS) --target-dir $(TARGET_DIR) --lib --bin mauictl
+$(REL)/mauictl $(REL)/libmauisched.so:
+	$(MAKE) cargo
 
-man: cargo
+man: $(O)/man/mauictl.1
+$(O)/man/mauictl.1: $(REL)/mauictl
 	rm -rf $(O)/man
 	$(REL)/mauictl man $(O)/man
 
@@ -81,7 +95,8 @@ $(O)/mauisched.pc: packaging/mauisched.pc.in
 # The library as it is installed (real name, SONAME and link names), for
 # the PBS daemon to link against: it then needs libmauisched.so.N from the
 # loader's path, no rpath into the build tree.
-lib-stage: cargo
+lib-stage: $(O)/lib/$(REALNAME)
+$(O)/lib/$(REALNAME): $(REL)/libmauisched.so
 	@mkdir -p $(O)/lib
 	cp -f $(REL)/libmauisched.so $(O)/lib/$(REALNAME)
 	ln -sf $(REALNAME) $(O)/lib/$(SONAME)
@@ -95,7 +110,7 @@ slurm:
 
 install: install-core $(if $(filter yes,$(WITH_PBS)),install-pbs) $(if $(filter yes,$(WITH_SLURM)),install-slurm)
 
-install-core: cargo man pc
+install-core: $(REL)/mauictl $(REL)/libmauisched.so man pc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/mauisched \
 	    $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(STATEDIR)/run
@@ -124,6 +139,8 @@ install-pbs: pbs
 	@# The unit names the daemon by its path: this install's.
 	sed -i 's|^ExecStart=/usr/sbin/mauisched-pbs|ExecStart=$(SBINDIR)/mauisched-pbs|' \
 	    $(DESTDIR)$(UNITDIR)/mauisched-pbs.service
+	@# The page's footer names the version: Cargo.toml's.
+	sed -i 's/^\(\.TH .*\)"mauisched [^"]*"/\1"mauisched $(VERSION)"/' $(DESTDIR)$(MANDIR)/man8/mauisched-pbs.8
 	install -D -m 0644 packaging/mauisched-pbs.sysconfig $(DESTDIR)$(SYSCONFIGDIR)/mauisched-pbs
 
 clean:

@@ -66,6 +66,11 @@ replace-with = "vendored-sources"
 directory = "vendor"
 EOF
 cp "$spec" "$stage/mauisched.spec"
+# Directories get the working tree's mtimes (files keep theirs): cargo
+# watches src/ffi (build.rs) by mtime, and the RPM build is then
+# incremental in target/rpm/cargo-target (see below).
+(cd "$stage" && find . -type d -not -path './vendor*' -not -path './.cargo*') |
+  while IFS= read -r d; do [ -d "$root/$d" ] && touch -r "$root/$d" "$stage/$d"; done
 tarball=$top/SOURCES/$name.tar.gz
 # gzip -1: the tarball is mostly vendored sources; speed over size.
 tar -C "$top/stage" --dereference --owner=0 --group=0 --sort=name -cf - "$name" | gzip -1 > "$tarball"
