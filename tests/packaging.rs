@@ -439,12 +439,13 @@ fn rpm_payload_runs_the_links_and_has_the_soname() {
 
 // --------------------------------------------------------- make install
 
-#[test]
-fn make_install_gives_the_tree_with_working_links() {
-    // With RPMs: in their source tarball, unpacked where rpmbuild built
-    // it, with cargo's output of that build (scripts/rpm.sh): no second
-    // release build, and the tarball is shown to be enough. Else here.
-    let (src, target) = match rpm_top() {
+/// The tree `make install` runs in, built: with RPMs, their source
+/// tarball unpacked where rpmbuild built it, with cargo's output of that
+/// build (`TARGET_DIR`, scripts/rpm.sh): no second release build, and the
+/// tarball is shown to be enough. Else this checkout, after `make`.
+fn built_source() -> &'static (PathBuf, Option<PathBuf>) {
+    static SRC: OnceLock<(PathBuf, Option<PathBuf>)> = OnceLock::new();
+    SRC.get_or_init(|| match rpm_top() {
         Some(top) => {
             let build = top.join("BUILD");
             let tarball = top.join(format!("SOURCES/mauisched-{VERSION}.tar.gz"));
@@ -464,14 +465,27 @@ fn make_install_gives_the_tree_with_working_links() {
                 Some(top.join("cargo-target")).filter(|t| t.is_dir()),
             )
         }
-        None => (repo(), None),
-    };
+        None => {
+            // `make install` installs what `make` built.
+            let out = Command::new("make").arg("-C").arg(repo()).output().unwrap();
+            ok(out, "make");
+            (repo(), None)
+        }
+    })
+}
+
+/// One `make install` at a time: they share the build's output directory
+/// (the .pc file is written with each one's LIBDIR).
+fn make_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[test]
+fn make_install_gives_the_tree_with_working_links() {
+    let _serial = make_lock();
+    let (src, target) = built_source();
     eprintln!("packaging: make install in {}", src.display());
-    if target.is_none() {
-        // `make install` installs what `make` built.
-        let out = Command::new("make").arg("-C").arg(&src).output().unwrap();
-        ok(out, "make");
-    }
     let dest = scratch("make-install");
     let mut make = Command::new("make");
     if let Some(t) = target {
@@ -571,4 +585,69 @@ fn make_install_gives_the_tree_with_working_links() {
             assert!(lib.join("slurm").join(so).is_file(), "{so}");
         }
     }
+}
+
+#[test]
+fn deb_has_the_files_at_debian_paths() {
+    if !have("dpkg-deb") {
+        eprintln!("SKIPPED deb: dpkg-deb is not installed");
+        return;
+    }
+    let _serial = make_lock();
+    let (src, target) = built_source();
+    let out_dir = scratch("deb");
+    let mut cmd = Command::new("bash");
+    cmd.arg(src.join("scripts/deb.sh")).arg(&out_dir);
+    if let Some(t) = target {
+        cmd.env("TARGET_DIR", t)
+            .env("CARGO_FLAGS", "--offline --locked");
+    }
+    let said = ok(cmd.output().unwrap(), "scripts/deb.sh");
+    let arch = run("dpkg", &["--print-architecture"]);
+    let deb = out_dir.join(format!("mauisched_{VERSION}-1_{arch}.deb"));
+    assert!(said.ends_with(&format!("deb: {}", deb.display())), "{said}");
+    let deb_s = deb.to_str().unwrap();
+    assert_eq!(
+        run("dpkg-deb", &["-f", deb_s, "Version"]),
+        format!("{VERSION}-1")
+    );
+    if let Some(sv) = slurm_header_version() {
+        let breaks = run("dpkg-deb", &["-f", deb_s, "Breaks"]);
+        assert!(
+            breaks.starts_with(&format!("slurmctld (<< {sv}), slurmctld (>= ")),
+            "{breaks}"
+        );
+    }
+    let root = scratch("deb-root");
+    run("dpkg-deb", &["-x", deb_s, root.to_str().unwrap()]);
+    let ma = run("gcc", &["-print-multiarch"]);
+    let lib = root.join("usr/lib").join(&ma);
+    let soname = format!("libmauisched.so.{ABI_MAJOR}");
+    assert_eq!(
+        std::fs::read_link(lib.join(&soname)).unwrap(),
+        Path::new(&format!("{soname}.{ABI_MINOR}"))
+    );
+    let pc = std::fs::read_to_string(lib.join("pkgconfig/mauisched.pc")).unwrap();
+    assert!(pc.contains(&format!("libdir=/usr/lib/{ma}\n")), "{pc}");
+    if slurm_header_version().is_some() {
+        for so in ["sched_maui.so", "job_submit_maui.so"] {
+            assert!(lib.join("slurm-wlm").join(so).is_file(), "{so}");
+        }
+    }
+    for c in MAUI_COMMANDS {
+        assert_eq!(
+            std::fs::read_link(root.join("usr/bin").join(c)).unwrap(),
+            Path::new("mauictl")
+        );
+    }
+    assert!(root.join("usr/sbin/mauisched-pbs").is_file());
+    assert!(root.join("etc/default/mauisched-pbs").is_file());
+    let conffiles = std::fs::read_to_string(out_dir.join("stage/DEBIAN/conffiles")).unwrap();
+    assert_eq!(conffiles, "/etc/default/mauisched-pbs\n");
+    // Stripped: no debug sections left.
+    let sections = run("readelf", &["-S", lib.join(&soname).to_str().unwrap()]);
+    assert!(
+        !sections.contains(".debug_info"),
+        "libmauisched is not stripped"
+    );
 }
