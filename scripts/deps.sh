@@ -15,6 +15,10 @@ pkgs_test=("${pkgs_demo[@]}" g++ valgrind libclang-dev)
 # headers. Never slurm-wlm-emulator: it switches /usr/sbin/slurm{ctld,d,stepd}
 # to builds that cannot start on Debian 12.
 pkgs_slurm=(slurmctld slurmd slurm-client slurm-wlm-basic-plugins libslurm-dev munge make)
+# The RPMs (scripts/rpm.sh, tests/packaging.rs): Debian's rpmbuild, and
+# rpm2cpio + cpio to unpack their payload for the tests. pkg-config checks
+# the installed mauisched.pc. Like the Slurm packages: installed as root.
+pkgs_slurm+=(rpm rpm2cpio cpio pkg-config)
 
 case "$mode" in
   demo) want=("${pkgs_demo[@]}") ;;
@@ -42,7 +46,7 @@ if [ "$mode" = test ]; then
     if [ "$(id -u)" -eq 0 ]; then
       missing+=("${slurm_missing[@]}")
     else
-      echo "deps: not root: the Slurm end-to-end tests will be skipped (missing: ${slurm_missing[*]})" >&2
+      echo "deps: not root: the Slurm end-to-end and RPM tests may be skipped (missing: ${slurm_missing[*]})" >&2
     fi
   fi
 fi

@@ -8,5 +8,18 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --locked --all-targets -- -D warnings
+# The RPMs before the tests, so that a packaging failure shows here, on
+# its own: tests/packaging.rs checks them and tests/slurm_e2e.rs runs the
+# Slurm plugin and library from their payload. As root (CI) they must be
+# built and used (MAUISCHED_REQUIRE_RPM=1); elsewhere when rpmbuild and
+# the Slurm headers are installed.
+if [ "$(id -u)" -eq 0 ]; then
+  export MAUISCHED_REQUIRE_RPM=1
+fi
+if [ "$(id -u)" -eq 0 ] || { command -v rpmbuild && [ -f /usr/include/slurm/slurm.h ]; } >/dev/null; then
+  echo "== RPMs (scripts/rpm.sh)"
+  scripts/rpm.sh
+  export MAUISCHED_RPM_TOPDIR=$PWD/target/rpm
+fi
 echo "== cargo test"
 cargo test --locked --all-targets

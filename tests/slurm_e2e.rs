@@ -1,6 +1,7 @@
 //! The Slurm front end on real Slurm 22.05 clusters: `SchedulerType=
-//! sched/maui` + `JobSubmitPlugins=maui`, with the library this `cargo
-//! test` built, and real `sbatch` jobs (`sleep`) of two Unix users.
+//! sched/maui` + `JobSubmitPlugins=maui`, with the plugins and library
+//! from the RPMs scripts/test.sh built (MAUISCHED_RPM_TOPDIR; else built
+//! from this checkout), and real `sbatch` jobs (`sleep`) of two Unix users.
 //!
 //! Each test brings up its own throw-away cluster with
 //! tests/slurm/cluster.sh (munged + slurmctld + one slurmd per node on
@@ -145,25 +146,27 @@ fn setup() -> Option<&'static Setup> {
         let _ = std::fs::remove_dir_all(&work);
         let plugins = work.join("plugins");
         std::fs::create_dir_all(&plugins).unwrap();
-        // The plugins are built from this checkout, as a fresh CI machine would.
-        ok(
-            run(
-                300,
-                Path::new("make"),
-                &["-C", "c-shim/slurm", &format!("O={}", plugins.display())],
-            ),
-            "make -C c-shim/slurm",
-        );
-        for so in ["job_submit_maui.so", "sched_maui.so"] {
-            assert!(plugins.join(so).is_file(), "{so} not built");
+        // What the tests run: the RPMs' payload when scripts/test.sh built
+        // them (what a site installs), else a build from this checkout.
+        match rpm_top() {
+            Some(top) => {
+                let root = work.join("rpm-root");
+                let from = extract_rpms(&top, &["mauisched", "mauisched-slurm"], &root);
+                for so in ["job_submit_maui.so", "sched_maui.so", "libmauisched.so.1"] {
+                    let f = find_file(&root, so)
+                        .unwrap_or_else(|| panic!("{so} is not in the payload of {from:?}"));
+                    // The SONAME link is followed: the real file is copied.
+                    std::fs::copy(&f, plugins.join(so)).unwrap();
+                }
+                say(&format!(
+                    "slurm_e2e: plugins and library from the RPMs {from:?} (MAUISCHED_RPM_TOPDIR)"
+                ));
+            }
+            None => {
+                build_from_checkout(&plugins);
+                say("slurm_e2e: plugins built from this checkout (make -C c-shim/slurm), library from this cargo build");
+            }
         }
-        // The cdylib cargo built for this run sits beside the test binary
-        // (target/<profile>/deps); `cargo build`'s copy one level up may be
-        // stale. It goes beside the plugin under its SONAME.
-        let exe = std::env::current_exe().unwrap();
-        let so = exe.parent().unwrap().join("libmauisched.so");
-        assert!(so.is_file(), "{} is missing", so.display());
-        std::fs::copy(&so, plugins.join("libmauisched.so.1")).unwrap();
         let submit_many = work.join("submit_many");
         ok(
             run(
@@ -202,6 +205,98 @@ fn setup() -> Option<&'static Setup> {
             None
         }
     }
+}
+
+/// The rpmbuild tree of the RPMs scripts/test.sh built, if it did.
+/// MAUISCHED_REQUIRE_RPM=1 (CI) makes their absence a failure: there the
+/// tests must run what the package ships.
+fn rpm_top() -> Option<PathBuf> {
+    match std::env::var_os("MAUISCHED_RPM_TOPDIR") {
+        Some(t) => Some(PathBuf::from(t)),
+        None => {
+            if std::env::var("MAUISCHED_REQUIRE_RPM").as_deref() == Ok("1") {
+                panic!("MAUISCHED_REQUIRE_RPM=1 but MAUISCHED_RPM_TOPDIR is not set (scripts/test.sh sets it)");
+            }
+            None
+        }
+    }
+}
+
+/// Unpacks the binary RPMs named `names` from `top`/RPMS into `root`, as
+/// rpm would install them (rpm2cpio | cpio); returns the RPM files.
+fn extract_rpms(top: &Path, names: &[&str], root: &Path) -> Vec<PathBuf> {
+    std::fs::create_dir_all(root).unwrap();
+    let mut used = Vec::new();
+    let rpms = top.join("RPMS");
+    for arch in std::fs::read_dir(&rpms).unwrap_or_else(|e| panic!("{}: {e}", rpms.display())) {
+        for f in std::fs::read_dir(arch.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            let name = ok(
+                run(
+                    30,
+                    Path::new("rpm"),
+                    &["-qp", "--qf", "%{NAME}", p.to_str().unwrap()],
+                ),
+                "rpm -qp",
+            );
+            if names.contains(&name.as_str()) {
+                let out = Command::new("sh")
+                    .arg("-c")
+                    .arg(format!("rpm2cpio '{}' | cpio -idm --quiet", p.display()))
+                    .current_dir(root)
+                    .output()
+                    .unwrap();
+                ok(out, "rpm2cpio | cpio");
+                used.push(p);
+            }
+        }
+    }
+    assert_eq!(
+        used.len(),
+        names.len(),
+        "RPMs {names:?} in {}: found {used:?}",
+        rpms.display()
+    );
+    used
+}
+
+/// The first file called `name` under `dir` (depth first).
+fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    for e in std::fs::read_dir(dir).ok()? {
+        let p = e.ok()?.path();
+        if p.file_name().is_some_and(|n| n == name) && !p.is_dir() {
+            return Some(p);
+        }
+        if p.is_dir() && !p.is_symlink() {
+            if let Some(f) = find_file(&p, name) {
+                return Some(f);
+            }
+        }
+    }
+    None
+}
+
+/// The plugins built from this checkout and the cdylib of this cargo run,
+/// into `plugins`.
+fn build_from_checkout(plugins: &Path) {
+    ok(
+        run(
+            300,
+            Path::new("make"),
+            &["-C", "c-shim/slurm", &format!("O={}", plugins.display())],
+        ),
+        "make -C c-shim/slurm",
+    );
+    for so in ["job_submit_maui.so", "sched_maui.so"] {
+        assert!(plugins.join(so).is_file(), "{so} not built");
+    }
+    // The cdylib cargo built for this run sits beside the test binary
+    // (target/<profile>/deps); `cargo build`'s copy one level up may be
+    // stale. It goes beside the plugin under its SONAME.
+    let exe = std::env::current_exe().unwrap();
+    let so = exe.parent().unwrap().join("libmauisched.so");
+    assert!(so.is_file(), "{} is missing", so.display());
+    std::fs::copy(&so, plugins.join("libmauisched.so.1")).unwrap();
 }
 
 fn uid(user: &str) -> String {

@@ -12,6 +12,10 @@ use mauisched::config::{render, Config, Loaded, Severity, DEFAULT_CONFIG, DEFAUL
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+// Not src/bin/man.rs: cargo would take that for a binary of its own.
+#[path = "mauictl/man.rs"]
+mod man;
+
 #[derive(Parser)]
 #[command(
     name = "mauictl",
@@ -170,6 +174,13 @@ enum Cmd {
     Setspri(LiveArgs),
     /// Reconfigure (-r), stop (-s) or resume (-R) scheduling (live).
     Schedctl(LiveArgs),
+    /// Write the manual pages (mauictl.1, one per subcommand and per
+    /// Maui-named command) into DIR; packaging runs it.
+    #[command(hide = true)]
+    Man {
+        /// Output directory (created if missing).
+        dir: PathBuf,
+    },
 }
 
 /// Arguments of a command that only exists live, passed to the scheduler
@@ -803,6 +814,23 @@ fn main() -> ExitCode {
         }
     };
     match cli.cmd {
+        Cmd::Man { dir } => {
+            use clap::CommandFactory;
+            match man::write(Cli::command(), &dir, &LIVE) {
+                Ok(files) => {
+                    emit(&format!(
+                        "wrote {} manual pages in {}\n",
+                        files.len(),
+                        dir.display()
+                    ));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("mauictl man: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Cmd::Check { quiet } => {
             let count = |s| {
                 loaded
