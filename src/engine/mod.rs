@@ -59,8 +59,8 @@ pub struct LastIteration {
     /// The profile before the priority pass (running jobs and
     /// admin/standing reservations only).
     pub base: Profile,
-    /// The plan.
-    pub plan: Plan,
+    /// The plan (the one `iterate` returned, shared).
+    pub plan: Arc<Plan>,
     /// Scheduling was stopped by an operator during this iteration
     /// (`schedctl -s`): the plan carries only `runjob` starts.
     pub stopped: Option<StopInfo>,
@@ -95,17 +95,31 @@ pub fn job_id_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     id_key(a).cmp(&id_key(b)).then_with(|| a.cmp(b))
 }
 
-/// Sorts jobs by [`job_id_cmp`], parsing each id once.
-fn sort_by_id(jobs: &mut Vec<Job>) {
-    let mut keyed: Vec<((u8, u64), Job)> = std::mem::take(jobs)
-        .into_iter()
-        .map(|j| {
+/// The snapshot's jobs the passes see (idle, running, suspended), cloned
+/// in the order of [`job_id_cmp`]. Indices are sorted, each id parsed once,
+/// so the (large) jobs are moved once instead of at every comparison.
+fn jobs_by_id(all: &[Job]) -> Vec<Job> {
+    let mut keyed: Vec<((u8, u64), usize)> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| {
+            matches!(
+                j.state,
+                JobState::Idle | JobState::Running | JobState::Suspended
+            )
+        })
+        .map(|(i, j)| {
             let k = id_key(&j.id);
-            ((k.0, k.1), j)
+            ((k.0, k.1), i)
         })
         .collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| job_id_cmp(&a.1.id, &b.1.id)));
-    jobs.extend(keyed.into_iter().map(|(_, j)| j));
+    // Stable, as sorting the jobs themselves was: equal ids keep the
+    // snapshot's order.
+    keyed.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| job_id_cmp(&all[a.1].id, &all[b.1].id))
+    });
+    keyed.into_iter().map(|(_, i)| all[i].clone()).collect()
 }
 
 impl Engine {
@@ -135,19 +149,11 @@ impl Engine {
     /// order (by id) and ties are broken by stable keys, so the same inputs
     /// give the same plan byte for byte. Nodes keep the RM's order, which is
     /// meaningful (FIRSTAVAILABLE, CONTIGUOUS).
-    pub fn iterate(&mut self, snap: &Snapshot, now: Time) -> Plan {
-        let mut jobs: Vec<Job> = snap
-            .jobs
-            .iter()
-            .filter(|j| {
-                matches!(
-                    j.state,
-                    JobState::Idle | JobState::Running | JobState::Suspended
-                )
-            })
-            .cloned()
-            .collect();
-        sort_by_id(&mut jobs);
+    ///
+    /// The plan is shared with [`Engine::last`] (for the renderers), hence
+    /// the `Arc`: a plan of a large queue is not copied.
+    pub fn iterate(&mut self, snap: &Snapshot, now: Time) -> Arc<Plan> {
+        let mut jobs = jobs_by_id(&snap.jobs);
         for j in &mut jobs {
             if let Some(b) = self.state.bypass.get(&j.id) {
                 j.bypass_count = j.bypass_count.max(*b);
@@ -217,12 +223,12 @@ impl Engine {
             );
         }
         out.plan.actions = std::mem::take(&mut self.state.pending_actions);
-        let plan = out.plan.clone();
+        let plan = Arc::new(out.plan);
         self.last = Some(Arc::new(LastIteration {
             jobs,
             view: out.view,
             base: out.base,
-            plan: out.plan,
+            plan: Arc::clone(&plan),
             stopped,
             forced: forced.into_iter().map(|(_, f)| f.job).collect(),
         }));

@@ -153,6 +153,8 @@ struct Idle {
     req: TaskRequest,
     wall: Secs,
     prio: PriorityBreakdown,
+    /// The [`NodeSet`] of nodes meeting its requirements (`Feasible`).
+    nodes: u32,
     /// Set when the job cannot be started in this iteration whatever the resources.
     blocked: Option<Reason>,
 }
@@ -179,18 +181,33 @@ type FeasibleKey = (
 /// total processors of those nodes).
 type FeasibleNodes = (Vec<NodeIdx>, Resources, u64);
 
+/// The same nodes as a bit set by node index, for the per-node test of
+/// candidate scans (`check_node` compares feature names, this one bit).
+#[derive(Default)]
+struct NodeSet(Vec<u64>);
+
+impl NodeSet {
+    fn contains(&self, n: NodeIdx) -> bool {
+        self.0
+            .get(n as usize / 64)
+            .is_some_and(|w| w & (1 << (n % 64)) != 0)
+    }
+}
+
 /// Nodes that could ever satisfy a job's hard requirements, summarised by
 /// requirement signature (most jobs share one). Looked up by a hash of the
 /// fields, compared in full, so a hit allocates nothing.
 #[derive(Default)]
 struct Feasible {
-    memo: HashMap<u64, Vec<(FeasibleKey, FeasibleNodes)>>,
+    memo: HashMap<u64, Vec<(FeasibleKey, FeasibleNodes, u32)>>,
+    /// Node sets by id (the third field of a memo entry).
+    sets: Vec<NodeSet>,
 }
 
 impl Feasible {
     fn hash(req: &TaskRequest) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut h = FxHasher::default();
         req.features.hash(&mut h);
         req.partition.hash(&mut h);
         req.hosts.hash(&mut h);
@@ -211,15 +228,34 @@ impl Feasible {
 
     /// See [`FeasibleNodes`].
     fn of(&mut self, req: &TaskRequest, view: &View) -> &FeasibleNodes {
-        let bucket = self.memo.entry(Self::hash(req)).or_default();
-        let pos = match bucket.iter().position(|(k, _)| Self::same(k, req)) {
+        let (bucket, pos) = self.entry(req, view);
+        &self.memo[&bucket][pos].1
+    }
+
+    /// Id of the [`NodeSet`] of the nodes meeting the request's
+    /// requirements whatever their state.
+    fn set_of(&mut self, req: &TaskRequest, view: &View) -> u32 {
+        let (bucket, pos) = self.entry(req, view);
+        self.memo[&bucket][pos].2
+    }
+
+    fn set(&self, id: u32) -> &NodeSet {
+        &self.sets[id as usize]
+    }
+
+    fn entry(&mut self, req: &TaskRequest, view: &View) -> (u64, usize) {
+        let h = Self::hash(req);
+        let bucket = self.memo.entry(h).or_default();
+        let pos = match bucket.iter().position(|(k, _, _)| Self::same(k, req)) {
             Some(p) => p,
             None => {
                 let mut nodes = Vec::new();
                 let mut max = Resources::ZERO;
                 let mut procs = 0u64;
-                for n in &view.cluster.nodes {
+                let mut set = NodeSet(vec![0; view.cluster.nodes.len().div_ceil(64)]);
+                for (k, n) in view.cluster.nodes.iter().enumerate() {
                     if req.check_node_any_state(n).is_ok() {
+                        set.0[k / 64] |= 1 << (k % 64);
                         nodes.push(n.index);
                         max = max.max_each(&n.configured);
                         procs += n.configured.procs as u64;
@@ -233,11 +269,12 @@ impl Feasible {
                     req.exact_proc,
                     req.procs_per_node(),
                 );
-                bucket.push((key, (nodes, max, procs)));
+                bucket.push((key, (nodes, max, procs), self.sets.len() as u32));
+                self.sets.push(set);
                 bucket.len() - 1
             }
         };
-        &bucket[pos].1
+        (h, pos)
     }
 }
 
@@ -334,8 +371,7 @@ impl<'a> Iter<'a> {
                 continue;
             }
             let n = &self.view.cluster.nodes[node as usize];
-            if it.req.check_node(n).is_err() || advres.as_ref().is_some_and(|a| !a.contains(&node))
-            {
+            if !self.suitable(i, node) || advres.as_ref().is_some_and(|a| !a.contains(&node)) {
                 continue;
             }
             let free = self.view.profile.free(node, start, end, &adm);
@@ -372,6 +408,51 @@ impl<'a> Iter<'a> {
         out
     }
 
+    /// `check_node` of job `i` on `node`, by the job's node set: up and
+    /// usable, and meeting the requirements.
+    fn suitable(&self, i: usize, node: NodeIdx) -> bool {
+        self.view.cluster.nodes[node as usize].usable
+            && self.feasible.set(self.idle[i].nodes).contains(node)
+    }
+
+    /// Σ tasks of job `i` over the nodes [`Iter::candidates`] would offer
+    /// for [start, end), counted up to `need` (the same filters, without
+    /// building the candidates): most attempts fail this count, and it
+    /// spares them the affinity and occupant look-ups.
+    fn tasks_available(&self, i: usize, start: Time, end: Time, need: u64) -> u64 {
+        let it = &self.idle[i];
+        let job = &self.jobs[it.j];
+        let advres = match self.advres_nodes(job) {
+            Some(Ok(n)) => Some(n),
+            Some(Err(_)) => return 0,
+            None => None,
+        };
+        let adm = self.adm(it.j);
+        let now = start == self.now;
+        let ix = self.index_for(i);
+        let all = 0..self.view.cluster.nodes.len() as NodeIdx;
+        let nodes: Box<dyn Iterator<Item = NodeIdx> + '_> = match (&it.req.hosts, now) {
+            (Some(h), _) => Box::new(h.iter().copied()),
+            (None, true) => Box::new(ix.open(&it.req.task).iter().copied()),
+            (None, false) => Box::new(all),
+        };
+        let mut sum = 0u64;
+        for node in nodes {
+            if now && !it.req.task.fits_in(&ix.free_now(node)) {
+                continue;
+            }
+            if !self.suitable(i, node) || advres.as_ref().is_some_and(|a| !a.contains(&node)) {
+                continue;
+            }
+            let free = self.view.profile.free(node, start, end, &adm);
+            sum += it.req.task.times_fits_in(&free) as u64;
+            if sum >= need {
+                break;
+            }
+        }
+        sum
+    }
+
     /// What makes two jobs comparable for [`Iter::dominated`]: the
     /// job's requirements and credentials as the RM gave them (at least as
     /// fine as the request they resolve to, so jobs sharing a key share
@@ -402,6 +483,10 @@ impl<'a> Iter<'a> {
     fn try_place(&mut self, i: usize, start: Time, immediate: bool) -> Option<Vec<(NodeIdx, u32)>> {
         let (j, wall) = (self.idle[i].j, self.idle[i].wall);
         let end = start.saturating_add(wall);
+        let need = self.idle[i].req.tasks as u64;
+        if self.tasks_available(i, start, end, need) < need {
+            return None;
+        }
         let cands = self.candidates(i, start, end);
         if cands.iter().map(|c| c.tasks as u64).sum::<u64>() < self.idle[i].req.tasks as u64 {
             return None;
@@ -576,10 +661,8 @@ impl<'a> Iter<'a> {
         };
         let fit = {
             let adm = self.adm(it.j);
-            let cluster = &self.view.cluster;
             self.view.profile.earliest_start(&req, &adm, |n| {
-                it.req.check_node(&cluster.nodes[n as usize]).is_ok()
-                    && advres.as_ref().is_none_or(|a| a.contains(&n))
+                self.suitable(i, n) && advres.as_ref().is_none_or(|a| a.contains(&n))
             })
         };
         let Some(fit) = fit else {
@@ -612,11 +695,8 @@ impl<'a> Iter<'a> {
             return false;
         }
         let end = self.now.saturating_add(self.idle[i].wall);
-        self.candidates(i, self.now, end)
-            .iter()
-            .map(|c| c.tasks as u64)
-            .sum::<u64>()
-            >= self.idle[i].req.tasks as u64
+        let need = self.idle[i].req.tasks as u64;
+        self.tasks_available(i, self.now, end, need) >= need
     }
 
     /// Fast necessary check for backfill: did a job asking for no more
@@ -718,7 +798,7 @@ pub fn run(
 
     // 2-3. Eligibility and priority.
     let mut feasible = Feasible::default();
-    let mut idle: Vec<Idle> = Vec::new();
+    let mut idle: Vec<Idle> = Vec::with_capacity(jobs.len());
     let mut queue_usage = Usage::new(cfg);
     let mut by_submit: Vec<usize> = (0..jobs.len())
         .filter(|&j| jobs[j].state == JobState::Idle)
@@ -825,18 +905,26 @@ pub fn run(
         if blocked.is_none() && matches!(active_verdict, Verdict::Blocked(_)) {
             blocked = verdict_reason(&active_verdict);
         }
-        if !state.accrual.contains_key(&job.id) {
-            state.accrual.insert(job.id.clone(), QueueAccrual::new(job));
-        }
-        let acc = state.accrual.get_mut(&job.id).expect("inserted just above");
-        acc.update(
-            p.job_prio_accrual_policy,
-            job,
-            now,
-            meets_idle,
-            active_verdict.allows(true),
-        );
-        let eff = acc.effective();
+        // One lookup for a job seen before (the common case).
+        let update = |acc: &mut QueueAccrual| {
+            acc.update(
+                p.job_prio_accrual_policy,
+                job,
+                now,
+                meets_idle,
+                active_verdict.allows(true),
+            );
+            acc.effective()
+        };
+        let eff = match state.accrual.get_mut(&job.id) {
+            Some(acc) => update(acc),
+            None => {
+                let mut acc = QueueAccrual::new(job);
+                let eff = update(&mut acc);
+                state.accrual.insert(job.id.clone(), acc);
+                eff
+            }
+        };
         let ctx = PriorityContext {
             now,
             cfg,
@@ -847,22 +935,36 @@ pub fn run(
         if blocked.is_none() && prio.rejected_negative {
             blocked = Some(Reason::NegativePriority);
         }
+        let nodes = feasible.set_of(&req, &view);
         idle.push(Idle {
             j,
             req,
             wall,
             prio,
+            nodes,
             blocked,
         });
     }
     // Priority order: priority, then submission, then id.
-    idle.sort_by(|a, b| {
-        b.prio
-            .priority
-            .cmp(&a.prio.priority)
-            .then(jobs[a.j].submit_time.cmp(&jobs[b.j].submit_time))
-            .then_with(|| super::job_id_cmp(&jobs[a.j].id, &jobs[b.j].id))
+    // Sorted as keys with positions, then moved once: an `Idle` is large,
+    // and a stable sort of the keys gives the order a stable sort of the
+    // jobs would (`jobs` is in id order, so the id breaks ties as before).
+    let mut keys: Vec<(std::cmp::Reverse<i64>, Time, usize)> = idle
+        .iter()
+        .enumerate()
+        .map(|(k, x)| (std::cmp::Reverse(x.prio.priority), jobs[x.j].submit_time, k))
+        .collect();
+    keys.sort_by(|a, b| {
+        (a.0, a.1)
+            .cmp(&(b.0, b.1))
+            .then_with(|| super::job_id_cmp(&jobs[idle[a.2].j].id, &jobs[idle[b.2].j].id))
     });
+    let mut slots: Vec<Option<Idle>> = idle.into_iter().map(Some).collect();
+    let idle: Vec<Idle> = keys
+        .iter()
+        .map(|&(_, _, k)| slots[k].take().expect("each position once"))
+        .collect();
+    drop(slots);
     let base = view.profile.clone();
     let now_ix = NowIndex::new(&view.cluster, &view.profile, now, Scope::All);
     let base_ix = now_ix.clone();
@@ -1265,7 +1367,7 @@ impl Iter<'_> {
         let need = it.req.tasks as u64;
         let task = it.req.task;
         let cluster = &self.view.cluster;
-        let suitable = |n: NodeIdx| it.req.check_node(&cluster.nodes[n as usize]).is_ok();
+        let suitable = |n: NodeIdx| self.suitable(i, n);
         // Tasks that fit over the window, counted up to `need`: only nodes
         // with something free now can hold any (a task asks for something).
         let count = |admits: &dyn Admits| -> u64 {
