@@ -4,7 +4,9 @@ use super::avail::{NowIndex, Scope};
 use super::build::{self, dedicated, place_job, View};
 use super::plan::*;
 use super::state::{EngineState, JobReservation, NamedClaim};
-use crate::allocation::{allocate, effective_policy, Candidate, LocalAllocator, TaskRequest};
+use crate::allocation::{
+    allocate_checked, effective_policy, Candidate, LocalAllocator, TaskRequest,
+};
 use crate::backfill::{self, BfJob};
 use crate::config::{BackfillPolicy, Config, ReservationPolicy};
 use crate::model::{Job, JobState, Node, NodeIdx, NodeTasks, Resources, Secs, Time};
@@ -339,14 +341,18 @@ impl<'a> Iter<'a> {
         )
     }
 
-    /// Candidate nodes for job `i` over [start, end).
-    fn candidates(&self, i: usize, start: Time, end: Time) -> Vec<Candidate> {
+    /// Candidate nodes for job `i` over [start, end), or `None` when they
+    /// hold fewer than `need` tasks in all. The tasks each node can hold are
+    /// counted first, and the rest of a candidate (affinity, gap,
+    /// occupants) is looked up only when the count reaches `need`: most
+    /// attempts fail it.
+    fn candidates(&self, i: usize, start: Time, end: Time, need: u64) -> Option<Vec<Candidate>> {
         let it = &self.idle[i];
         let job = &self.jobs[it.j];
         let adm = self.adm(it.j);
         let advres = match self.advres_nodes(job) {
             Some(Ok(n)) => Some(n),
-            Some(Err(_)) => return Vec::new(),
+            Some(Err(_)) => return (need == 0).then(Vec::new),
             None => None,
         };
         // Only LASTAVAILABLE orders by the gap after the job (LOCAL offers
@@ -365,12 +371,12 @@ impl<'a> Iter<'a> {
             (None, true) => Box::new(ix.open(&it.req.task).iter().copied()),
             (None, false) => Box::new(all),
         };
-        let mut out = Vec::new();
+        let mut fits: Vec<(NodeIdx, u32, Resources)> = Vec::new();
+        let mut sum = 0u64;
         for node in nodes {
             if now && !it.req.task.fits_in(&ix.free_now(node)) {
                 continue;
             }
-            let n = &self.view.cluster.nodes[node as usize];
             if !self.suitable(i, node) || advres.as_ref().is_some_and(|a| !a.contains(&node)) {
                 continue;
             }
@@ -379,6 +385,15 @@ impl<'a> Iter<'a> {
             if tasks == 0 {
                 continue;
             }
+            sum += tasks as u64;
+            fits.push((node, tasks, free));
+        }
+        if sum < need {
+            return None;
+        }
+        let mut out = Vec::with_capacity(fits.len());
+        for (node, tasks, free) in fits {
+            let n = &self.view.cluster.nodes[node as usize];
             let mut c = Candidate::new(node, tasks, free);
             c.affinity = self.view.profile.reserved_affinity(node, start, end, &adm);
             if need_gap {
@@ -405,7 +420,7 @@ impl<'a> Iter<'a> {
             }
             out.push(c);
         }
-        out
+        Some(out)
     }
 
     /// `check_node` of job `i` on `node`, by the job's node set: up and
@@ -483,16 +498,9 @@ impl<'a> Iter<'a> {
     fn try_place(&mut self, i: usize, start: Time, immediate: bool) -> Option<Vec<(NodeIdx, u32)>> {
         let (j, wall) = (self.idle[i].j, self.idle[i].wall);
         let end = start.saturating_add(wall);
-        let need = self.idle[i].req.tasks as u64;
-        if self.tasks_available(i, start, end, need) < need {
-            return None;
-        }
-        let cands = self.candidates(i, start, end);
-        if cands.iter().map(|c| c.tasks as u64).sum::<u64>() < self.idle[i].req.tasks as u64 {
-            return None;
-        }
+        let cands = self.candidates(i, start, end, self.idle[i].req.tasks as u64)?;
         let policy = effective_policy(&self.jobs[j], &self.cfg.params);
-        let alloc = allocate(
+        let alloc = allocate_checked(
             &self.idle[i].req,
             &cands,
             &self.view.cluster,
