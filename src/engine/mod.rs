@@ -45,7 +45,7 @@ pub use state::{EngineState, ForcedStart, JobReservation, NamedClaim, StopInfo};
 
 use crate::allocation::LocalAllocator;
 use crate::config::Config;
-use crate::model::{HoldKind, Job, JobState, Snapshot, Time};
+use crate::model::{Cluster, HoldKind, Job, JobState, Snapshot, Time};
 use crate::profile::Profile;
 use std::sync::Arc;
 
@@ -80,6 +80,34 @@ pub struct Engine {
     /// reader (the admin socket) can keep rendering one iteration while the
     /// next one runs.
     pub last: Option<Arc<LastIteration>>,
+    /// The cluster of the last iteration and what it was built from.
+    cluster_cache: Option<ClusterCache>,
+}
+
+/// A cluster (NODECFG applied to the RM's nodes) with its inputs: reused
+/// while the snapshot's nodes and the node configuration are unchanged
+/// (the usual case between two polls; always in the simulator).
+struct ClusterCache {
+    nodes: Vec<crate::model::Node>,
+    node_cfg: std::collections::BTreeMap<String, crate::config::NodeCfg>,
+    params: (
+        crate::config::NodeAccessPolicy,
+        crate::config::NodeLoadPolicy,
+        f64,
+    ),
+    cluster: Arc<Cluster>,
+}
+
+/// What `Cluster::build` reads from the parameters.
+fn cluster_params(
+    cfg: &Config,
+) -> (
+    crate::config::NodeAccessPolicy,
+    crate::config::NodeLoadPolicy,
+    f64,
+) {
+    let p = &cfg.params;
+    (p.node_access_policy, p.node_load_policy, p.node_max_load)
 }
 
 fn id_key(s: &str) -> (u8, u64, &str) {
@@ -130,6 +158,7 @@ impl Engine {
             state: EngineState::default(),
             local: None,
             last: None,
+            cluster_cache: None,
         }
     }
 
@@ -140,6 +169,7 @@ impl Engine {
             state,
             local: None,
             last: None,
+            cluster_cache: None,
         }
     }
 
@@ -201,8 +231,9 @@ impl Engine {
             j.allocation = f.allocation.clone();
             forced.push((i, f));
         }
+        let cluster = self.cluster(&snap.nodes);
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
-        let mut out = sched::run(&self.cfg, &mut self.state, &jobs, &snap.nodes, now, local);
+        let mut out = sched::run(&self.cfg, &mut self.state, &jobs, cluster, now, local);
         let stopped = self.state.stopped.clone();
         if let Some(stop) = &stopped {
             strip_starts(&mut out, &jobs, stop);
@@ -233,6 +264,27 @@ impl Engine {
             forced: forced.into_iter().map(|(_, f)| f.job).collect(),
         }));
         plan
+    }
+}
+
+impl Engine {
+    /// The cluster of `nodes` under the configuration: the last one when
+    /// nothing it depends on changed, else built anew.
+    fn cluster(&mut self, nodes: &[crate::model::Node]) -> Arc<Cluster> {
+        let params = cluster_params(&self.cfg);
+        if let Some(c) = &self.cluster_cache {
+            if c.params == params && c.nodes == nodes && c.node_cfg == self.cfg.nodes {
+                return Arc::clone(&c.cluster);
+            }
+        }
+        let cluster = Arc::new(Cluster::build(nodes, &self.cfg));
+        self.cluster_cache = Some(ClusterCache {
+            nodes: nodes.to_vec(),
+            node_cfg: self.cfg.nodes.clone(),
+            params,
+            cluster: Arc::clone(&cluster),
+        });
+        cluster
     }
 }
 

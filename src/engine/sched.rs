@@ -9,7 +9,7 @@ use crate::allocation::{
 };
 use crate::backfill::{self, BfJob};
 use crate::config::{BackfillPolicy, Config, ReservationPolicy};
-use crate::model::{Job, JobState, Node, NodeIdx, NodeTasks, Resources, Secs, Time};
+use crate::model::{Job, JobState, NodeIdx, NodeTasks, Resources, Secs, Time};
 use crate::priority::{self, PriorityBreakdown, PriorityContext, QueueAccrual};
 use crate::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, ResIdx};
 use crate::reservation::acl::JobAdmission;
@@ -767,7 +767,7 @@ pub fn run(
     cfg: &Config,
     state: &mut EngineState,
     jobs: &[Job],
-    nodes: &[Node],
+    cluster: std::sync::Arc<crate::model::Cluster>,
     now: Time,
     local: Option<&dyn LocalAllocator>,
 ) -> Outcome {
@@ -775,7 +775,7 @@ pub fn run(
     let default_wall = p.system_default_job_walltime.0;
 
     // 1. Reconcile.
-    let view = build::build(cfg, nodes, jobs, now, state);
+    let view = build::build_with(cfg, cluster, jobs, now, state);
     let since = state.last_iteration.unwrap_or(now).min(now);
     state
         .fairshare

@@ -402,7 +402,7 @@ impl Seg {
 }
 
 /// One node's timeline.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Line {
     cap: Resources,
     segs: Vec<Seg>,
@@ -432,7 +432,10 @@ struct Scratch {
 #[derive(Clone, Debug)]
 pub struct Profile {
     origin: Time,
-    lines: Vec<Line>,
+    /// Shared between copies and copied on first change (`Arc::make_mut`):
+    /// the iteration keeps the profile before its passes beside the one
+    /// they change, and the passes touch few nodes.
+    lines: Vec<std::sync::Arc<Line>>,
     stacks: Stacks,
 }
 
@@ -451,18 +454,20 @@ impl Profile {
     pub fn new(origin: Time, capacities: impl IntoIterator<Item = Resources>) -> Profile {
         let lines = capacities
             .into_iter()
-            .map(|cap| Line {
-                cap,
-                segs: vec![Seg {
-                    start: origin,
-                    cells: vec![Cell {
-                        stack: UNCLAIMED,
-                        cap,
-                        used: Resources::ZERO,
-                        jobs: Vec::new(),
+            .map(|cap| {
+                std::sync::Arc::new(Line {
+                    cap,
+                    segs: vec![Seg {
+                        start: origin,
+                        cells: vec![Cell {
+                            stack: UNCLAIMED,
+                            cap,
+                            used: Resources::ZERO,
+                            jobs: Vec::new(),
+                        }],
                     }],
-                }],
-                jobs: Vec::new(),
+                    jobs: Vec::new(),
+                })
             })
             .collect();
         Profile {
@@ -506,7 +511,17 @@ impl Profile {
     }
 
     fn line(&self, node: NodeIdx) -> Option<&Line> {
-        self.lines.get(node as usize)
+        self.lines.get(node as usize).map(|l| &**l)
+    }
+
+    /// A node's line taken out for changing (copied first if shared); put
+    /// it back with [`Profile::put_line`].
+    fn take_line(&mut self, node: NodeIdx) -> Line {
+        std::mem::take(std::sync::Arc::make_mut(&mut self.lines[node as usize]))
+    }
+
+    fn put_line(&mut self, node: NodeIdx, line: Line) {
+        *std::sync::Arc::make_mut(&mut self.lines[node as usize]) = line;
     }
 
     /// Index of the segment holding time `t` (clamped to the origin).
@@ -1040,14 +1055,7 @@ impl Profile {
         if end > start && !need.is_zero() {
             let (wstart, wend) = (o.start, o.end);
             // Ranks are computed before taking the line mutably.
-            let mut line = std::mem::replace(
-                &mut self.lines[node as usize],
-                Line {
-                    cap: Resources::ZERO,
-                    segs: Vec::new(),
-                    jobs: Vec::new(),
-                },
-            );
+            let mut line = self.take_line(node);
             let i0 = Self::split(&mut line, start);
             let i1 = Self::split(&mut line, end);
             for seg in &mut line.segs[i0..i1] {
@@ -1089,17 +1097,24 @@ impl Profile {
                 overflow = Resources::max_each(&overflow, &left);
             }
             Self::coalesce(&mut line);
-            self.lines[node as usize] = line;
+            self.put_line(node, line);
         }
-        self.lines[node as usize].jobs.push(o);
+        std::sync::Arc::make_mut(&mut self.lines[node as usize])
+            .jobs
+            .push(o);
         overflow
     }
 
     /// Removes every placement of `job` on `node`; true if there was one.
     pub fn remove_job(&mut self, node: NodeIdx, job: JobIdx) -> bool {
-        let Some(line) = self.lines.get_mut(node as usize) else {
+        // Looked at shared first: a line without the job is not copied.
+        if !self
+            .line(node)
+            .is_some_and(|l| l.jobs.iter().any(|o| o.job == job))
+        {
             return false;
-        };
+        }
+        let line = std::sync::Arc::make_mut(&mut self.lines[node as usize]);
         let before = line.jobs.len();
         line.jobs.retain(|o| o.job != job);
         if line.jobs.len() == before {
@@ -1141,14 +1156,7 @@ impl Profile {
         if end <= start || amount.is_zero() || self.line(node).is_none() {
             return Resources::ZERO;
         }
-        let mut line = std::mem::replace(
-            &mut self.lines[node as usize],
-            Line {
-                cap: Resources::ZERO,
-                segs: Vec::new(),
-                jobs: Vec::new(),
-            },
-        );
+        let mut line = self.take_line(node);
         let i0 = Self::split(&mut line, start);
         let i1 = Self::split(&mut line, end);
         let mut got: Option<Resources> = None;
@@ -1157,7 +1165,7 @@ impl Profile {
             got = Some(got.map_or(g, |x| dmin(&x, &g)));
         }
         Self::coalesce(&mut line);
-        self.lines[node as usize] = line;
+        self.put_line(node, line);
         got.unwrap_or_default()
     }
 
@@ -1250,14 +1258,7 @@ impl Profile {
             return false;
         }
         let mut any = false;
-        let mut line = std::mem::replace(
-            &mut self.lines[node as usize],
-            Line {
-                cap: Resources::ZERO,
-                segs: Vec::new(),
-                jobs: Vec::new(),
-            },
-        );
+        let mut line = self.take_line(node);
         for seg in &mut line.segs {
             let hit: Vec<usize> = (0..seg.cells.len())
                 .filter(|&i| self.stacks.contains(seg.cells[i].stack, res))
@@ -1278,7 +1279,7 @@ impl Profile {
             seg.normalize();
         }
         Self::coalesce(&mut line);
-        self.lines[node as usize] = line;
+        self.put_line(node, line);
         any
     }
 }
