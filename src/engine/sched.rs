@@ -89,8 +89,11 @@ fn has_limits(cfg: &Config) -> bool {
 /// asks for every credential of every idle job).
 struct CachedFairshare<'a> {
     fs: &'a crate::fairshare::Fairshare,
-    memo: std::cell::RefCell<HashMap<crate::model::CredKind, HashMap<String, Option<f64>>>>,
+    memo: std::cell::RefCell<HashMap<crate::model::CredKind, FxMap<String, Option<f64>>>>,
 }
+
+/// A hash map with the Fx hash (lookups only, see [`FxHasher`]).
+type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 
 impl<'a> CachedFairshare<'a> {
     fn new(fs: &'a crate::fairshare::Fairshare) -> Self {
@@ -967,12 +970,22 @@ pub fn run(
             .cmp(&(b.0, b.1))
             .then_with(|| super::job_id_cmp(&jobs[idle[a.2].j].id, &jobs[idle[b.2].j].id))
     });
-    let mut slots: Vec<Option<Idle>> = idle.into_iter().map(Some).collect();
-    let idle: Vec<Idle> = keys
-        .iter()
-        .map(|&(_, _, k)| slots[k].take().expect("each position once"))
-        .collect();
-    drop(slots);
+    // Apply the permutation in place, cycle by cycle: no second vector of
+    // 50,000 large entries. The entry ranked `r` is the one at `keys[r].2`.
+    let mut idle = idle;
+    let mut done = vec![false; keys.len()];
+    for first in 0..keys.len() {
+        let mut r = first;
+        while !done[r] {
+            done[r] = true;
+            let from = keys[r].2;
+            if from == first {
+                break;
+            }
+            idle.swap(r, from);
+            r = from;
+        }
+    }
     let base = view.profile.clone();
     let now_ix = NowIndex::new(&view.cluster, &view.profile, now, Scope::All);
     let base_ix = now_ix.clone();
