@@ -814,14 +814,15 @@ pub fn run(
     let mut by_submit: Vec<usize> = (0..jobs.len())
         .filter(|&j| jobs[j].state == JobState::Idle)
         .collect();
-    by_submit.sort_by(|&a, &b| {
-        jobs[a]
-            .submit_time
-            .cmp(&jobs[b].submit_time)
-            .then_with(|| super::job_id_cmp(&jobs[a].id, &jobs[b].id))
-    });
+    // By submission, then id: `jobs` is in id order (`job_id_cmp`), so a
+    // stable sort by submission time alone gives that order.
+    by_submit.sort_by_key(|&j| jobs[j].submit_time);
     let fs = &state.fairshare;
     let cached_fs = CachedFairshare::new(fs);
+    // Per idle job, in submission order: (job, request, walltime, blocked,
+    // within idle limits, within active limits).
+    let mut pending: Vec<(usize, TaskRequest, Secs, Option<Reason>, bool, bool)> =
+        Vec::with_capacity(by_submit.len());
     for j in by_submit {
         let job = &jobs[j];
         let req = TaskRequest::from_job(job, &view.cluster, cfg);
@@ -916,33 +917,67 @@ pub fn run(
         if blocked.is_none() && matches!(active_verdict, Verdict::Blocked(_)) {
             blocked = verdict_reason(&active_verdict);
         }
-        // One lookup for a job seen before (the common case).
-        let update = |acc: &mut QueueAccrual| {
+        pending.push((
+            j,
+            req,
+            wall,
+            blocked,
+            meets_idle,
+            active_verdict.allows(true),
+        ));
+    }
+    // Effective queue times: the accrual map is walked once in key order
+    // beside the jobs sorted by id the same way (a look-up per job in a map
+    // of 50,000 string keys costs more than the whole walk). Each job's
+    // update is its own, so the order of updates does not matter, except
+    // between jobs with the same id, which keep submission order.
+    let mut eff: Vec<Secs> = vec![0; pending.len()];
+    {
+        let mut by_name: Vec<usize> = (0..pending.len()).collect();
+        by_name.sort_by(|&a, &b| jobs[pending[a].0].id.cmp(&jobs[pending[b].0].id));
+        let update = |acc: &mut QueueAccrual, k: usize| {
+            let (j, _, _, _, meets_idle, active_ok) = &pending[k];
             acc.update(
                 p.job_prio_accrual_policy,
-                job,
+                &jobs[*j],
                 now,
-                meets_idle,
-                active_verdict.allows(true),
+                *meets_idle,
+                *active_ok,
             );
             acc.effective()
         };
-        let eff = match state.accrual.get_mut(&job.id) {
-            Some(acc) => update(acc),
-            None => {
-                let mut acc = QueueAccrual::new(job);
-                let eff = update(&mut acc);
-                state.accrual.insert(job.id.clone(), acc);
-                eff
-            }
-        };
+        let mut added: Vec<(String, QueueAccrual)> = Vec::new();
+        let mut known = state.accrual.iter_mut().peekable();
+        for k in by_name {
+            let job = &jobs[pending[k].0];
+            while known
+                .next_if(|(key, _)| key.as_str() < job.id.as_str())
+                .is_some()
+            {}
+            eff[k] = match known.peek_mut() {
+                Some((key, acc)) if key.as_str() == job.id.as_str() => update(acc, k),
+                _ => match added.last_mut() {
+                    Some((key, acc)) if *key == job.id => update(acc, k),
+                    _ => {
+                        let mut acc = QueueAccrual::new(job);
+                        let e = update(&mut acc, k);
+                        added.push((job.id.clone(), acc));
+                        e
+                    }
+                },
+            };
+        }
+        state.accrual.extend(added);
+    }
+    for (k, (j, req, wall, mut blocked, _, _)) in pending.into_iter().enumerate() {
+        let job = &jobs[j];
         let ctx = PriorityContext {
             now,
             cfg,
             total: view.cluster.total,
             fairshare: &cached_fs,
         };
-        let prio = priority::job_priority(&ctx, job, eff);
+        let prio = priority::job_priority(&ctx, job, eff[k]);
         if blocked.is_none() && prio.rejected_negative {
             blocked = Some(Reason::NegativePriority);
         }
@@ -956,20 +991,16 @@ pub fn run(
             blocked,
         });
     }
-    // Priority order: priority, then submission, then id.
-    // Sorted as keys with positions, then moved once: an `Idle` is large,
-    // and a stable sort of the keys gives the order a stable sort of the
-    // jobs would (`jobs` is in id order, so the id breaks ties as before).
+    // Priority order: priority, then submission, then id. Sorted as keys
+    // with positions, then moved once (an `Idle` is large). `idle` is in
+    // submission then id order, so its position breaks the remaining ties
+    // as the id would.
     let mut keys: Vec<(std::cmp::Reverse<i64>, Time, usize)> = idle
         .iter()
         .enumerate()
         .map(|(k, x)| (std::cmp::Reverse(x.prio.priority), jobs[x.j].submit_time, k))
         .collect();
-    keys.sort_by(|a, b| {
-        (a.0, a.1)
-            .cmp(&(b.0, b.1))
-            .then_with(|| super::job_id_cmp(&jobs[idle[a.2].j].id, &jobs[idle[b.2].j].id))
-    });
+    keys.sort_unstable();
     // Apply the permutation in place, cycle by cycle: no second vector of
     // 50,000 large entries. The entry ranked `r` is the one at `keys[r].2`.
     let mut idle = idle;
