@@ -394,6 +394,34 @@ impl Seg {
         &mut self.cells[i]
     }
 
+    /// A copy whose cells have room for one more job each (copies are made
+    /// to be changed: a plain clone has no spare capacity, and the first
+    /// job added would move each vector).
+    fn clone_with_room(&self) -> Seg {
+        Seg {
+            start: self.start,
+            cells: self
+                .cells
+                .iter()
+                .map(|c| {
+                    // An empty list stays unallocated (the first push
+                    // allocates anyway).
+                    let mut jobs = match c.jobs.len() {
+                        0 => Vec::new(),
+                        n => Vec::with_capacity(n + 1),
+                    };
+                    jobs.extend_from_slice(&c.jobs);
+                    Cell {
+                        stack: c.stack,
+                        cap: c.cap,
+                        used: c.used,
+                        jobs,
+                    }
+                })
+                .collect(),
+        }
+    }
+
     /// Drops empty claimed cells so equal states compare equal.
     fn normalize(&mut self) {
         self.cells
@@ -517,11 +545,31 @@ impl Profile {
     /// A node's line taken out for changing (copied first if shared); put
     /// it back with [`Profile::put_line`].
     fn take_line(&mut self, node: NodeIdx) -> Line {
-        std::mem::take(std::sync::Arc::make_mut(&mut self.lines[node as usize]))
+        let slot = &mut self.lines[node as usize];
+        if let Some(l) = std::sync::Arc::get_mut(slot) {
+            return std::mem::take(l);
+        }
+        // A copy with room to grow: the change is about to split a segment
+        // and add a job (a plain clone has no spare capacity, and every
+        // first insert would move the whole vector).
+        let l: &Line = slot;
+        let mut segs = Vec::with_capacity(l.segs.len() + 4);
+        segs.extend(l.segs.iter().map(Seg::clone_with_room));
+        let mut jobs = Vec::with_capacity(l.jobs.len() + 2);
+        jobs.extend(l.jobs.iter().cloned());
+        Line {
+            cap: l.cap,
+            segs,
+            jobs,
+        }
     }
 
     fn put_line(&mut self, node: NodeIdx, line: Line) {
-        *std::sync::Arc::make_mut(&mut self.lines[node as usize]) = line;
+        let slot = &mut self.lines[node as usize];
+        match std::sync::Arc::get_mut(slot) {
+            Some(l) => *l = line,
+            None => *slot = std::sync::Arc::new(line),
+        }
     }
 
     /// Index of the segment holding time `t` (clamped to the origin).
@@ -990,7 +1038,7 @@ impl Profile {
         if line.segs[i].start >= t {
             return i;
         }
-        let mut s = line.segs[i].clone();
+        let mut s = line.segs[i].clone_with_room();
         s.start = t;
         line.segs.insert(i + 1, s);
         i + 1
