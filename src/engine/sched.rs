@@ -1003,7 +1003,6 @@ pub fn run(
     keys.sort_unstable();
     // Apply the permutation in place, cycle by cycle: no second vector of
     // 50,000 large entries. The entry ranked `r` is the one at `keys[r].2`.
-    let mut idle = idle;
     let mut done = vec![false; keys.len()];
     for first in 0..keys.len() {
         let mut r = first;
