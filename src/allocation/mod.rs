@@ -19,7 +19,6 @@ mod tests;
 use crate::config::{Affinity, Config, NodeAccessPolicy, NodeAllocationPolicy, Params};
 use crate::model::{Cluster, EffNode, HostPattern, Job, NodeIdx, Resources, Secs};
 use crate::throttle::{access_limit, AccessRequest, Occupant, QosFlags};
-use std::collections::BTreeSet;
 
 pub use order::{priority_terms, priority_value};
 
@@ -285,21 +284,27 @@ pub(crate) struct Slot<'a> {
 
 /// Candidates that may host tasks of the job, each capped by node access,
 /// in node index order (later duplicates of a node are ignored).
+/// `checked`: the caller vouches that every candidate passes
+/// [`TaskRequest::check_node`] (see [`allocate_checked`]).
 fn eligible<'a>(
     req: &TaskRequest,
     candidates: &'a [Candidate],
     cluster: &'a Cluster,
+    checked: bool,
 ) -> Vec<Slot<'a>> {
-    let mut seen = BTreeSet::new();
-    let mut out: Vec<Slot<'a>> = Vec::new();
+    // Nodes seen, one bit each (nodes outside the cluster are skipped below).
+    let mut seen = vec![0u64; cluster.nodes.len().div_ceil(64)];
+    let mut out: Vec<Slot<'a>> = Vec::with_capacity(candidates.len());
     for c in candidates {
-        if !seen.insert(c.node) {
-            continue;
-        }
         let Some(node) = cluster.nodes.get(c.node as usize) else {
             continue;
         };
-        if req.check_node(node).is_err() {
+        let (w, b) = (c.node as usize / 64, 1u64 << (c.node % 64));
+        if seen[w] & b != 0 {
+            continue;
+        }
+        seen[w] |= b;
+        if !checked && req.check_node(node).is_err() {
             continue;
         }
         let Ok(limit) = access_limit(node, &req.access_request(), &c.occupants) else {
@@ -334,10 +339,36 @@ pub fn allocate(
     immediate: bool,
     local: Option<&dyn LocalAllocator>,
 ) -> Option<Allocation> {
+    allocate_with(req, candidates, cluster, policy, immediate, local, false)
+}
+
+/// [`allocate`] for candidates the caller has already tested with
+/// [`TaskRequest::check_node`] (the scheduling iteration builds them so):
+/// the same answer without testing every node's features again.
+pub fn allocate_checked(
+    req: &TaskRequest,
+    candidates: &[Candidate],
+    cluster: &Cluster,
+    policy: NodeAllocationPolicy,
+    immediate: bool,
+    local: Option<&dyn LocalAllocator>,
+) -> Option<Allocation> {
+    allocate_with(req, candidates, cluster, policy, immediate, local, true)
+}
+
+fn allocate_with(
+    req: &TaskRequest,
+    candidates: &[Candidate],
+    cluster: &Cluster,
+    policy: NodeAllocationPolicy,
+    immediate: bool,
+    local: Option<&dyn LocalAllocator>,
+    checked: bool,
+) -> Option<Allocation> {
     if req.tasks == 0 {
         return None;
     }
-    let slots = eligible(req, candidates, cluster);
+    let slots = eligible(req, candidates, cluster, checked);
     let mut policy = match policy {
         NodeAllocationPolicy::CpuLoad if !immediate => NodeAllocationPolicy::MinResource,
         p => p,
@@ -367,8 +398,24 @@ pub fn allocate(
         NodeAllocationPolicy::Contiguous => place::contiguous(req, &slots),
         NodeAllocationPolicy::MaxBalance => place::max_balance(req, &slots),
         p => {
-            let ordered = order::ordered(req, &slots, p);
-            place::place(req, &ordered, false)
+            // Plain and single-node placements take the ordered slots
+            // first come, first served and stop when the job is placed:
+            // when the first few slots (in order) suffice, the answer is the
+            // one the whole order gives, without sorting every candidate.
+            let prefix_ok = req.node_count.is_none()
+                && !(req.exact_tpn && req.tasks_per_node.is_some())
+                && p != NodeAllocationPolicy::Priority;
+            let k = (req.tasks as usize).saturating_mul(2).max(32);
+            let first = (prefix_ok && k < slots.len())
+                .then(|| place::place(req, &order::ordered_prefix(req, &slots, p, k), false))
+                .flatten();
+            match first {
+                Some(x) => Some(x),
+                None => {
+                    let ordered = order::ordered(req, &slots, p);
+                    place::place(req, &ordered, false)
+                }
+            }
         }
     }?;
     let mut nodes = chosen;
@@ -386,7 +433,7 @@ pub fn is_valid_allocation(
     cluster: &Cluster,
     nodes: &[(NodeIdx, u32)],
 ) -> bool {
-    let slots = eligible(req, candidates, cluster);
+    let slots = eligible(req, candidates, cluster, false);
     let mut sorted = nodes.to_vec();
     sorted.sort_unstable();
     place::valid(req, &slots, &sorted)

@@ -143,6 +143,29 @@ pub(crate) fn ordered<'a>(
     v.into_iter().map(|(_, s)| s).collect()
 }
 
+/// The first `k` slots of [`ordered`] (any policy but PRIORITY): keys are
+/// distinct, so selecting the `k` smallest and sorting them gives exactly
+/// the head of the full order.
+pub(crate) fn ordered_prefix<'a>(
+    req: &TaskRequest,
+    slots: &[Slot<'a>],
+    policy: NodeAllocationPolicy,
+    k: usize,
+) -> Vec<Slot<'a>> {
+    debug_assert!(policy != NodeAllocationPolicy::Priority);
+    let mut v: Vec<(Key, u32)> = slots
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (key(req, s, policy), i as u32))
+        .collect();
+    if k < v.len() {
+        v.select_nth_unstable(k);
+        v.truncate(k);
+    }
+    v.sort_unstable();
+    v.into_iter().map(|(_, i)| slots[i as usize]).collect()
+}
+
 fn gap_key(s: &Slot<'_>) -> (bool, i64) {
     match s.cand.gap {
         Some(g) => (false, g.max(0)),

@@ -411,7 +411,7 @@ fn bench(a: BenchArgs) -> Result<String, String> {
     };
     let r = bench::run(spec, a.iterations, |_| {});
     if let Some(p) = &a.plan_json {
-        let text = serde_json::to_string_pretty(&r.plan).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&*r.plan).map_err(|e| e.to_string())?;
         mauisched::util::atomic_write(p, text.as_bytes())
             .map_err(|e| format!("{}: {e}", p.display()))?;
     }

@@ -14,11 +14,13 @@ use crate::profile::{running_window, JobIdx, Occupant, Profile, ResIdx, Unreserv
 use crate::reservation::place::{Candidate as PlaceCandidate, ChooseCtx, NodeChooser};
 use crate::reservation::{acl, NodeClaim, Reservation, StandingSet};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The iteration's world.
 pub struct View {
-    /// Nodes with NODECFG applied.
-    pub cluster: Cluster,
+    /// Nodes with NODECFG applied (shared: the engine reuses it while the
+    /// nodes and their configuration stay the same).
+    pub cluster: Arc<Cluster>,
     /// Availability over time.
     pub profile: Profile,
     /// Reservation table; index = profile `ResIdx`.
@@ -118,7 +120,17 @@ pub fn build(
     now: Time,
     state: &mut EngineState,
 ) -> View {
-    let cluster = Cluster::build(nodes, cfg);
+    build_with(cfg, Arc::new(Cluster::build(nodes, cfg)), jobs, now, state)
+}
+
+/// [`build`] over a cluster already built from the nodes.
+pub fn build_with(
+    cfg: &Config,
+    cluster: Arc<Cluster>,
+    jobs: &[Job],
+    now: Time,
+    state: &mut EngineState,
+) -> View {
     let profile = Profile::from_cluster(&cluster, now);
     let mut v = View {
         cluster,

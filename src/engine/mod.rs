@@ -45,7 +45,7 @@ pub use state::{EngineState, ForcedStart, JobReservation, NamedClaim, StopInfo};
 
 use crate::allocation::LocalAllocator;
 use crate::config::Config;
-use crate::model::{HoldKind, Job, JobState, Snapshot, Time};
+use crate::model::{Cluster, HoldKind, Job, JobState, Snapshot, Time};
 use crate::profile::Profile;
 use std::sync::Arc;
 
@@ -59,8 +59,8 @@ pub struct LastIteration {
     /// The profile before the priority pass (running jobs and
     /// admin/standing reservations only).
     pub base: Profile,
-    /// The plan.
-    pub plan: Plan,
+    /// The plan (the one `iterate` returned, shared).
+    pub plan: Arc<Plan>,
     /// Scheduling was stopped by an operator during this iteration
     /// (`schedctl -s`): the plan carries only `runjob` starts.
     pub stopped: Option<StopInfo>,
@@ -80,6 +80,34 @@ pub struct Engine {
     /// reader (the admin socket) can keep rendering one iteration while the
     /// next one runs.
     pub last: Option<Arc<LastIteration>>,
+    /// The cluster of the last iteration and what it was built from.
+    cluster_cache: Option<ClusterCache>,
+}
+
+/// A cluster (NODECFG applied to the RM's nodes) with its inputs: reused
+/// while the snapshot's nodes and the node configuration are unchanged
+/// (the usual case between two polls; always in the simulator).
+struct ClusterCache {
+    nodes: Vec<crate::model::Node>,
+    node_cfg: std::collections::BTreeMap<String, crate::config::NodeCfg>,
+    params: (
+        crate::config::NodeAccessPolicy,
+        crate::config::NodeLoadPolicy,
+        f64,
+    ),
+    cluster: Arc<Cluster>,
+}
+
+/// What `Cluster::build` reads from the parameters.
+fn cluster_params(
+    cfg: &Config,
+) -> (
+    crate::config::NodeAccessPolicy,
+    crate::config::NodeLoadPolicy,
+    f64,
+) {
+    let p = &cfg.params;
+    (p.node_access_policy, p.node_load_policy, p.node_max_load)
 }
 
 fn id_key(s: &str) -> (u8, u64, &str) {
@@ -95,17 +123,31 @@ pub fn job_id_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     id_key(a).cmp(&id_key(b)).then_with(|| a.cmp(b))
 }
 
-/// Sorts jobs by [`job_id_cmp`], parsing each id once.
-fn sort_by_id(jobs: &mut Vec<Job>) {
-    let mut keyed: Vec<((u8, u64), Job)> = std::mem::take(jobs)
-        .into_iter()
-        .map(|j| {
+/// The snapshot's jobs the passes see (idle, running, suspended), cloned
+/// in the order of [`job_id_cmp`]. Indices are sorted, each id parsed once,
+/// so the (large) jobs are moved once instead of at every comparison.
+fn jobs_by_id(all: &[Job]) -> Vec<Job> {
+    let mut keyed: Vec<((u8, u64), usize)> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| {
+            matches!(
+                j.state,
+                JobState::Idle | JobState::Running | JobState::Suspended
+            )
+        })
+        .map(|(i, j)| {
             let k = id_key(&j.id);
-            ((k.0, k.1), j)
+            ((k.0, k.1), i)
         })
         .collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| job_id_cmp(&a.1.id, &b.1.id)));
-    jobs.extend(keyed.into_iter().map(|(_, j)| j));
+    // Stable, as sorting the jobs themselves was: equal ids keep the
+    // snapshot's order.
+    keyed.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| job_id_cmp(&all[a.1].id, &all[b.1].id))
+    });
+    keyed.into_iter().map(|(_, i)| all[i].clone()).collect()
 }
 
 impl Engine {
@@ -116,6 +158,7 @@ impl Engine {
             state: EngineState::default(),
             local: None,
             last: None,
+            cluster_cache: None,
         }
     }
 
@@ -126,6 +169,7 @@ impl Engine {
             state,
             local: None,
             last: None,
+            cluster_cache: None,
         }
     }
 
@@ -135,19 +179,11 @@ impl Engine {
     /// order (by id) and ties are broken by stable keys, so the same inputs
     /// give the same plan byte for byte. Nodes keep the RM's order, which is
     /// meaningful (FIRSTAVAILABLE, CONTIGUOUS).
-    pub fn iterate(&mut self, snap: &Snapshot, now: Time) -> Plan {
-        let mut jobs: Vec<Job> = snap
-            .jobs
-            .iter()
-            .filter(|j| {
-                matches!(
-                    j.state,
-                    JobState::Idle | JobState::Running | JobState::Suspended
-                )
-            })
-            .cloned()
-            .collect();
-        sort_by_id(&mut jobs);
+    ///
+    /// The plan is shared with [`Engine::last`] (for the renderers), hence
+    /// the `Arc`: a plan of a large queue is not copied.
+    pub fn iterate(&mut self, snap: &Snapshot, now: Time) -> Arc<Plan> {
+        let mut jobs = jobs_by_id(&snap.jobs);
         for j in &mut jobs {
             if let Some(b) = self.state.bypass.get(&j.id) {
                 j.bypass_count = j.bypass_count.max(*b);
@@ -195,8 +231,9 @@ impl Engine {
             j.allocation = f.allocation.clone();
             forced.push((i, f));
         }
+        let cluster = self.cluster(&snap.nodes);
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
-        let mut out = sched::run(&self.cfg, &mut self.state, &jobs, &snap.nodes, now, local);
+        let mut out = sched::run(&self.cfg, &mut self.state, &jobs, cluster, now, local);
         let stopped = self.state.stopped.clone();
         if let Some(stop) = &stopped {
             strip_starts(&mut out, &jobs, stop);
@@ -217,16 +254,37 @@ impl Engine {
             );
         }
         out.plan.actions = std::mem::take(&mut self.state.pending_actions);
-        let plan = out.plan.clone();
+        let plan = Arc::new(out.plan);
         self.last = Some(Arc::new(LastIteration {
             jobs,
             view: out.view,
             base: out.base,
-            plan: out.plan,
+            plan: Arc::clone(&plan),
             stopped,
             forced: forced.into_iter().map(|(_, f)| f.job).collect(),
         }));
         plan
+    }
+}
+
+impl Engine {
+    /// The cluster of `nodes` under the configuration: the last one when
+    /// nothing it depends on changed, else built anew.
+    fn cluster(&mut self, nodes: &[crate::model::Node]) -> Arc<Cluster> {
+        let params = cluster_params(&self.cfg);
+        if let Some(c) = &self.cluster_cache {
+            if c.params == params && c.nodes == nodes && c.node_cfg == self.cfg.nodes {
+                return Arc::clone(&c.cluster);
+            }
+        }
+        let cluster = Arc::new(Cluster::build(nodes, &self.cfg));
+        self.cluster_cache = Some(ClusterCache {
+            nodes: nodes.to_vec(),
+            node_cfg: self.cfg.nodes.clone(),
+            params,
+            cluster: Arc::clone(&cluster),
+        });
+        cluster
     }
 }
 

@@ -63,7 +63,7 @@ fn partition_windows(
     partition: Option<&str>,
     opts: &ShowbfOpts,
 ) -> Vec<crate::backfill::Window> {
-    let mut c = last.view.cluster.clone();
+    let mut c = (*last.view.cluster).clone();
     if let Some(p) = partition {
         for n in &mut c.nodes {
             if n.partition.as_deref() != Some(p) {

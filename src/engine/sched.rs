@@ -4,10 +4,12 @@ use super::avail::{NowIndex, Scope};
 use super::build::{self, dedicated, place_job, View};
 use super::plan::*;
 use super::state::{EngineState, JobReservation, NamedClaim};
-use crate::allocation::{allocate, effective_policy, Candidate, LocalAllocator, TaskRequest};
+use crate::allocation::{
+    allocate_checked, effective_policy, Candidate, LocalAllocator, TaskRequest,
+};
 use crate::backfill::{self, BfJob};
 use crate::config::{BackfillPolicy, Config, ReservationPolicy};
-use crate::model::{Job, JobState, Node, NodeIdx, NodeTasks, Resources, Secs, Time};
+use crate::model::{Job, JobState, NodeIdx, NodeTasks, Resources, Secs, Time};
 use crate::priority::{self, PriorityBreakdown, PriorityContext, QueueAccrual};
 use crate::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, ResIdx};
 use crate::reservation::acl::JobAdmission;
@@ -87,8 +89,11 @@ fn has_limits(cfg: &Config) -> bool {
 /// asks for every credential of every idle job).
 struct CachedFairshare<'a> {
     fs: &'a crate::fairshare::Fairshare,
-    memo: std::cell::RefCell<HashMap<crate::model::CredKind, HashMap<String, Option<f64>>>>,
+    memo: std::cell::RefCell<HashMap<crate::model::CredKind, FxMap<String, Option<f64>>>>,
 }
+
+/// A hash map with the Fx hash (lookups only, see [`FxHasher`]).
+type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 
 impl<'a> CachedFairshare<'a> {
     fn new(fs: &'a crate::fairshare::Fairshare) -> Self {
@@ -153,6 +158,8 @@ struct Idle {
     req: TaskRequest,
     wall: Secs,
     prio: PriorityBreakdown,
+    /// The [`NodeSet`] of nodes meeting its requirements (`Feasible`).
+    nodes: u32,
     /// Set when the job cannot be started in this iteration whatever the resources.
     blocked: Option<Reason>,
 }
@@ -179,18 +186,33 @@ type FeasibleKey = (
 /// total processors of those nodes).
 type FeasibleNodes = (Vec<NodeIdx>, Resources, u64);
 
+/// The same nodes as a bit set by node index, for the per-node test of
+/// candidate scans (`check_node` compares feature names, this one bit).
+#[derive(Default)]
+struct NodeSet(Vec<u64>);
+
+impl NodeSet {
+    fn contains(&self, n: NodeIdx) -> bool {
+        self.0
+            .get(n as usize / 64)
+            .is_some_and(|w| w & (1 << (n % 64)) != 0)
+    }
+}
+
 /// Nodes that could ever satisfy a job's hard requirements, summarised by
 /// requirement signature (most jobs share one). Looked up by a hash of the
 /// fields, compared in full, so a hit allocates nothing.
 #[derive(Default)]
 struct Feasible {
-    memo: HashMap<u64, Vec<(FeasibleKey, FeasibleNodes)>>,
+    memo: HashMap<u64, Vec<(FeasibleKey, FeasibleNodes, u32)>>,
+    /// Node sets by id (the third field of a memo entry).
+    sets: Vec<NodeSet>,
 }
 
 impl Feasible {
     fn hash(req: &TaskRequest) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut h = FxHasher::default();
         req.features.hash(&mut h);
         req.partition.hash(&mut h);
         req.hosts.hash(&mut h);
@@ -211,15 +233,34 @@ impl Feasible {
 
     /// See [`FeasibleNodes`].
     fn of(&mut self, req: &TaskRequest, view: &View) -> &FeasibleNodes {
-        let bucket = self.memo.entry(Self::hash(req)).or_default();
-        let pos = match bucket.iter().position(|(k, _)| Self::same(k, req)) {
+        let (bucket, pos) = self.entry(req, view);
+        &self.memo[&bucket][pos].1
+    }
+
+    /// Id of the [`NodeSet`] of the nodes meeting the request's
+    /// requirements whatever their state.
+    fn set_of(&mut self, req: &TaskRequest, view: &View) -> u32 {
+        let (bucket, pos) = self.entry(req, view);
+        self.memo[&bucket][pos].2
+    }
+
+    fn set(&self, id: u32) -> &NodeSet {
+        &self.sets[id as usize]
+    }
+
+    fn entry(&mut self, req: &TaskRequest, view: &View) -> (u64, usize) {
+        let h = Self::hash(req);
+        let bucket = self.memo.entry(h).or_default();
+        let pos = match bucket.iter().position(|(k, _, _)| Self::same(k, req)) {
             Some(p) => p,
             None => {
                 let mut nodes = Vec::new();
                 let mut max = Resources::ZERO;
                 let mut procs = 0u64;
-                for n in &view.cluster.nodes {
+                let mut set = NodeSet(vec![0; view.cluster.nodes.len().div_ceil(64)]);
+                for (k, n) in view.cluster.nodes.iter().enumerate() {
                     if req.check_node_any_state(n).is_ok() {
+                        set.0[k / 64] |= 1 << (k % 64);
                         nodes.push(n.index);
                         max = max.max_each(&n.configured);
                         procs += n.configured.procs as u64;
@@ -233,11 +274,12 @@ impl Feasible {
                     req.exact_proc,
                     req.procs_per_node(),
                 );
-                bucket.push((key, (nodes, max, procs)));
+                bucket.push((key, (nodes, max, procs), self.sets.len() as u32));
+                self.sets.push(set);
                 bucket.len() - 1
             }
         };
-        &bucket[pos].1
+        (h, pos)
     }
 }
 
@@ -302,14 +344,18 @@ impl<'a> Iter<'a> {
         )
     }
 
-    /// Candidate nodes for job `i` over [start, end).
-    fn candidates(&self, i: usize, start: Time, end: Time) -> Vec<Candidate> {
+    /// Candidate nodes for job `i` over [start, end), or `None` when they
+    /// hold fewer than `need` tasks in all. The tasks each node can hold are
+    /// counted first, and the rest of a candidate (affinity, gap,
+    /// occupants) is looked up only when the count reaches `need`: most
+    /// attempts fail it.
+    fn candidates(&self, i: usize, start: Time, end: Time, need: u64) -> Option<Vec<Candidate>> {
         let it = &self.idle[i];
         let job = &self.jobs[it.j];
         let adm = self.adm(it.j);
         let advres = match self.advres_nodes(job) {
             Some(Ok(n)) => Some(n),
-            Some(Err(_)) => return Vec::new(),
+            Some(Err(_)) => return (need == 0).then(Vec::new),
             None => None,
         };
         // Only LASTAVAILABLE orders by the gap after the job (LOCAL offers
@@ -328,14 +374,13 @@ impl<'a> Iter<'a> {
             (None, true) => Box::new(ix.open(&it.req.task).iter().copied()),
             (None, false) => Box::new(all),
         };
-        let mut out = Vec::new();
+        let mut fits: Vec<(NodeIdx, u32, Resources)> = Vec::new();
+        let mut sum = 0u64;
         for node in nodes {
             if now && !it.req.task.fits_in(&ix.free_now(node)) {
                 continue;
             }
-            let n = &self.view.cluster.nodes[node as usize];
-            if it.req.check_node(n).is_err() || advres.as_ref().is_some_and(|a| !a.contains(&node))
-            {
+            if !self.suitable(i, node) || advres.as_ref().is_some_and(|a| !a.contains(&node)) {
                 continue;
             }
             let free = self.view.profile.free(node, start, end, &adm);
@@ -343,6 +388,15 @@ impl<'a> Iter<'a> {
             if tasks == 0 {
                 continue;
             }
+            sum += tasks as u64;
+            fits.push((node, tasks, free));
+        }
+        if sum < need {
+            return None;
+        }
+        let mut out = Vec::with_capacity(fits.len());
+        for (node, tasks, free) in fits {
+            let n = &self.view.cluster.nodes[node as usize];
             let mut c = Candidate::new(node, tasks, free);
             c.affinity = self.view.profile.reserved_affinity(node, start, end, &adm);
             if need_gap {
@@ -369,7 +423,52 @@ impl<'a> Iter<'a> {
             }
             out.push(c);
         }
-        out
+        Some(out)
+    }
+
+    /// `check_node` of job `i` on `node`, by the job's node set: up and
+    /// usable, and meeting the requirements.
+    fn suitable(&self, i: usize, node: NodeIdx) -> bool {
+        self.view.cluster.nodes[node as usize].usable
+            && self.feasible.set(self.idle[i].nodes).contains(node)
+    }
+
+    /// Σ tasks of job `i` over the nodes [`Iter::candidates`] would offer
+    /// for [start, end), counted up to `need` (the same filters, without
+    /// building the candidates): most attempts fail this count, and it
+    /// spares them the affinity and occupant look-ups.
+    fn tasks_available(&self, i: usize, start: Time, end: Time, need: u64) -> u64 {
+        let it = &self.idle[i];
+        let job = &self.jobs[it.j];
+        let advres = match self.advres_nodes(job) {
+            Some(Ok(n)) => Some(n),
+            Some(Err(_)) => return 0,
+            None => None,
+        };
+        let adm = self.adm(it.j);
+        let now = start == self.now;
+        let ix = self.index_for(i);
+        let all = 0..self.view.cluster.nodes.len() as NodeIdx;
+        let nodes: Box<dyn Iterator<Item = NodeIdx> + '_> = match (&it.req.hosts, now) {
+            (Some(h), _) => Box::new(h.iter().copied()),
+            (None, true) => Box::new(ix.open(&it.req.task).iter().copied()),
+            (None, false) => Box::new(all),
+        };
+        let mut sum = 0u64;
+        for node in nodes {
+            if now && !it.req.task.fits_in(&ix.free_now(node)) {
+                continue;
+            }
+            if !self.suitable(i, node) || advres.as_ref().is_some_and(|a| !a.contains(&node)) {
+                continue;
+            }
+            let free = self.view.profile.free(node, start, end, &adm);
+            sum += it.req.task.times_fits_in(&free) as u64;
+            if sum >= need {
+                break;
+            }
+        }
+        sum
     }
 
     /// What makes two jobs comparable for [`Iter::dominated`]: the
@@ -402,12 +501,9 @@ impl<'a> Iter<'a> {
     fn try_place(&mut self, i: usize, start: Time, immediate: bool) -> Option<Vec<(NodeIdx, u32)>> {
         let (j, wall) = (self.idle[i].j, self.idle[i].wall);
         let end = start.saturating_add(wall);
-        let cands = self.candidates(i, start, end);
-        if cands.iter().map(|c| c.tasks as u64).sum::<u64>() < self.idle[i].req.tasks as u64 {
-            return None;
-        }
+        let cands = self.candidates(i, start, end, self.idle[i].req.tasks as u64)?;
         let policy = effective_policy(&self.jobs[j], &self.cfg.params);
-        let alloc = allocate(
+        let alloc = allocate_checked(
             &self.idle[i].req,
             &cands,
             &self.view.cluster,
@@ -576,10 +672,8 @@ impl<'a> Iter<'a> {
         };
         let fit = {
             let adm = self.adm(it.j);
-            let cluster = &self.view.cluster;
             self.view.profile.earliest_start(&req, &adm, |n| {
-                it.req.check_node(&cluster.nodes[n as usize]).is_ok()
-                    && advres.as_ref().is_none_or(|a| a.contains(&n))
+                self.suitable(i, n) && advres.as_ref().is_none_or(|a| a.contains(&n))
             })
         };
         let Some(fit) = fit else {
@@ -612,11 +706,8 @@ impl<'a> Iter<'a> {
             return false;
         }
         let end = self.now.saturating_add(self.idle[i].wall);
-        self.candidates(i, self.now, end)
-            .iter()
-            .map(|c| c.tasks as u64)
-            .sum::<u64>()
-            >= self.idle[i].req.tasks as u64
+        let need = self.idle[i].req.tasks as u64;
+        self.tasks_available(i, self.now, end, need) >= need
     }
 
     /// Fast necessary check for backfill: did a job asking for no more
@@ -679,7 +770,7 @@ pub fn run(
     cfg: &Config,
     state: &mut EngineState,
     jobs: &[Job],
-    nodes: &[Node],
+    cluster: std::sync::Arc<crate::model::Cluster>,
     now: Time,
     local: Option<&dyn LocalAllocator>,
 ) -> Outcome {
@@ -687,7 +778,7 @@ pub fn run(
     let default_wall = p.system_default_job_walltime.0;
 
     // 1. Reconcile.
-    let view = build::build(cfg, nodes, jobs, now, state);
+    let view = build::build_with(cfg, cluster, jobs, now, state);
     let since = state.last_iteration.unwrap_or(now).min(now);
     state
         .fairshare
@@ -718,19 +809,20 @@ pub fn run(
 
     // 2-3. Eligibility and priority.
     let mut feasible = Feasible::default();
-    let mut idle: Vec<Idle> = Vec::new();
+    let mut idle: Vec<Idle> = Vec::with_capacity(jobs.len());
     let mut queue_usage = Usage::new(cfg);
     let mut by_submit: Vec<usize> = (0..jobs.len())
         .filter(|&j| jobs[j].state == JobState::Idle)
         .collect();
-    by_submit.sort_by(|&a, &b| {
-        jobs[a]
-            .submit_time
-            .cmp(&jobs[b].submit_time)
-            .then_with(|| super::job_id_cmp(&jobs[a].id, &jobs[b].id))
-    });
+    // By submission, then id: `jobs` is in id order (`job_id_cmp`), so a
+    // stable sort by submission time alone gives that order.
+    by_submit.sort_by_key(|&j| jobs[j].submit_time);
     let fs = &state.fairshare;
     let cached_fs = CachedFairshare::new(fs);
+    // Per idle job, in submission order: (job, request, walltime, blocked,
+    // within idle limits, within active limits).
+    let mut pending: Vec<(usize, TaskRequest, Secs, Option<Reason>, bool, bool)> =
+        Vec::with_capacity(by_submit.len());
     for j in by_submit {
         let job = &jobs[j];
         let req = TaskRequest::from_job(job, &view.cluster, cfg);
@@ -825,44 +917,105 @@ pub fn run(
         if blocked.is_none() && matches!(active_verdict, Verdict::Blocked(_)) {
             blocked = verdict_reason(&active_verdict);
         }
-        if !state.accrual.contains_key(&job.id) {
-            state.accrual.insert(job.id.clone(), QueueAccrual::new(job));
-        }
-        let acc = state.accrual.get_mut(&job.id).expect("inserted just above");
-        acc.update(
-            p.job_prio_accrual_policy,
-            job,
-            now,
+        pending.push((
+            j,
+            req,
+            wall,
+            blocked,
             meets_idle,
             active_verdict.allows(true),
-        );
-        let eff = acc.effective();
+        ));
+    }
+    // Effective queue times: the accrual map is walked once in key order
+    // beside the jobs sorted by id the same way (a look-up per job in a map
+    // of 50,000 string keys costs more than the whole walk). Each job's
+    // update is its own, so the order of updates does not matter, except
+    // between jobs with the same id, which keep submission order.
+    let mut eff: Vec<Secs> = vec![0; pending.len()];
+    {
+        let mut by_name: Vec<usize> = (0..pending.len()).collect();
+        by_name.sort_by(|&a, &b| jobs[pending[a].0].id.cmp(&jobs[pending[b].0].id));
+        let update = |acc: &mut QueueAccrual, k: usize| {
+            let (j, _, _, _, meets_idle, active_ok) = &pending[k];
+            acc.update(
+                p.job_prio_accrual_policy,
+                &jobs[*j],
+                now,
+                *meets_idle,
+                *active_ok,
+            );
+            acc.effective()
+        };
+        let mut added: Vec<(String, QueueAccrual)> = Vec::new();
+        let mut known = state.accrual.iter_mut().peekable();
+        for k in by_name {
+            let job = &jobs[pending[k].0];
+            while known
+                .next_if(|(key, _)| key.as_str() < job.id.as_str())
+                .is_some()
+            {}
+            eff[k] = match known.peek_mut() {
+                Some((key, acc)) if key.as_str() == job.id.as_str() => update(acc, k),
+                _ => match added.last_mut() {
+                    Some((key, acc)) if *key == job.id => update(acc, k),
+                    _ => {
+                        let mut acc = QueueAccrual::new(job);
+                        let e = update(&mut acc, k);
+                        added.push((job.id.clone(), acc));
+                        e
+                    }
+                },
+            };
+        }
+        state.accrual.extend(added);
+    }
+    for (k, (j, req, wall, mut blocked, _, _)) in pending.into_iter().enumerate() {
+        let job = &jobs[j];
         let ctx = PriorityContext {
             now,
             cfg,
             total: view.cluster.total,
             fairshare: &cached_fs,
         };
-        let prio = priority::job_priority(&ctx, job, eff);
+        let prio = priority::job_priority(&ctx, job, eff[k]);
         if blocked.is_none() && prio.rejected_negative {
             blocked = Some(Reason::NegativePriority);
         }
+        let nodes = feasible.set_of(&req, &view);
         idle.push(Idle {
             j,
             req,
             wall,
             prio,
+            nodes,
             blocked,
         });
     }
-    // Priority order: priority, then submission, then id.
-    idle.sort_by(|a, b| {
-        b.prio
-            .priority
-            .cmp(&a.prio.priority)
-            .then(jobs[a.j].submit_time.cmp(&jobs[b.j].submit_time))
-            .then_with(|| super::job_id_cmp(&jobs[a.j].id, &jobs[b.j].id))
-    });
+    // Priority order: priority, then submission, then id. Sorted as keys
+    // with positions, then moved once (an `Idle` is large). `idle` is in
+    // submission then id order, so its position breaks the remaining ties
+    // as the id would.
+    let mut keys: Vec<(std::cmp::Reverse<i64>, Time, usize)> = idle
+        .iter()
+        .enumerate()
+        .map(|(k, x)| (std::cmp::Reverse(x.prio.priority), jobs[x.j].submit_time, k))
+        .collect();
+    keys.sort_unstable();
+    // Apply the permutation in place, cycle by cycle: no second vector of
+    // 50,000 large entries. The entry ranked `r` is the one at `keys[r].2`.
+    let mut done = vec![false; keys.len()];
+    for first in 0..keys.len() {
+        let mut r = first;
+        while !done[r] {
+            done[r] = true;
+            let from = keys[r].2;
+            if from == first {
+                break;
+            }
+            idle.swap(r, from);
+            r = from;
+        }
+    }
     let base = view.profile.clone();
     let now_ix = NowIndex::new(&view.cluster, &view.profile, now, Scope::All);
     let base_ix = now_ix.clone();
@@ -1265,7 +1418,7 @@ impl Iter<'_> {
         let need = it.req.tasks as u64;
         let task = it.req.task;
         let cluster = &self.view.cluster;
-        let suitable = |n: NodeIdx| it.req.check_node(&cluster.nodes[n as usize]).is_ok();
+        let suitable = |n: NodeIdx| self.suitable(i, n);
         // Tasks that fit over the window, counted up to `need`: only nodes
         // with something free now can hold any (a task asks for something).
         let count = |admits: &dyn Admits| -> u64 {

@@ -513,8 +513,8 @@ fn the_plan_is_the_same_whatever_the_snapshot_order() {
     shuffled.rotate_left(17);
     let p2 = Engine::new(cfg("")).iterate(&snap(ns, shuffled), 0);
     assert_eq!(
-        serde_json::to_string(&p1).unwrap(),
-        serde_json::to_string(&p2).unwrap()
+        serde_json::to_string(&*p1).unwrap(),
+        serde_json::to_string(&*p2).unwrap()
     );
 }
 

@@ -398,15 +398,18 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
     );
 
     // FS
-    let mut fs_detail = Vec::new();
-    let mut fs_subs = Vec::new();
-    for (kind, sub, w) in [
+    let mut fs_detail = Vec::with_capacity(CredKind::ALL.len());
+    let mut fs_subs = [("", 0.0, 0.0); 5];
+    for (k, (kind, sub, w)) in [
         (CredKind::User, "FSUSER", p.fs_user_weight),
         (CredKind::Group, "FSGROUP", p.fs_group_weight),
         (CredKind::Account, "FSACCOUNT", p.fs_account_weight),
         (CredKind::Qos, "FSQOS", p.fs_qos_weight),
         (CredKind::Class, "FSCLASS", p.fs_class_weight),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let delta = match cred_name(job, kind) {
             Some(name) => {
                 let target = cred_attr(cfg, kind, name, |c| c.fs_target);
@@ -423,7 +426,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
             }
             None => 0.0,
         };
-        fs_subs.push((sub, delta, w as f64));
+        fs_subs[k] = (sub, delta, w as f64);
     }
     let fs = Component::build(ComponentKind::Fs, p.fs_weight, p.fs_cap, &fs_subs);
 

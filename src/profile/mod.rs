@@ -394,6 +394,34 @@ impl Seg {
         &mut self.cells[i]
     }
 
+    /// A copy whose cells have room for one more job each (copies are made
+    /// to be changed: a plain clone has no spare capacity, and the first
+    /// job added would move each vector).
+    fn clone_with_room(&self) -> Seg {
+        Seg {
+            start: self.start,
+            cells: self
+                .cells
+                .iter()
+                .map(|c| {
+                    // An empty list stays unallocated (the first push
+                    // allocates anyway).
+                    let mut jobs = match c.jobs.len() {
+                        0 => Vec::new(),
+                        n => Vec::with_capacity(n + 1),
+                    };
+                    jobs.extend_from_slice(&c.jobs);
+                    Cell {
+                        stack: c.stack,
+                        cap: c.cap,
+                        used: c.used,
+                        jobs,
+                    }
+                })
+                .collect(),
+        }
+    }
+
     /// Drops empty claimed cells so equal states compare equal.
     fn normalize(&mut self) {
         self.cells
@@ -402,7 +430,7 @@ impl Seg {
 }
 
 /// One node's timeline.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Line {
     cap: Resources,
     segs: Vec<Seg>,
@@ -432,7 +460,10 @@ struct Scratch {
 #[derive(Clone, Debug)]
 pub struct Profile {
     origin: Time,
-    lines: Vec<Line>,
+    /// Shared between copies and copied on first change (`Arc::make_mut`):
+    /// the iteration keeps the profile before its passes beside the one
+    /// they change, and the passes touch few nodes.
+    lines: Vec<std::sync::Arc<Line>>,
     stacks: Stacks,
 }
 
@@ -451,18 +482,20 @@ impl Profile {
     pub fn new(origin: Time, capacities: impl IntoIterator<Item = Resources>) -> Profile {
         let lines = capacities
             .into_iter()
-            .map(|cap| Line {
-                cap,
-                segs: vec![Seg {
-                    start: origin,
-                    cells: vec![Cell {
-                        stack: UNCLAIMED,
-                        cap,
-                        used: Resources::ZERO,
-                        jobs: Vec::new(),
+            .map(|cap| {
+                std::sync::Arc::new(Line {
+                    cap,
+                    segs: vec![Seg {
+                        start: origin,
+                        cells: vec![Cell {
+                            stack: UNCLAIMED,
+                            cap,
+                            used: Resources::ZERO,
+                            jobs: Vec::new(),
+                        }],
                     }],
-                }],
-                jobs: Vec::new(),
+                    jobs: Vec::new(),
+                })
             })
             .collect();
         Profile {
@@ -506,7 +539,37 @@ impl Profile {
     }
 
     fn line(&self, node: NodeIdx) -> Option<&Line> {
-        self.lines.get(node as usize)
+        self.lines.get(node as usize).map(|l| &**l)
+    }
+
+    /// A node's line taken out for changing (copied first if shared); put
+    /// it back with [`Profile::put_line`].
+    fn take_line(&mut self, node: NodeIdx) -> Line {
+        let slot = &mut self.lines[node as usize];
+        if let Some(l) = std::sync::Arc::get_mut(slot) {
+            return std::mem::take(l);
+        }
+        // A copy with room to grow: the change is about to split a segment
+        // and add a job (a plain clone has no spare capacity, and every
+        // first insert would move the whole vector).
+        let l: &Line = slot;
+        let mut segs = Vec::with_capacity(l.segs.len() + 4);
+        segs.extend(l.segs.iter().map(Seg::clone_with_room));
+        let mut jobs = Vec::with_capacity(l.jobs.len() + 2);
+        jobs.extend(l.jobs.iter().cloned());
+        Line {
+            cap: l.cap,
+            segs,
+            jobs,
+        }
+    }
+
+    fn put_line(&mut self, node: NodeIdx, line: Line) {
+        let slot = &mut self.lines[node as usize];
+        match std::sync::Arc::get_mut(slot) {
+            Some(l) => *l = line,
+            None => *slot = std::sync::Arc::new(line),
+        }
     }
 
     /// Index of the segment holding time `t` (clamped to the origin).
@@ -975,7 +1038,7 @@ impl Profile {
         if line.segs[i].start >= t {
             return i;
         }
-        let mut s = line.segs[i].clone();
+        let mut s = line.segs[i].clone_with_room();
         s.start = t;
         line.segs.insert(i + 1, s);
         i + 1
@@ -1040,14 +1103,7 @@ impl Profile {
         if end > start && !need.is_zero() {
             let (wstart, wend) = (o.start, o.end);
             // Ranks are computed before taking the line mutably.
-            let mut line = std::mem::replace(
-                &mut self.lines[node as usize],
-                Line {
-                    cap: Resources::ZERO,
-                    segs: Vec::new(),
-                    jobs: Vec::new(),
-                },
-            );
+            let mut line = self.take_line(node);
             let i0 = Self::split(&mut line, start);
             let i1 = Self::split(&mut line, end);
             for seg in &mut line.segs[i0..i1] {
@@ -1089,17 +1145,24 @@ impl Profile {
                 overflow = Resources::max_each(&overflow, &left);
             }
             Self::coalesce(&mut line);
-            self.lines[node as usize] = line;
+            self.put_line(node, line);
         }
-        self.lines[node as usize].jobs.push(o);
+        std::sync::Arc::make_mut(&mut self.lines[node as usize])
+            .jobs
+            .push(o);
         overflow
     }
 
     /// Removes every placement of `job` on `node`; true if there was one.
     pub fn remove_job(&mut self, node: NodeIdx, job: JobIdx) -> bool {
-        let Some(line) = self.lines.get_mut(node as usize) else {
+        // Looked at shared first: a line without the job is not copied.
+        if !self
+            .line(node)
+            .is_some_and(|l| l.jobs.iter().any(|o| o.job == job))
+        {
             return false;
-        };
+        }
+        let line = std::sync::Arc::make_mut(&mut self.lines[node as usize]);
         let before = line.jobs.len();
         line.jobs.retain(|o| o.job != job);
         if line.jobs.len() == before {
@@ -1141,14 +1204,7 @@ impl Profile {
         if end <= start || amount.is_zero() || self.line(node).is_none() {
             return Resources::ZERO;
         }
-        let mut line = std::mem::replace(
-            &mut self.lines[node as usize],
-            Line {
-                cap: Resources::ZERO,
-                segs: Vec::new(),
-                jobs: Vec::new(),
-            },
-        );
+        let mut line = self.take_line(node);
         let i0 = Self::split(&mut line, start);
         let i1 = Self::split(&mut line, end);
         let mut got: Option<Resources> = None;
@@ -1157,7 +1213,7 @@ impl Profile {
             got = Some(got.map_or(g, |x| dmin(&x, &g)));
         }
         Self::coalesce(&mut line);
-        self.lines[node as usize] = line;
+        self.put_line(node, line);
         got.unwrap_or_default()
     }
 
@@ -1250,14 +1306,7 @@ impl Profile {
             return false;
         }
         let mut any = false;
-        let mut line = std::mem::replace(
-            &mut self.lines[node as usize],
-            Line {
-                cap: Resources::ZERO,
-                segs: Vec::new(),
-                jobs: Vec::new(),
-            },
-        );
+        let mut line = self.take_line(node);
         for seg in &mut line.segs {
             let hit: Vec<usize> = (0..seg.cells.len())
                 .filter(|&i| self.stacks.contains(seg.cells[i].stack, res))
@@ -1278,7 +1327,7 @@ impl Profile {
             seg.normalize();
         }
         Self::coalesce(&mut line);
-        self.lines[node as usize] = line;
+        self.put_line(node, line);
         any
     }
 }

@@ -27,7 +27,7 @@ pub struct BenchReport {
     /// Peak resident set size of the process in KB (`VmHWM`), if known.
     pub peak_rss_kb: Option<u64>,
     /// The last iteration's plan.
-    pub plan: crate::engine::Plan,
+    pub plan: std::sync::Arc<crate::engine::Plan>,
 }
 
 fn median_of(times: &[Duration]) -> Duration {
