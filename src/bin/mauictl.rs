@@ -192,8 +192,10 @@ struct LiveArgs {
     args: Vec<String>,
 }
 
+/// The workload and cluster of `simulate` and `trace-info`, and how the
+/// trace's records become jobs.
 #[derive(clap::Args)]
-struct SimulateArgs {
+struct WorkloadArgs {
     /// Workload trace: SWF or Maui workload trace, plain or gzip (omit with --demo).
     #[arg(required_unless_present = "demo")]
     file: Option<PathBuf>,
@@ -203,15 +205,6 @@ struct SimulateArgs {
     /// Cluster file (text format or Maui resource trace); default: from the SWF header.
     #[arg(long, value_name = "FILE")]
     cluster: Option<PathBuf>,
-    /// Write jobs.csv, summary.json, utilization.svg and nodes.svg here.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Maui's simulator clock: fixed RMPOLLINTERVAL steps (to compare with Maui).
-    #[arg(long)]
-    grid: bool,
-    /// Run every poll iteration, also those that provably change nothing.
-    #[arg(long)]
-    every_poll: bool,
     /// Skip malformed trace lines and count them instead of stopping at the first.
     #[arg(long)]
     lenient: bool,
@@ -230,6 +223,50 @@ struct SimulateArgs {
     /// Turn trace partition numbers into required partitions p<N>.
     #[arg(long)]
     partitions: bool,
+}
+
+impl WorkloadArgs {
+    /// The selected workload (the demo's without a file).
+    fn load(&self) -> Result<mauisched::sim::workload::Workload, String> {
+        use mauisched::sim::{demo, workload, MapOptions, ReadOptions};
+        let map = MapOptions {
+            no_request: self.no_request,
+            partitions: self.partitions,
+            ..MapOptions::default()
+        };
+        let mut w = match &self.file {
+            Some(p) => workload::load_path(
+                p,
+                ReadOptions {
+                    lenient: self.lenient,
+                },
+                &map,
+            )
+            .map_err(|e| e.to_string())?,
+            None => demo::workload_with(&map),
+        };
+        w.select(&workload::Selection {
+            start_at: self.start_at.clone(),
+            jobs: self.jobs,
+            scale_load: self.scale_load,
+        })?;
+        Ok(w)
+    }
+}
+
+#[derive(clap::Args)]
+struct SimulateArgs {
+    #[command(flatten)]
+    workload: WorkloadArgs,
+    /// Write jobs.csv, summary.json, utilization.svg and nodes.svg here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Maui's simulator clock: fixed RMPOLLINTERVAL steps (to compare with Maui).
+    #[arg(long)]
+    grid: bool,
+    /// Run every poll iteration, also those that provably change nothing.
+    #[arg(long)]
+    every_poll: bool,
     /// Node chart window start, after the first submission ([[DD:]HH:]MM:SS).
     #[arg(long, value_name = "WHEN")]
     chart_start: Option<String>,
@@ -258,7 +295,7 @@ fn duration_arg(name: &str, v: &Option<String>) -> Result<Option<i64>, String> {
 }
 
 fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
-    use mauisched::sim::{cluster, demo, report, run, workload, MapOptions, ReadOptions};
+    use mauisched::sim::{cluster, demo, report, run};
     use std::io::IsTerminal;
     if !loaded.is_ok() {
         for d in loaded.errors() {
@@ -274,16 +311,7 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
         span: duration_arg("chart-span", &a.chart_span)?,
         nodes: a.chart_nodes,
     };
-    let map = MapOptions {
-        no_request: a.no_request,
-        partitions: a.partitions,
-        ..MapOptions::default()
-    };
-    let mut w = match &a.file {
-        Some(p) => workload::load_path(p, ReadOptions { lenient: a.lenient }, &map)
-            .map_err(|e| e.to_string())?,
-        None => demo::workload_with(&map),
-    };
+    let w = a.workload.load()?;
     if w.read.malformed > 0 {
         eprintln!(
             "mauictl: {}: skipped {} malformed line(s) (--lenient); first: {}",
@@ -296,12 +324,7 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
                 .unwrap_or_default()
         );
     }
-    w.select(&workload::Selection {
-        start_at: a.start_at,
-        jobs: a.jobs,
-        scale_load: a.scale_load,
-    })?;
-    let (nodes, cluster_label) = match (&a.cluster, a.demo) {
+    let (nodes, cluster_label) = match (&a.workload.cluster, a.workload.demo) {
         (Some(p), _) => (
             cluster::load_cluster(p).map_err(|e| e.to_string())?,
             p.display().to_string(),
@@ -420,52 +443,14 @@ fn bench(a: BenchArgs) -> Result<String, String> {
 
 #[derive(clap::Args)]
 struct TraceInfoArgs {
-    /// Trace file (omit with --demo).
-    #[arg(required_unless_present = "demo")]
-    file: Option<PathBuf>,
-    /// Use the bundled demo trace and cluster.
-    #[arg(long, conflicts_with = "file")]
-    demo: bool,
-    /// Cluster file (text format or Maui resource trace); default: from the header.
-    #[arg(long, value_name = "FILE")]
-    cluster: Option<PathBuf>,
-    /// Skip malformed lines and count them instead of stopping at the first.
-    #[arg(long)]
-    lenient: bool,
-    /// Keep the first N jobs.
-    #[arg(long, value_name = "N")]
-    jobs: Option<usize>,
-    /// Start at a duration after the trace start ([[DD:]HH:]MM:SS) or at job:ID.
-    #[arg(long, value_name = "WHEN")]
-    start_at: Option<mauisched::sim::workload::StartAt>,
-    /// Divide interarrival times by F (1.5, 3/2): F > 1 raises the load.
-    #[arg(long, value_name = "F")]
-    scale_load: Option<mauisched::sim::workload::LoadScale>,
-    /// Walltime of jobs without one: runtime, default (SYSTEMDEFAULTJOBWALLTIME) or a duration.
-    #[arg(long, value_name = "HOW", default_value = "runtime")]
-    no_request: mauisched::sim::NoRequest,
-    /// Turn trace partition numbers into required partitions p<N>.
-    #[arg(long)]
-    partitions: bool,
+    #[command(flatten)]
+    workload: WorkloadArgs,
 }
 
 fn trace_info(a: TraceInfoArgs) -> Result<String, String> {
-    use mauisched::sim::{cluster, demo, info, workload, MapOptions, ReadOptions};
-    let map = MapOptions {
-        no_request: a.no_request,
-        partitions: a.partitions,
-        ..MapOptions::default()
-    };
-    let mut w = match &a.file {
-        Some(p) => workload::load_path(p, ReadOptions { lenient: a.lenient }, &map)
-            .map_err(|e| e.to_string())?,
-        None => demo::workload_with(&map),
-    };
-    w.select(&workload::Selection {
-        start_at: a.start_at,
-        jobs: a.jobs,
-        scale_load: a.scale_load,
-    })?;
+    use mauisched::sim::{cluster, demo, info};
+    let a = a.workload;
+    let w = a.load()?;
     let c = match (&a.cluster, a.demo) {
         (Some(p), _) => info::ClusterInfo::File {
             source: p.display().to_string(),
