@@ -514,23 +514,24 @@ struct Queue<'a> {
     busy_nodes: usize,
 }
 
+/// The first node of a running job, or of a job the plan starts now.
+fn first_node<'a>(last: &'a LastIteration, job: &'a Job) -> Option<&'a str> {
+    job.allocation.first().map(|a| a.node.as_str()).or_else(|| {
+        last.plan
+            .starts
+            .iter()
+            .find(|s| s.job == job.id)
+            .and_then(|s| s.allocation.first())
+            .map(|a| a.node.as_str())
+    })
+}
+
 /// The partition a job runs in or asks for (its first node's when running).
 fn job_partition<'a>(last: &'a LastIteration, job: &'a Job) -> Option<&'a str> {
     if let Some(p) = job.partition.as_deref() {
         return Some(p);
     }
-    let node = job
-        .allocation
-        .first()
-        .map(|a| a.node.as_str())
-        .or_else(|| {
-            last.plan
-                .starts
-                .iter()
-                .find(|s| s.job == job.id)
-                .and_then(|s| s.allocation.first())
-                .map(|a| a.node.as_str())
-        })?;
+    let node = first_node(last, job)?;
     let c = &last.view.cluster;
     c.index(node)
         .and_then(|i| c.nodes[i as usize].partition.as_deref())
@@ -775,19 +776,7 @@ pub fn showq(
                     }
                     _ => "------".into(),
                 };
-                let mhost = j
-                    .allocation
-                    .first()
-                    .map(|a| a.node.clone())
-                    .or_else(|| {
-                        last.plan
-                            .starts
-                            .iter()
-                            .find(|s| s.job == j.id)
-                            .and_then(|s| s.allocation.first())
-                            .map(|a| a.node.clone())
-                    })
-                    .unwrap_or_else(|| "-".into());
+                let mhost = first_node(last, j).unwrap_or("-");
                 out.push_str(&format!(
                     "{:<18} {:>1} {:>4} {:>6} {:>8.1} {:>2} {:>9} {:>8} {:>12} {:>5} {:>11}  {:>19}\n",
                     j.id,
