@@ -284,6 +284,21 @@ struct SimulateArgs {
     quiet: bool,
 }
 
+/// A configuration with errors is not used: its diagnostics go to stderr
+/// and the error says what to run.
+fn usable(loaded: &Loaded) -> Result<(), String> {
+    if loaded.is_ok() {
+        return Ok(());
+    }
+    for d in loaded.errors() {
+        eprintln!("{d}");
+    }
+    Err(format!(
+        "{} has errors; run `mauictl check`",
+        loaded.config.source
+    ))
+}
+
 fn duration_arg(name: &str, v: &Option<String>) -> Result<Option<i64>, String> {
     match v.as_deref() {
         None => Ok(None),
@@ -297,15 +312,7 @@ fn duration_arg(name: &str, v: &Option<String>) -> Result<Option<i64>, String> {
 fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
     use mauisched::sim::{cluster, demo, report, run};
     use std::io::IsTerminal;
-    if !loaded.is_ok() {
-        for d in loaded.errors() {
-            eprintln!("{d}");
-        }
-        return Err(format!(
-            "{} has errors; run `mauictl check`",
-            loaded.config.source
-        ));
-    }
+    usable(loaded)?;
     let chart = report::ChartChoice {
         start: duration_arg("chart-start", &a.chart_start)?,
         span: duration_arg("chart-span", &a.chart_span)?,
@@ -697,17 +704,13 @@ fn live(l: Live) -> ExitCode {
     };
     let loaded = match &l.config {
         Some(p) => match Config::load(p) {
-            Ok(loaded) if loaded.is_ok() => Some(loaded),
-            Ok(loaded) => {
-                for d in loaded.errors() {
-                    eprintln!("{d}");
+            Ok(loaded) => match usable(&loaded) {
+                Ok(()) => Some(loaded),
+                Err(e) => {
+                    eprintln!("{who}: {e}");
+                    return ExitCode::FAILURE;
                 }
-                eprintln!(
-                    "{who}: {} has errors; run `mauictl check`",
-                    loaded.config.source
-                );
-                return ExitCode::FAILURE;
-            }
+            },
             Err(e) => {
                 eprintln!("{who}: {e}");
                 return ExitCode::from(2);
@@ -876,14 +879,8 @@ fn main() -> ExitCode {
             }
         },
         Cmd::Showconfig { json } => {
-            if !loaded.is_ok() {
-                for d in loaded.errors() {
-                    eprintln!("{d}");
-                }
-                eprintln!(
-                    "mauictl: {} has errors; run `mauictl check`",
-                    loaded.config.source
-                );
+            if let Err(e) = usable(&loaded) {
+                eprintln!("mauictl: {e}");
                 return ExitCode::FAILURE;
             }
             if json {
@@ -1063,14 +1060,8 @@ fn engine_cmd(
         &mauisched::engine::Plan,
     ) -> Result<String, String>,
 ) -> ExitCode {
-    if !loaded.is_ok() {
-        for d in loaded.errors() {
-            eprintln!("{d}");
-        }
-        eprintln!(
-            "mauictl: {} has errors; run `mauictl check`",
-            loaded.config.source
-        );
+    if let Err(e) = usable(loaded) {
+        eprintln!("mauictl: {e}");
         return ExitCode::FAILURE;
     }
     let snap = match read_snapshot(snapshot) {
@@ -1144,14 +1135,8 @@ fn diagnose(
     use mauisched::fairshare::{self, Fairshare};
     use mauisched::model::Snapshot;
     use mauisched::priority;
-    if !loaded.is_ok() {
-        for d in loaded.errors() {
-            eprintln!("{d}");
-        }
-        eprintln!(
-            "mauictl: {} has errors; run `mauictl check`",
-            loaded.config.source
-        );
+    if let Err(e) = usable(loaded) {
+        eprintln!("mauictl: {e}");
         return ExitCode::FAILURE;
     }
     let cfg = &loaded.config;
