@@ -5,7 +5,7 @@
 
 use super::handle::{mauisched_t, with_handle, MAUISCHED_LOG_INFO};
 use super::input::read_versioned;
-use super::plan::cstring;
+use super::plan::{cstring, item};
 use super::status::*;
 use crate::engine::build::{self, PolicyChooser};
 use crate::model::Time;
@@ -378,13 +378,6 @@ unsafe fn with_list(
     }
 }
 
-fn out_of_range(i: usize, n: usize) -> FfiError {
-    FfiError::new(
-        MAUISCHED_OUT_OF_RANGE,
-        format!("index {i} is beyond the end ({n} items)"),
-    )
-}
-
 /// Number of reservations in the list.
 ///
 /// # Safety
@@ -428,10 +421,7 @@ pub unsafe extern "C" fn mauisched_admin_res_list_get(
         {
             return Err(FfiError::new(MAUISCHED_NULL_ARG, "an output is NULL"));
         }
-        let r = l
-            .items
-            .get(index)
-            .ok_or_else(|| out_of_range(index, l.items.len()))?;
+        let r = item(&l.items, index)?;
         *id = r.id.as_ptr();
         *created = r.created;
         *start = r.start;
@@ -458,14 +448,8 @@ pub unsafe extern "C" fn mauisched_admin_res_list_node(
         if node.is_null() || tasks.is_null() {
             return Err(FfiError::new(MAUISCHED_NULL_ARG, "an output is NULL"));
         }
-        let r = l
-            .items
-            .get(index)
-            .ok_or_else(|| out_of_range(index, l.items.len()))?;
-        let n = r
-            .nodes
-            .get(node_index)
-            .ok_or_else(|| out_of_range(node_index, r.nodes.len()))?;
+        let r = item(&l.items, index)?;
+        let n = item(&r.nodes, node_index)?;
         *node = n.0.as_ptr();
         *tasks = n.1;
         Ok(())

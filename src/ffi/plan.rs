@@ -245,7 +245,8 @@ fn need<T>(ptrs: &[*const T]) -> FfiResult {
     Ok(())
 }
 
-fn item<T>(v: &[T], i: usize) -> FfiResult<&T> {
+/// Element `i` of `v`, or OUT_OF_RANGE naming the index and the length.
+pub(super) fn item<T>(v: &[T], i: usize) -> FfiResult<&T> {
     v.get(i).ok_or_else(|| {
         FfiError::new(
             MAUISCHED_OUT_OF_RANGE,
