@@ -88,6 +88,8 @@ extern void schedule(bool full_queue) __attribute__((weak));
 #define DEFAULT_POLL_MS 250        /* change detection */
 #define DEFAULT_RMPOLL 60          /* Maui's RMPOLLINTERVAL default */
 #define DEFAULT_REASON_MS 100      /* budget for reason-only updates */
+#define REASON_DEFER_MS 10000      /* longest wait of reasons behind starts */
+#define START_BATCH 16             /* starts released between schedule() calls */
 #define RETRY_OPEN_S 10            /* library or handle not usable */
 #define EVENT_CAP 4096
 #define ID_LEN 64
@@ -743,6 +745,7 @@ struct ctx {
 	time_t next_begin;       /* earliest future begin time of a pending job */
 	time_t last_open_error;
 	bool cosmetic_backlog;   /* reason updates left for the next round */
+	double last_reasons;     /* mono_ms() of the last reason pass */
 	/* Built per iteration. */
 	struct jrec *jr;
 	size_t njr, capjr;
@@ -1628,6 +1631,10 @@ static void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 			r->started_now = true;
 			started++;
 			backfilled += bf;
+			/* On a busy controller each release takes a while:
+			 * let Slurm allocate the first ones meanwhile. */
+			if (started % START_BATCH == 0 && schedule)
+				schedule(false);
 			mlog(MAUISCHED_LOG_INFO, "start job %s on %s%s%s%s", job, log.s,
 			     bf ? " (backfill)" : "", res && *res ? " in reservation " : "",
 			     res && *res ? res : "");
@@ -1663,8 +1670,15 @@ static void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 
 	/* Markers and reasons: hold changes always, reason-only changes
 	 * within the time budget (the rest next iteration). Top of the queue
-	 * first: the plan lists idle jobs in priority order. */
+	 * first: the plan lists idle jobs in priority order. While this
+	 * iteration started jobs, reason-only changes wait (up to
+	 * REASON_DEFER_MS): slurmctld is allocating the starts under its job
+	 * lock, an update would wait for it and hold back the next poll,
+	 * which is what sees the next free node. */
 	t_cos = mono_ms();
+	budget_hit = started && t_cos - c->last_reasons < REASON_DEFER_MS;
+	if (!budget_hit)
+		c->last_reasons = t_cos;
 	n = 0;
 	L.plan_job_count(plan, &n);
 	for (i = 0; i <= n; i++) {
