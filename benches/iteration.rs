@@ -14,6 +14,10 @@ use mauisched::sim::synth::{self, SynthSpec};
 use mauisched::sim::{demo, run};
 use std::time::Duration;
 
+// As in mauictl (`mauictl bench` reports the same scenario).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn iteration(c: &mut Criterion) {
     let mut g = c.benchmark_group("iteration");
     g.sample_size(10)
