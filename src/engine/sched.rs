@@ -353,10 +353,8 @@ impl<'a> Iter<'a> {
         let it = &self.idle[i];
         let job = &self.jobs[it.j];
         let adm = self.adm(it.j);
-        let advres = match self.advres_nodes(job) {
-            Some(Ok(n)) => Some(n),
-            Some(Err(_)) => return (need == 0).then(Vec::new),
-            None => None,
+        let Some(nodes) = self.nodes_with_room(i, start, end, &adm) else {
+            return (need == 0).then(Vec::new);
         };
         // Only LASTAVAILABLE orders by the gap after the job (LOCAL offers
         // the candidates to the site, and falls back to LASTAVAILABLE).
@@ -365,29 +363,9 @@ impl<'a> Iter<'a> {
             crate::config::NodeAllocationPolicy::LastAvailable
                 | crate::config::NodeAllocationPolicy::Local
         );
-        // A job starting now can only use nodes with room for a task now.
-        let now = start == self.now;
-        let ix = self.index_for(i);
-        let all = 0..self.view.cluster.nodes.len() as NodeIdx;
-        let nodes: Box<dyn Iterator<Item = NodeIdx> + '_> = match (&it.req.hosts, now) {
-            (Some(h), _) => Box::new(h.iter().copied()),
-            (None, true) => Box::new(ix.open(&it.req.task).iter().copied()),
-            (None, false) => Box::new(all),
-        };
         let mut fits: Vec<(NodeIdx, u32, Resources)> = Vec::new();
         let mut sum = 0u64;
-        for node in nodes {
-            if now && !it.req.task.fits_in(&ix.free_now(node)) {
-                continue;
-            }
-            if !self.suitable(i, node) || advres.as_ref().is_some_and(|a| !a.contains(&node)) {
-                continue;
-            }
-            let free = self.view.profile.free(node, start, end, &adm);
-            let tasks = it.req.task.times_fits_in(&free);
-            if tasks == 0 {
-                continue;
-            }
+        for (node, tasks, free) in nodes {
             sum += tasks as u64;
             fits.push((node, tasks, free));
         }
@@ -438,37 +416,58 @@ impl<'a> Iter<'a> {
     /// building the candidates): most attempts fail this count, and it
     /// spares them the affinity and occupant look-ups.
     fn tasks_available(&self, i: usize, start: Time, end: Time, need: u64) -> u64 {
-        let it = &self.idle[i];
-        let job = &self.jobs[it.j];
-        let advres = match self.advres_nodes(job) {
-            Some(Ok(n)) => Some(n),
-            Some(Err(_)) => return 0,
-            None => None,
-        };
-        let adm = self.adm(it.j);
-        let now = start == self.now;
-        let ix = self.index_for(i);
-        let all = 0..self.view.cluster.nodes.len() as NodeIdx;
-        let nodes: Box<dyn Iterator<Item = NodeIdx> + '_> = match (&it.req.hosts, now) {
-            (Some(h), _) => Box::new(h.iter().copied()),
-            (None, true) => Box::new(ix.open(&it.req.task).iter().copied()),
-            (None, false) => Box::new(all),
+        let adm = self.adm(self.idle[i].j);
+        let Some(nodes) = self.nodes_with_room(i, start, end, &adm) else {
+            return 0;
         };
         let mut sum = 0u64;
-        for node in nodes {
-            if now && !it.req.task.fits_in(&ix.free_now(node)) {
-                continue;
-            }
-            if !self.suitable(i, node) || advres.as_ref().is_some_and(|a| !a.contains(&node)) {
-                continue;
-            }
-            let free = self.view.profile.free(node, start, end, &adm);
-            sum += it.req.task.times_fits_in(&free) as u64;
+        for (_, tasks, _) in nodes {
+            sum += tasks as u64;
             if sum >= need {
                 break;
             }
         }
         sum
+    }
+
+    /// The nodes job `i` may use over [start, end) that hold at least one
+    /// of its tasks then, with how many and their free resources, in node
+    /// order; `None` when the reservation it asks for (ADVRES) does not
+    /// exist. What [`Iter::candidates`] and [`Iter::tasks_available`] both
+    /// walk.
+    fn nodes_with_room<'b>(
+        &'b self,
+        i: usize,
+        start: Time,
+        end: Time,
+        adm: &'b JobAdmission<'b>,
+    ) -> Option<impl Iterator<Item = (NodeIdx, u32, Resources)> + 'b> {
+        let it = &self.idle[i];
+        let advres = match self.advres_nodes(&self.jobs[it.j]) {
+            Some(Ok(n)) => Some(n),
+            Some(Err(_)) => return None,
+            None => None,
+        };
+        // A job starting now can only use nodes with room for a task now.
+        let now = start == self.now;
+        let ix = self.index_for(i);
+        let all = 0..self.view.cluster.nodes.len() as NodeIdx;
+        let nodes: Box<dyn Iterator<Item = NodeIdx> + 'b> = match (&it.req.hosts, now) {
+            (Some(h), _) => Box::new(h.iter().copied()),
+            (None, true) => Box::new(ix.open(&it.req.task).iter().copied()),
+            (None, false) => Box::new(all),
+        };
+        Some(nodes.filter_map(move |node| {
+            if now && !it.req.task.fits_in(&ix.free_now(node)) {
+                return None;
+            }
+            if !self.suitable(i, node) || advres.as_ref().is_some_and(|a| !a.contains(&node)) {
+                return None;
+            }
+            let free = self.view.profile.free(node, start, end, adm);
+            let tasks = it.req.task.times_fits_in(&free);
+            (tasks > 0).then_some((node, tasks, free))
+        }))
     }
 
     /// What makes two jobs comparable for [`Iter::dominated`]: the
