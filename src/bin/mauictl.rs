@@ -547,7 +547,12 @@ fn convert(a: ConvertArgs) -> ExitCode {
             None => Ok(swf),
         }
     };
-    match run() {
+    print_or_fail(run())
+}
+
+/// Prints a command's output, or its error on stderr with exit status 1.
+fn print_or_fail(result: Result<String, impl std::fmt::Display>) -> ExitCode {
+    match result {
         Ok(text) => {
             emit(&text);
             ExitCode::SUCCESS
@@ -853,37 +858,10 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
-        Cmd::Simulate(a) => match simulate(&loaded, a) {
-            Ok(text) => {
-                emit(&text);
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("mauictl: {e}");
-                ExitCode::FAILURE
-            }
-        },
-        Cmd::Bench(a) => match bench(a) {
-            Ok(text) => {
-                emit(&text);
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("mauictl: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        Cmd::Simulate(a) => print_or_fail(simulate(&loaded, a)),
+        Cmd::Bench(a) => print_or_fail(bench(a)),
         Cmd::Convert(a) => convert(a),
-        Cmd::TraceInfo(a) => match trace_info(a) {
-            Ok(text) => {
-                emit(&text);
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("mauictl: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        Cmd::TraceInfo(a) => print_or_fail(trace_info(a)),
         Cmd::Showconfig { json } => {
             if let Err(e) = usable(&loaded) {
                 eprintln!("mauictl: {e}");
@@ -1000,23 +978,14 @@ fn main() -> ExitCode {
             snapshot,
             store,
             reservation,
-        } => match showres(
+        } => print_or_fail(showres(
             &loaded,
             nodes,
             json,
             &snapshot,
             store.as_deref(),
             reservation.as_deref(),
-        ) {
-            Ok(text) => {
-                emit(&text);
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("mauictl: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        )),
         Cmd::Showq(_)
         | Cmd::Checknode(_)
         | Cmd::Showstats(_)
@@ -1079,16 +1048,7 @@ fn engine_cmd(
     };
     let mut engine = mauisched::engine::Engine::new(loaded.config.clone());
     let plan = engine.iterate(&snap, snapshot_now(&snap));
-    match f(&loaded.config, &engine, &plan) {
-        Ok(text) => {
-            emit(&text);
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("mauictl: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    print_or_fail(f(&loaded.config, &engine, &plan))
 }
 
 /// The plan as text: starts, then every idle job with its reason.
