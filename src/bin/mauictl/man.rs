@@ -24,17 +24,8 @@ fn render(man: clap_mangen::Man) -> std::io::Result<Vec<u8>> {
 /// pointer back to mauictl(1).
 fn maui_page(sub: &Command, name: &str, live_help: &str) -> Command {
     let mut extra = String::new();
-    if [
-        "setres",
-        "releaseres",
-        "runjob",
-        "sethold",
-        "releasehold",
-        "setspri",
-        "schedctl",
-    ]
-    .contains(&name)
-    {
+    // The commands that change something take Maui's arguments.
+    if mauisched::admin::ops::MUTATIONS.contains(&name) {
         extra.push_str(&format!(
             "Usage (as Maui's): {}\n\n",
             mauisched::admin::ops::synopsis(name)
