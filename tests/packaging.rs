@@ -9,8 +9,11 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
+
+mod output_common;
+use output_common::{ok, text};
 
 /// The commands installed as links to mauictl, named after Maui's.
 const MAUI_COMMANDS: [&str; 16] = [
@@ -47,21 +50,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).trim().to_string()
-}
-
-fn ok(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\nstdout: {}\nstderr: {}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
 }
 
 fn run(program: &str, args: &[&str]) -> String {

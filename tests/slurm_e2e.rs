@@ -38,6 +38,9 @@ use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
+mod output_common;
+use output_common::{ok, text};
+
 const USER_A: &str = "mauitest1";
 const USER_B: &str = "mauitest2";
 const NODE_SPEC: &str = "tests/slurm/nodes/hetero16.spec";
@@ -67,21 +70,6 @@ fn run(limit_s: u32, program: &Path, args: &[&str]) -> Output {
         .current_dir(repo())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).trim().to_string()
-}
-
-fn ok(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\nstdout: {}\nstderr: {}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
 }
 
 /// Epoch seconds of a Slurm time stamp (local time, `2026-01-02T03:04:05`).
