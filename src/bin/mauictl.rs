@@ -8,6 +8,7 @@
 //! embedded default) unless `--live` or `--socket` asks the scheduler.
 
 use clap::{Parser, Subcommand};
+use mauisched::admin::ops::MUTATIONS;
 use mauisched::config::{render, Config, Loaded, Severity, DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -584,8 +585,10 @@ fn load(path: &Option<PathBuf>) -> Result<Loaded, String> {
     }
 }
 
-/// Commands that ask the running scheduler (when not given an offline input).
-const LIVE: [&str; 16] = [
+/// Commands that read from the running scheduler (when not given an
+/// offline input); with [`MUTATIONS`], those that change something, the
+/// commands installed under Maui's names.
+const READS: [&str; 9] = [
     "showq",
     "showbf",
     "showstart",
@@ -595,14 +598,12 @@ const LIVE: [&str; 16] = [
     "diagnose",
     "showstats",
     "showconfig",
-    "setres",
-    "releaseres",
-    "runjob",
-    "sethold",
-    "releasehold",
-    "setspri",
-    "schedctl",
 ];
+
+/// A command for the running scheduler, named as Maui names it.
+fn is_live(cmd: &str) -> bool {
+    READS.contains(&cmd) || MUTATIONS.contains(&cmd)
+}
 
 /// Commands whose own `-c` option is not mauictl's `-c FILE`.
 const OWNS_C: [&str; 2] = ["setres", "runjob"];
@@ -659,7 +660,7 @@ fn route(prog: &str, args: &[String]) -> Option<Live> {
         }
     }
     live.cmd = it.next()?.clone();
-    if !LIVE.contains(&live.cmd.as_str()) {
+    if !is_live(&live.cmd) {
         return None;
     }
     let rest: Vec<String> = it.cloned().collect();
@@ -797,7 +798,7 @@ fn main() -> ExitCode {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "mauictl".into());
     // Installed as `showq`, `setres`, ...: the name is the command.
-    if LIVE.contains(&prog.as_str()) {
+    if is_live(&prog) {
         argv.insert(1, prog.clone());
         argv[0] = "mauictl".into();
     }
@@ -815,7 +816,8 @@ fn main() -> ExitCode {
     match cli.cmd {
         Cmd::Man { dir } => {
             use clap::CommandFactory;
-            match man::write(Cli::command(), &dir, &LIVE) {
+            let maui_names: Vec<&str> = READS.iter().chain(&MUTATIONS).copied().collect();
+            match man::write(Cli::command(), &dir, &maui_names) {
                 Ok(files) => {
                     emit(&format!(
                         "wrote {} manual pages in {}\n",
