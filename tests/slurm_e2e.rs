@@ -1416,12 +1416,7 @@ fn log_stamp(line: &str, utc_offset: i64) -> Option<f64> {
     let num = |r: std::ops::Range<usize>| st.get(r)?.parse::<i64>().ok();
     let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (hh, mm, ss, ms) = (num(11..13)?, num(14..16)?, num(17..19)?, num(20..23)?);
-    // Days from the civil date (proleptic Gregorian).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
-    let days = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+    let days = mauisched::model::time::days_from_civil(y, m as u32, d as u32);
     let secs = days * 86400 + hh * 3600 + mm * 60 + ss - utc_offset;
     Some(secs as f64 + ms as f64 / 1000.0)
 }

@@ -4,7 +4,7 @@
 //! (hosts exist, the job is queued, resources are free) is checked when the
 //! change is made, still before anything changes.
 
-use crate::model::time::{civil_from_days, day_and_offset, parse_duration, DAY};
+use crate::model::time::{civil_from_days, day_and_offset, days_from_civil, parse_duration, DAY};
 use crate::model::{Secs, Time};
 use crate::reservation::AdminRequest;
 
@@ -75,17 +75,6 @@ pub fn synopsis(cmd: &str) -> &'static str {
 
 fn usage(cmd: &str, what: impl std::fmt::Display) -> String {
     format!("{cmd}: {what} (usage: {})", synopsis(cmd))
-}
-
-/// Days since the epoch of a civil date (proleptic Gregorian, UTC).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m as i64 + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 fn num(s: &str, what: &str, max: u32) -> Result<u32, String> {

@@ -84,6 +84,18 @@ pub fn weekday(t: Time) -> u32 {
     ((t.div_euclid(DAY) + 4).rem_euclid(7)) as u32
 }
 
+/// Days since the epoch of a civil date (proleptic Gregorian, UTC): the
+/// inverse of [`civil_from_days`].
+pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// Civil date (year, month 1-12, day 1-31) of a day count since the epoch.
 pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     // Howard Hinnant's days-from-civil inverse, proleptic Gregorian.

@@ -32,7 +32,7 @@
 
 use super::input::{self, InputError, LineReader, ReadOptions, ReadStats};
 use super::swf::{SwfRecord, SwfStatus};
-use crate::model::time::{civil_from_days, day_and_offset, DAY};
+use crate::model::time::{civil_from_days, day_and_offset, days_from_civil, DAY};
 use crate::model::{Secs, Time};
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
@@ -395,17 +395,6 @@ impl Conversion {
 
 fn skip(skipped: &mut BTreeMap<&'static str, u64>, why: &'static str) {
     *skipped.entry(why).or_insert(0) += 1;
-}
-
-/// Days since the epoch of a civil date (proleptic Gregorian).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (m as i64 + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// Epoch of a civil date and time read as UTC, checking ranges.
