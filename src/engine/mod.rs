@@ -41,6 +41,7 @@ pub mod state;
 mod tests;
 
 pub use plan::{Action, ActionKind, JobPlan, Plan, PlanReservation, Reason, Start, Stats};
+pub use sched::idle_iterations_are_neutral;
 pub use state::{EngineState, ForcedStart, JobReservation, NamedClaim, StopInfo};
 
 use crate::allocation::LocalAllocator;
@@ -66,6 +67,9 @@ pub struct LastIteration {
     pub stopped: Option<StopInfo>,
     /// Jobs started by an operator's `runjob` in this plan.
     pub forced: Vec<String>,
+    /// Set when a poll over the same jobs may be answered without the
+    /// passes ([`Engine::iterate_again`]).
+    quiet: Option<sched::Quiet>,
 }
 
 /// A scheduling engine: configuration plus memory.
@@ -254,6 +258,10 @@ impl Engine {
             );
         }
         out.plan.actions = std::mem::take(&mut self.state.pending_actions);
+        // Operators' starts, stops and holds make the next iteration differ.
+        let quiet = out
+            .quiet
+            .filter(|_| forced.is_empty() && stopped.is_none() && out.plan.actions.is_empty());
         let plan = Arc::new(out.plan);
         self.last = Some(Arc::new(LastIteration {
             jobs,
@@ -262,8 +270,43 @@ impl Engine {
             plan: Arc::clone(&plan),
             stopped,
             forced: forced.into_iter().map(|(_, f)| f.job).collect(),
+            quiet,
         }));
         plan
+    }
+
+    /// A poll over the same snapshot as the last call, only time advanced:
+    /// for a caller that knows nothing was submitted, completed, started,
+    /// held or removed since (the simulator). When the last iteration
+    /// started nothing and the same jobs still come first in priority order
+    /// (see `sched::still_quiet` for why that decides it), this iteration
+    /// would start nothing and reserve the same: `None` is returned, with
+    /// fairshare and queue-time accrual brought to `now` as the iteration
+    /// would, and [`Engine::last`] left as the earlier iteration's.
+    /// Otherwise it is [`Engine::iterate`].
+    pub fn iterate_again(&mut self, snap: &Snapshot, now: Time) -> Option<Arc<Plan>> {
+        let operators_idle = self.state.pending_actions.is_empty()
+            && self.state.forced_starts.is_empty()
+            && self.state.stopped.is_none();
+        if let Some(last) = self.last.clone().filter(|_| operators_idle) {
+            let seen = snap
+                .jobs
+                .iter()
+                .filter(|j| {
+                    matches!(
+                        j.state,
+                        JobState::Idle | JobState::Running | JobState::Suspended
+                    )
+                })
+                .count();
+            if let Some(q) = last.quiet.as_ref().filter(|_| seen == last.jobs.len()) {
+                let cluster = self.cluster(&snap.nodes);
+                if sched::still_quiet(&self.cfg, &mut self.state, &last.jobs, &cluster, now, q) {
+                    return None;
+                }
+            }
+        }
+        Some(self.iterate(snap, now))
     }
 }
 

@@ -9,7 +9,7 @@ use crate::allocation::{
 };
 use crate::backfill::{self, BfJob};
 use crate::config::{BackfillPolicy, Config, ReservationPolicy};
-use crate::model::{Job, JobState, NodeIdx, NodeTasks, Resources, Secs, Time};
+use crate::model::{Cluster, Job, JobState, NodeIdx, NodeTasks, Resources, Secs, Time};
 use crate::priority::{self, PriorityBreakdown, PriorityContext, QueueAccrual};
 use crate::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, ResIdx};
 use crate::reservation::acl::JobAdmission;
@@ -26,6 +26,95 @@ pub struct Outcome {
     pub plan: Plan,
     pub view: View,
     pub base: Profile,
+    /// Set when this iteration started nothing and a poll over the same
+    /// jobs may be answered by [`still_quiet`].
+    pub quiet: Option<Quiet>,
+}
+
+/// What an iteration that started nothing leaves for a later poll over the
+/// same jobs ([`still_quiet`]): the jobs its decisions depended on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quiet {
+    /// Eligible idle jobs (indices into the iteration's jobs) in priority
+    /// order, up to the last one the priority pass found blocked or tried
+    /// to reserve for: these decide the reservations.
+    head: Vec<usize>,
+    /// Every eligible idle job, in job order.
+    eligible: Vec<usize>,
+    /// The first time the availability profile changes after the
+    /// iteration: the first end of a running job's window or start of a
+    /// reservation made. A later poll must come before it.
+    until: Time,
+}
+
+/// True when an iteration that starts nothing leaves the engine's state as
+/// if it had not run: no standing reservations (their placement follows
+/// what runs at each iteration), RESERVATIONPOLICY other than HIGHEST
+/// (which remembers every job ever reserved), no backfill chunking (which
+/// remembers when it began), and FSPOLICY DEDICATEDPS or none (usage summed
+/// in whole processor-seconds, so accruing over one span or several gives
+/// the same numbers; queue-time accrual is additive over spans already).
+pub fn idle_iterations_are_neutral(cfg: &Config) -> bool {
+    use crate::config::FsMetric;
+    let p = &cfg.params;
+    cfg.standing.is_empty()
+        && p.reservation_policy != ReservationPolicy::Highest
+        && !(p.bf_chunk_size > 0 && p.bf_chunk_duration.0 > 0)
+        && matches!(p.fs_policy.metric, None | Some(FsMetric::DedicatedPs))
+}
+
+/// Whether [`still_quiet`] may answer for an iteration: idle iterations
+/// are neutral, no throttling limit is configured (their verdicts follow
+/// the order of the jobs tried) and there is no administrator reservation
+/// (they begin and end at times of their own). Without standing and admin
+/// reservations the reservation table is empty.
+fn quiet_allowed(cfg: &Config, state: &EngineState) -> bool {
+    idle_iterations_are_neutral(cfg) && !has_limits(cfg) && state.admin.list().is_empty()
+}
+
+/// A poll at `now` over the same jobs as the iteration that left `quiet`,
+/// only time advanced (the caller's promise: nothing submitted, completed,
+/// started or removed since, so no running job's window ended either).
+/// True when that iteration's decisions stand: the same jobs are eligible
+/// and the priority order puts the same jobs first, in the same order.
+///
+/// Why that is enough: the running jobs are the same and none of their
+/// windows ended, so the availability profile from `now` on is the earlier
+/// one cut at `now`, and nothing in it changed between the two times. The
+/// head jobs get the same reservations (their earliest starts lay at the
+/// ends of running jobs' windows, after `now`). Every other eligible job
+/// was tried for a start then and failed; a job that fits over
+/// [now, now + walltime) would have fitted over [then, then + walltime),
+/// where the part before `now` has what is free at `now`, so it fails
+/// again, whatever order the others come in. No start, no bypass, the same
+/// reservations: the iteration would leave the state as it is, apart from
+/// fairshare and queue-time accrual, which this brings to `now` as the
+/// iteration would (when the answer is false the caller runs the iteration,
+/// which repeats them at no cost).
+pub fn still_quiet(
+    cfg: &Config,
+    state: &mut EngineState,
+    jobs: &[Job],
+    cluster: &Cluster,
+    now: Time,
+    quiet: &Quiet,
+) -> bool {
+    if now >= quiet.until || !quiet_allowed(cfg, state) {
+        return false;
+    }
+    reconcile(cfg, state, jobs, &cluster.total, now);
+    let (idle, _) = rank(cfg, state, jobs, cluster, &[], None, now);
+    let order: Vec<usize> = idle
+        .iter()
+        .filter(|x| x.blocked.is_none())
+        .map(|x| x.j)
+        .collect();
+    if order.len() != quiet.eligible.len() || !order.starts_with(&quiet.head) {
+        return false;
+    }
+    let mut eligible = order;
+    eligible.sort_unstable();
+    eligible == quiet.eligible
 }
 
 /// A small fast hasher for in-memory keys (the Fx function): lookups only,
@@ -232,15 +321,15 @@ impl Feasible {
     }
 
     /// See [`FeasibleNodes`].
-    fn of(&mut self, req: &TaskRequest, view: &View) -> &FeasibleNodes {
-        let (bucket, pos) = self.entry(req, view);
+    fn of(&mut self, req: &TaskRequest, cluster: &Cluster) -> &FeasibleNodes {
+        let (bucket, pos) = self.entry(req, cluster);
         &self.memo[&bucket][pos].1
     }
 
     /// Id of the [`NodeSet`] of the nodes meeting the request's
     /// requirements whatever their state.
-    fn set_of(&mut self, req: &TaskRequest, view: &View) -> u32 {
-        let (bucket, pos) = self.entry(req, view);
+    fn set_of(&mut self, req: &TaskRequest, cluster: &Cluster) -> u32 {
+        let (bucket, pos) = self.entry(req, cluster);
         self.memo[&bucket][pos].2
     }
 
@@ -248,7 +337,7 @@ impl Feasible {
         &self.sets[id as usize]
     }
 
-    fn entry(&mut self, req: &TaskRequest, view: &View) -> (u64, usize) {
+    fn entry(&mut self, req: &TaskRequest, cluster: &Cluster) -> (u64, usize) {
         let h = Self::hash(req);
         let bucket = self.memo.entry(h).or_default();
         let pos = match bucket.iter().position(|(k, _, _)| Self::same(k, req)) {
@@ -257,8 +346,8 @@ impl Feasible {
                 let mut nodes = Vec::new();
                 let mut max = Resources::ZERO;
                 let mut procs = 0u64;
-                let mut set = NodeSet(vec![0; view.cluster.nodes.len().div_ceil(64)]);
-                for (k, n) in view.cluster.nodes.iter().enumerate() {
+                let mut set = NodeSet(vec![0; cluster.nodes.len().div_ceil(64)]);
+                for (k, n) in cluster.nodes.iter().enumerate() {
                     if req.check_node_any_state(n).is_ok() {
                         set.0[k / 64] |= 1 << (k % 64);
                         nodes.push(n.index);
@@ -764,24 +853,12 @@ fn verdict_reason(v: &Verdict) -> Option<Reason> {
     })
 }
 
-/// Runs one iteration.
-pub fn run(
-    cfg: &Config,
-    state: &mut EngineState,
-    jobs: &[Job],
-    cluster: std::sync::Arc<crate::model::Cluster>,
-    now: Time,
-    local: Option<&dyn LocalAllocator>,
-) -> Outcome {
-    let p = &cfg.params;
-    let default_wall = p.system_default_job_walltime.0;
-
-    // 1. Reconcile.
-    let view = build::build_with(cfg, cluster, jobs, now, state);
+/// Step 1's bookkeeping: fairshare accrues the running jobs' usage since
+/// the last iteration, and what is remembered of jobs that left is
+/// forgotten. Running it twice at the same `now` changes nothing more.
+fn reconcile(cfg: &Config, state: &mut EngineState, jobs: &[Job], total: &Resources, now: Time) {
     let since = state.last_iteration.unwrap_or(now).min(now);
-    state
-        .fairshare
-        .accrue(cfg, jobs, &view.cluster.total, since, now);
+    state.fairshare.accrue(cfg, jobs, total, since, now);
     state.last_iteration = Some(now);
     let present: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
     let idle_ids: HashSet<&str> = jobs
@@ -797,16 +874,23 @@ pub fn run(
     state
         .ever_reserved
         .retain(|k, _| idle_ids.contains(k.as_str()));
+}
 
-    // Usage only feeds throttling checks; without limits none are made.
-    let throttled = has_limits(cfg);
-    let usage = if throttled {
-        Usage::from_jobs(cfg, jobs, now, default_wall, &view.cluster.total)
-    } else {
-        Usage::new(cfg)
-    };
-
-    // 2-3. Eligibility and priority.
+/// Steps 2-3: every idle job with its request, walltime, priority and
+/// eligibility, in priority order (priority, then submission, then id).
+/// Queue-time accrual is brought up to `now` (again at the same `now`, a
+/// no-op). `usage` is given when throttling limits are configured.
+fn rank(
+    cfg: &Config,
+    state: &mut EngineState,
+    jobs: &[Job],
+    cluster: &Cluster,
+    table: &[crate::reservation::Reservation],
+    usage: Option<&Usage>,
+    now: Time,
+) -> (Vec<Idle>, Feasible) {
+    let p = &cfg.params;
+    let default_wall = p.system_default_job_walltime.0;
     let mut feasible = Feasible::default();
     let mut idle: Vec<Idle> = Vec::with_capacity(jobs.len());
     let mut queue_usage = Usage::new(cfg);
@@ -824,13 +908,13 @@ pub fn run(
         Vec::with_capacity(by_submit.len());
     for j in by_submit {
         let job = &jobs[j];
-        let req = TaskRequest::from_job(job, &view.cluster, cfg);
+        let req = TaskRequest::from_job(job, cluster, cfg);
         let wall = build::walltime(cfg, job);
-        let demand = Totals::of_job(job, now, default_wall, &view.cluster.total);
+        let demand = Totals::of_job(job, now, default_wall, &cluster.total);
         // Idle (queue) limits in order of submission: the first MAXIJOB jobs
         // of a credential are considered, the rest wait. Without any limit
         // configured every check passes.
-        let idle_verdict = if throttled {
+        let idle_verdict = if usage.is_some() {
             throttle::check_idle(cfg, job, &demand, &queue_usage)
         } else {
             Verdict::FitsSoft
@@ -839,10 +923,9 @@ pub fn run(
         if meets_idle {
             queue_usage.add_idle(job, &demand);
         }
-        let active_verdict = if throttled {
-            throttle::check_active(cfg, job, &demand, &usage)
-        } else {
-            Verdict::FitsSoft
+        let active_verdict = match usage {
+            Some(usage) => throttle::check_active(cfg, job, &demand, usage),
+            None => Verdict::FitsSoft,
         };
         let mut blocked = if let Some(h) = job.holds.first() {
             Some(Reason::Hold { kind: *h })
@@ -856,7 +939,7 @@ pub fn run(
             None
         };
         if blocked.is_none() {
-            let (nodes_ok, max, procs) = feasible.of(&req, &view);
+            let (nodes_ok, max, procs) = feasible.of(&req, cluster);
             if nodes_ok.is_empty() {
                 blocked = Some(Reason::NoFit {
                     detail: "no node meets its requirements (features, partition, host list)"
@@ -887,8 +970,7 @@ pub fn run(
         }
         if blocked.is_none() {
             if let Some(want) = &job.advres {
-                if !view
-                    .table
+                if !table
                     .iter()
                     .any(|r| &r.id == want || r.standing_name() == Some(want.as_str()))
                 {
@@ -973,14 +1055,14 @@ pub fn run(
         let ctx = PriorityContext {
             now,
             cfg,
-            total: view.cluster.total,
+            total: cluster.total,
             fairshare: &cached_fs,
         };
         let prio = priority::job_priority(&ctx, job, eff[k]);
         if blocked.is_none() && prio.rejected_negative {
             blocked = Some(Reason::NegativePriority);
         }
-        let nodes = feasible.set_of(&req, &view);
+        let nodes = feasible.set_of(&req, cluster);
         idle.push(Idle {
             j,
             req,
@@ -1015,6 +1097,43 @@ pub fn run(
             r = from;
         }
     }
+    (idle, feasible)
+}
+
+/// Runs one iteration.
+pub fn run(
+    cfg: &Config,
+    state: &mut EngineState,
+    jobs: &[Job],
+    cluster: std::sync::Arc<crate::model::Cluster>,
+    now: Time,
+    local: Option<&dyn LocalAllocator>,
+) -> Outcome {
+    let p = &cfg.params;
+    let default_wall = p.system_default_job_walltime.0;
+
+    // 1. Reconcile.
+    let view = build::build_with(cfg, cluster, jobs, now, state);
+    reconcile(cfg, state, jobs, &view.cluster.total, now);
+
+    // Usage only feeds throttling checks; without limits none are made.
+    let throttled = has_limits(cfg);
+    let usage = if throttled {
+        Usage::from_jobs(cfg, jobs, now, default_wall, &view.cluster.total)
+    } else {
+        Usage::new(cfg)
+    };
+
+    // 2-3. Eligibility and priority.
+    let (idle, feasible) = rank(
+        cfg,
+        state,
+        jobs,
+        &view.cluster,
+        &view.table,
+        throttled.then_some(&usage),
+        now,
+    );
     let base = view.profile.clone();
     let now_ix = NowIndex::new(&view.cluster, &view.profile, now, Scope::All);
     let base_ix = now_ix.clone();
@@ -1061,6 +1180,10 @@ pub fn run(
         && p.backfill_policy == BackfillPolicy::FirstFit;
     let mut chunk_on = false;
     let mut chunk_triggered = false;
+    // Eligibility before the pass, and the last job whose turn decided a
+    // reservation or the first blocked one (see `Quiet`).
+    let eligible0: Vec<bool> = it.idle.iter().map(|x| x.blocked.is_none()).collect();
+    let mut decisive: Option<usize> = None;
     for i in 0..it.idle.len() {
         if it.idle[i].blocked.is_some() {
             continue;
@@ -1098,6 +1221,7 @@ pub fn run(
         }
         if !blocked_seen && !it.fits_now(i) {
             blocked_seen = true;
+            decisive = Some(i);
         }
         if chunking && !chunk_triggered && job.procs() >= p.bf_chunk_size as u64 {
             // A large job is blocked: freed resources are kept for large jobs
@@ -1122,6 +1246,7 @@ pub fn run(
                     .flatten()
             });
         if let Some(k) = stack {
+            decisive = Some(i);
             match it.reserve(i, may_start) {
                 Reserve::Made => {
                     stack_left[k] = stack_left[k].saturating_sub(1);
@@ -1352,6 +1477,33 @@ pub fn run(
             starts.push(s.clone());
         }
     }
+    // The profile's next change: a running job's window ends (those past
+    // their walltime hold a window that moves with `now`: no memo) or a
+    // reservation made now begins (one beginning now: no memo either).
+    let until = jobs
+        .iter()
+        .filter(|j| j.state.is_active())
+        .map(|j| {
+            j.start_time
+                .unwrap_or(now)
+                .saturating_add(build::walltime(cfg, j).max(0))
+        })
+        .chain(it.reserved.values().map(|r| r.0))
+        .min()
+        .unwrap_or(Time::MAX);
+    let quiet = (it.started.is_empty() && until > now && quiet_allowed(cfg, state)).then(|| {
+        let head_end = decisive.map_or(0, |d| d + 1);
+        let eligible_at = |r: std::ops::Range<usize>| -> Vec<usize> {
+            r.filter(|&i| eligible0[i]).map(|i| it.idle[i].j).collect()
+        };
+        let mut eligible = eligible_at(0..it.idle.len());
+        eligible.sort_unstable();
+        Quiet {
+            head: eligible_at(0..head_end),
+            eligible,
+            until,
+        }
+    });
     let priorities = it.idle.into_iter().map(|x| x.prio).collect();
     let plan = Plan {
         now,
@@ -1366,6 +1518,7 @@ pub fn run(
         plan,
         view: it.view,
         base,
+        quiet,
     }
 }
 
@@ -1388,7 +1541,7 @@ impl Iter<'_> {
     /// Could the job ever fit, given the reservations that never end?
     fn feasible_now_or_later(&mut self, i: usize) -> bool {
         let it = &self.idle[i];
-        let (nodes, _, _) = self.feasible.of(&it.req, &self.view).clone();
+        let (nodes, _, _) = self.feasible.of(&it.req, &self.view.cluster).clone();
         let cap: u64 = nodes
             .iter()
             .map(|&n| {

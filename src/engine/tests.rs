@@ -746,3 +746,65 @@ fn operator_actions_ride_with_the_next_plan_once() {
     let p = e.iterate(&snap(nodes(1, 1), vec![]), 10);
     assert!(p.actions.is_empty(), "handed over once");
 }
+
+/// `iterate_again` answers a poll over an unchanged snapshot from the
+/// priority order alone while the same job comes first, leaving the state
+/// as the full iteration would; it runs the iteration when the order
+/// changes, when an operator acted, and once the running job's window ends.
+#[test]
+fn a_poll_over_the_same_jobs_is_answered_while_the_order_holds() {
+    // Two 2-processor jobs wait behind R (ends at 3 h). By XFACTOR, A (10 h
+    // limit, queued 10 h) comes first until B (1 h limit, submitted at 0)
+    // overtakes it at 1 h 07 min.
+    let text = "QUEUETIMEWEIGHT 0\nXFACTORWEIGHT 100\nRESERVATIONDEPTH 1\n";
+    let r = running(
+        idle("R", "u0", 2, 4 * H, -2 * H),
+        -H,
+        &[("n1", 1), ("n2", 1)],
+    );
+    let s = snap(
+        nodes(2, 1),
+        vec![
+            r,
+            idle("A", "u1", 2, 10 * H, -10 * H),
+            idle("B", "u2", 2, H, 0),
+        ],
+    );
+    let reserved = |p: &Plan| -> Vec<String> {
+        p.reservations
+            .iter()
+            .filter_map(|r| r.job.clone())
+            .collect()
+    };
+    let mut e = Engine::new(cfg(text));
+    let mut full = Engine::new(cfg(text));
+    let p = e.iterate(&s, 0);
+    assert_eq!(reserved(&p), vec!["A"]);
+    full.iterate(&s, 0);
+
+    // 30 min: A 205, B 150. Nothing to decide again.
+    assert!(e.iterate_again(&s, 30 * 60).is_none());
+    let p = full.iterate(&s, 30 * 60);
+    assert!(p.starts.is_empty() && reserved(&p) == vec!["A"]);
+    assert_eq!(e.state, full.state, "state as after the full iteration");
+
+    // An operator's hold makes the next poll a full iteration.
+    let mut held = Engine::new(cfg(text));
+    held.iterate(&s, 0);
+    held.state.pending_actions.push(Action {
+        kind: ActionKind::Hold,
+        job: "A".into(),
+        by: "root".into(),
+    });
+    let p = held.iterate_again(&s, 60).expect("an operator acted");
+    assert_eq!(reserved(&p), vec!["B"]);
+
+    // 2 h: A 220, B 300: B now holds the reservation.
+    let p = e.iterate_again(&s, 2 * H).expect("the order changed");
+    assert_eq!(reserved(&p), vec!["B"]);
+    let q = full.iterate(&s, 2 * H);
+    assert_eq!(reserved(&q), vec!["B"]);
+    assert!(e.iterate_again(&s, 2 * H + 60).is_none());
+    // R's window ends at 3 h: from then on the profile moves with time.
+    assert!(e.iterate_again(&s, 3 * H).is_some());
+}

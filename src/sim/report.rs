@@ -126,6 +126,8 @@ pub struct Summary {
     pub iterations: u64,
     /// Poll iterations skipped (nothing queued).
     pub skipped_polls: u64,
+    /// Of the iterations, polls answered by the priority order alone.
+    pub quiet_polls: u64,
     /// Mean wall time of one iteration, milliseconds (varies between runs).
     pub mean_iteration_ms: f64,
     /// Longest iteration, milliseconds (varies between runs).
@@ -271,6 +273,7 @@ pub fn summarize(
         backfilled_share: backfilled,
         iterations: res.iterations,
         skipped_polls: res.skipped_polls,
+        quiet_polls: res.quiet_polls,
         mean_iteration_ms: res.iterate_time.as_secs_f64() * 1000.0 / iters,
         max_iteration_ms: res.max_iterate_time.as_secs_f64() * 1000.0,
         users,
@@ -378,8 +381,8 @@ pub fn render(s: &Summary, top: usize) -> String {
     );
     let _ = writeln!(
         o,
-        "iterations   {} (mean {:.3} ms, max {:.1} ms; {} no-op polls skipped)",
-        s.iterations, s.mean_iteration_ms, s.max_iteration_ms, s.skipped_polls
+        "iterations   {} (mean {:.3} ms, max {:.1} ms; {} polls answered by the priority order, {} no-op polls skipped)",
+        s.iterations, s.mean_iteration_ms, s.max_iteration_ms, s.quiet_polls, s.skipped_polls
     );
     if !s.users.is_empty() {
         let mut by_share: Vec<&UserShare> = s.users.iter().collect();

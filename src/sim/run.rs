@@ -35,16 +35,17 @@
 //!   fairshare tracks usage: the engine accrues a job's usage up to the
 //!   last iteration that saw it running, so that poll still runs;
 //! - and an iteration that starts nothing leaves no trace in the engine's
-//!   state that a later iteration would see differently: no standing
-//!   reservations (their placement follows what runs at each iteration),
-//!   RESERVATIONPOLICY other than HIGHEST (which remembers every job ever
-//!   reserved), no backfill chunking (which remembers when it began), and
-//!   FSPOLICY DEDICATEDPS or none (usage summed in whole
-//!   processor-seconds, so accruing over one span or several gives the same
-//!   numbers; queue-time accrual is additive over spans already).
+//!   state that a later iteration would see differently
+//!   ([`idle_iterations_are_neutral`]).
 //!
-//! [`SimOptions::every_poll`] turns this off; the tests check that both
-//! give the same `jobs.csv`.
+//! Any other poll that follows an iteration that started nothing, with
+//! nothing submitted or completed since, goes to
+//! [`Engine::iterate_again`]: the engine ranks the waiting jobs at the poll
+//! and, when the same jobs come first, answers that the iteration would
+//! decide the same (counted in [`SimResult::quiet_polls`]).
+//!
+//! [`SimOptions::every_poll`] turns both off; the tests check that runs
+//! with and without it give the same `jobs.csv` and fairshare state.
 //!
 //! # Jobs
 //!
@@ -62,7 +63,7 @@
 
 use super::workload::SimJob;
 use crate::config::Config;
-use crate::engine::{Engine, Reason};
+use crate::engine::{idle_iterations_are_neutral, Engine, Reason};
 use crate::model::{JobState, Node, NodeTasks, Secs, Snapshot, Time};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
@@ -117,6 +118,10 @@ pub struct SimResult {
     pub iterations: u64,
     /// Poll iterations skipped because they could not change anything.
     pub skipped_polls: u64,
+    /// Of `iterations`, polls answered by the priority order alone
+    /// ([`Engine::iterate_again`]): nothing happened since an iteration
+    /// that started nothing, and the same jobs still came first.
+    pub quiet_polls: u64,
     /// Total wall time spent in `Engine::iterate`.
     pub iterate_time: Duration,
     /// Longest single iteration.
@@ -134,17 +139,6 @@ pub struct SimOptions {
     pub clock: Clock,
     /// Run every poll iteration, even those that cannot change anything.
     pub every_poll: bool,
-}
-
-/// True when an iteration that starts no job leaves the engine's state as
-/// if it had not run (see the module documentation).
-pub fn idle_iterations_are_neutral(cfg: &Config) -> bool {
-    use crate::config::{FsMetric, ReservationPolicy};
-    let p = &cfg.params;
-    cfg.standing.is_empty()
-        && p.reservation_policy != ReservationPolicy::Highest
-        && !(p.bf_chunk_size > 0 && p.bf_chunk_duration.0 > 0)
-        && matches!(p.fs_policy.metric, None | Some(FsMetric::DedicatedPs))
 }
 
 /// A simulation that cannot run.
@@ -318,6 +312,7 @@ pub fn simulate(
     let mut last_activity: Time = jobs.first().map_or(0, |j| j.job.submit_time);
     let mut iterations = 0u64;
     let mut skipped_polls = 0u64;
+    let mut quiet_polls = 0u64;
     let mut iterate_time = Duration::ZERO;
     let mut max_iterate_time = Duration::ZERO;
     let first_submit = jobs.first().map(|j| j.job.submit_time);
@@ -373,6 +368,7 @@ pub fn simulate(
             skipped_polls += ((now - 1 - t0).div_euclid(poll)).max(0) as u64;
         }
         // Completions, then submissions, of this second (or grid step).
+        let mut events = false;
         while let Some(&Reverse((t, i))) = sim.completions.peek() {
             if t > now {
                 break;
@@ -381,19 +377,36 @@ pub fn simulate(
             let at = if opts.clock == Clock::Grid { now } else { t };
             sim.complete(i, at);
             last_activity = now;
+            events = true;
         }
         while next < jobs.len() && jobs[next].job.submit_time <= now {
             sim.submit(next);
             next += 1;
             last_activity = now;
+            events = true;
         }
         let t = Instant::now();
-        let plan = engine.iterate(&sim.snap, now);
+        // The snapshot is the last iteration's when nothing happened since.
+        let plan = if changed || events || opts.every_poll {
+            Some(engine.iterate(&sim.snap, now))
+        } else {
+            engine.iterate_again(&sim.snap, now)
+        };
         let dt = t.elapsed();
         iterate_time += dt;
         max_iterate_time = max_iterate_time.max(dt);
         iterations += 1;
         last_iter = Some(now);
+        let Some(plan) = plan else {
+            quiet_polls += 1;
+            progress(&Progress {
+                submitted: next,
+                total: jobs.len(),
+                finished: sim.finished,
+                now,
+            });
+            continue;
+        };
         changed = !plan.starts.is_empty();
         for s in &plan.starts {
             let Some(&i) = sim.by_id.get(&s.job) else {
@@ -441,6 +454,7 @@ pub fn simulate(
         unfinished,
         iterations,
         skipped_polls,
+        quiet_polls,
         iterate_time,
         max_iterate_time,
         engine,

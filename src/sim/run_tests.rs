@@ -237,6 +237,7 @@ fn skipping_no_op_polls_changes_nothing() {
             },
         );
         assert!(skip.skipped_polls > 0 && every.skipped_polls == 0);
+        assert!(skip.quiet_polls > 0 && every.quiet_polls == 0, "{clock:?}");
         assert!(skip.iterations < every.iterations);
         assert_eq!(
             report::jobs_csv(&jobs, &skip),
