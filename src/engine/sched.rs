@@ -41,6 +41,8 @@ pub struct Quiet {
     head: Vec<usize>,
     /// Every eligible idle job, in job order.
     eligible: Vec<usize>,
+    /// [`Ranked::statics`] of the iteration.
+    statics: Vec<(usize, bool)>,
     /// The first time the availability profile changes after the
     /// iteration: the first end of a running job's window or start of a
     /// reservation made. A later poll must come before it.
@@ -102,13 +104,36 @@ pub fn still_quiet(
     if now >= quiet.until || !quiet_allowed(cfg, state) {
         return false;
     }
-    reconcile(cfg, state, jobs, &cluster.total, now);
-    let (idle, _) = rank(cfg, state, jobs, cluster, &[], None, now);
-    let order: Vec<usize> = idle
+    // The same jobs as the iteration that left `quiet`: what it forgot
+    // stays forgotten, and what does not depend on time stands.
+    accrue_usage(cfg, state, jobs, &cluster.total, now);
+    let items: Vec<(usize, bool, bool)> = quiet
+        .statics
         .iter()
-        .filter(|x| x.blocked.is_none())
-        .map(|x| x.j)
+        .map(|&(j, _)| (j, true, true))
         .collect();
+    let eff = queue_times(cfg, &mut state.accrual, jobs, &items, now);
+    let fs = CachedFairshare::new(&state.fairshare);
+    let ctx = PriorityContext {
+        now,
+        cfg,
+        total: cluster.total,
+        fairshare: &fs,
+    };
+    // As `rank` orders: priority, then submission, then position.
+    let mut keys: Vec<(std::cmp::Reverse<i64>, Time, usize)> = Vec::with_capacity(items.len());
+    for (k, &(j, ok)) in quiet.statics.iter().enumerate() {
+        let job = &jobs[j];
+        if !ok || time_block(cfg, &state.fairshare, job, now).is_some() {
+            continue;
+        }
+        let prio = priority::job_priority(&ctx, job, eff[k]);
+        if !prio.rejected_negative {
+            keys.push((std::cmp::Reverse(prio.priority), job.submit_time, k));
+        }
+    }
+    keys.sort_unstable();
+    let order: Vec<usize> = keys.iter().map(|&(_, _, k)| quiet.statics[k].0).collect();
     if order.len() != quiet.eligible.len() || !order.starts_with(&quiet.head) {
         return false;
     }
@@ -857,9 +882,7 @@ fn verdict_reason(v: &Verdict) -> Option<Reason> {
 /// the last iteration, and what is remembered of jobs that left is
 /// forgotten. Running it twice at the same `now` changes nothing more.
 fn reconcile(cfg: &Config, state: &mut EngineState, jobs: &[Job], total: &Resources, now: Time) {
-    let since = state.last_iteration.unwrap_or(now).min(now);
-    state.fairshare.accrue(cfg, jobs, total, since, now);
-    state.last_iteration = Some(now);
+    accrue_usage(cfg, state, jobs, total, now);
     let present: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
     let idle_ids: HashSet<&str> = jobs
         .iter()
@@ -876,6 +899,91 @@ fn reconcile(cfg: &Config, state: &mut EngineState, jobs: &[Job], total: &Resour
         .retain(|k, _| idle_ids.contains(k.as_str()));
 }
 
+/// Fairshare accrues the running jobs' usage since the last iteration.
+fn accrue_usage(cfg: &Config, state: &mut EngineState, jobs: &[Job], total: &Resources, now: Time) {
+    let since = state.last_iteration.unwrap_or(now).min(now);
+    state.fairshare.accrue(cfg, jobs, total, since, now);
+    state.last_iteration = Some(now);
+}
+
+/// What keeps an otherwise eligible job from starting at `now` that time
+/// alone can change: a fairshare cap reached, a begin time not reached.
+fn time_block(
+    cfg: &Config,
+    fs: &crate::fairshare::Fairshare,
+    job: &Job,
+    now: Time,
+) -> Option<Reason> {
+    if let Some(v) = fs.fs_cap_exceeded(cfg, job) {
+        return Some(Reason::FairshareCap {
+            detail: v.to_string(),
+        });
+    }
+    job.earliest_start
+        .filter(|t| *t > now)
+        .map(|at| Reason::BeginTime { at })
+}
+
+/// Effective queue times of idle jobs given as (job, within idle limits,
+/// within active limits), their accrual brought up to `now`. The accrual
+/// map is walked once in key order beside the jobs sorted by id the same
+/// way (a look-up per job in a map of 50,000 string keys costs more than
+/// the whole walk). Each job's update is its own, so the order of updates
+/// does not matter, except between jobs with the same id, which keep the
+/// given order.
+fn queue_times(
+    cfg: &Config,
+    accrual: &mut BTreeMap<String, QueueAccrual>,
+    jobs: &[Job],
+    items: &[(usize, bool, bool)],
+    now: Time,
+) -> Vec<Secs> {
+    let policy = cfg.params.job_prio_accrual_policy;
+    let mut eff: Vec<Secs> = vec![0; items.len()];
+    let mut by_name: Vec<usize> = (0..items.len()).collect();
+    by_name.sort_by(|&a, &b| jobs[items[a].0].id.cmp(&jobs[items[b].0].id));
+    let update = |acc: &mut QueueAccrual, k: usize| {
+        let (j, meets_idle, active_ok) = items[k];
+        acc.update(policy, &jobs[j], now, meets_idle, active_ok);
+        acc.effective()
+    };
+    let mut added: Vec<(String, QueueAccrual)> = Vec::new();
+    let mut known = accrual.iter_mut().peekable();
+    for k in by_name {
+        let job = &jobs[items[k].0];
+        while known
+            .next_if(|(key, _)| key.as_str() < job.id.as_str())
+            .is_some()
+        {}
+        eff[k] = match known.peek_mut() {
+            Some((key, acc)) if key.as_str() == job.id.as_str() => update(acc, k),
+            _ => match added.last_mut() {
+                Some((key, acc)) if *key == job.id => update(acc, k),
+                _ => {
+                    let mut acc = QueueAccrual::new(job);
+                    let e = update(&mut acc, k);
+                    added.push((job.id.clone(), acc));
+                    e
+                }
+            },
+        };
+    }
+    accrual.extend(added);
+    eff
+}
+
+/// What [`rank`] found.
+struct Ranked {
+    /// Every idle job, in priority order.
+    idle: Vec<Idle>,
+    /// Node sets by requirement signature.
+    feasible: Feasible,
+    /// Every idle job in submission order (then id), with whether it is
+    /// eligible but for what time alone can change ([`time_block`]),
+    /// priority aside.
+    statics: Vec<(usize, bool)>,
+}
+
 /// Steps 2-3: every idle job with its request, walltime, priority and
 /// eligibility, in priority order (priority, then submission, then id).
 /// Queue-time accrual is brought up to `now` (again at the same `now`, a
@@ -888,7 +996,7 @@ fn rank(
     table: &[crate::reservation::Reservation],
     usage: Option<&Usage>,
     now: Time,
-) -> (Vec<Idle>, Feasible) {
+) -> Ranked {
     let p = &cfg.params;
     let default_wall = p.system_default_job_walltime.0;
     let mut feasible = Feasible::default();
@@ -906,6 +1014,8 @@ fn rank(
     // within idle limits, within active limits).
     let mut pending: Vec<(usize, TaskRequest, Secs, Option<Reason>, bool, bool)> =
         Vec::with_capacity(by_submit.len());
+    // Per idle job, in submission order: eligible but for `time_block`.
+    let mut statics: Vec<(usize, bool)> = Vec::with_capacity(by_submit.len());
     for j in by_submit {
         let job = &jobs[j];
         let req = TaskRequest::from_job(job, cluster, cfg);
@@ -983,17 +1093,9 @@ fn rank(
         if blocked.is_none() && !meets_idle {
             blocked = verdict_reason(&idle_verdict);
         }
+        statics.push((j, blocked.is_none()));
         if blocked.is_none() {
-            if let Some(v) = fs.fs_cap_exceeded(cfg, job) {
-                blocked = Some(Reason::FairshareCap {
-                    detail: v.to_string(),
-                });
-            }
-        }
-        if blocked.is_none() {
-            if let Some(t) = job.earliest_start.filter(|t| *t > now) {
-                blocked = Some(Reason::BeginTime { at: t });
-            }
+            blocked = time_block(cfg, fs, job, now);
         }
         if blocked.is_none() && matches!(active_verdict, Verdict::Blocked(_)) {
             blocked = verdict_reason(&active_verdict);
@@ -1007,49 +1109,11 @@ fn rank(
             active_verdict.allows(true),
         ));
     }
-    // Effective queue times: the accrual map is walked once in key order
-    // beside the jobs sorted by id the same way (a look-up per job in a map
-    // of 50,000 string keys costs more than the whole walk). Each job's
-    // update is its own, so the order of updates does not matter, except
-    // between jobs with the same id, which keep submission order.
-    let mut eff: Vec<Secs> = vec![0; pending.len()];
-    {
-        let mut by_name: Vec<usize> = (0..pending.len()).collect();
-        by_name.sort_by(|&a, &b| jobs[pending[a].0].id.cmp(&jobs[pending[b].0].id));
-        let update = |acc: &mut QueueAccrual, k: usize| {
-            let (j, _, _, _, meets_idle, active_ok) = &pending[k];
-            acc.update(
-                p.job_prio_accrual_policy,
-                &jobs[*j],
-                now,
-                *meets_idle,
-                *active_ok,
-            );
-            acc.effective()
-        };
-        let mut added: Vec<(String, QueueAccrual)> = Vec::new();
-        let mut known = state.accrual.iter_mut().peekable();
-        for k in by_name {
-            let job = &jobs[pending[k].0];
-            while known
-                .next_if(|(key, _)| key.as_str() < job.id.as_str())
-                .is_some()
-            {}
-            eff[k] = match known.peek_mut() {
-                Some((key, acc)) if key.as_str() == job.id.as_str() => update(acc, k),
-                _ => match added.last_mut() {
-                    Some((key, acc)) if *key == job.id => update(acc, k),
-                    _ => {
-                        let mut acc = QueueAccrual::new(job);
-                        let e = update(&mut acc, k);
-                        added.push((job.id.clone(), acc));
-                        e
-                    }
-                },
-            };
-        }
-        state.accrual.extend(added);
-    }
+    let items: Vec<(usize, bool, bool)> = pending
+        .iter()
+        .map(|(j, _, _, _, meets_idle, active_ok)| (*j, *meets_idle, *active_ok))
+        .collect();
+    let eff = queue_times(cfg, &mut state.accrual, jobs, &items, now);
     for (k, (j, req, wall, mut blocked, _, _)) in pending.into_iter().enumerate() {
         let job = &jobs[j];
         let ctx = PriorityContext {
@@ -1097,7 +1161,11 @@ fn rank(
             r = from;
         }
     }
-    (idle, feasible)
+    Ranked {
+        idle,
+        feasible,
+        statics,
+    }
 }
 
 /// Runs one iteration.
@@ -1125,7 +1193,11 @@ pub fn run(
     };
 
     // 2-3. Eligibility and priority.
-    let (idle, feasible) = rank(
+    let Ranked {
+        idle,
+        feasible,
+        statics,
+    } = rank(
         cfg,
         state,
         jobs,
@@ -1501,6 +1573,7 @@ pub fn run(
         Quiet {
             head: eligible_at(0..head_end),
             eligible,
+            statics,
             until,
         }
     });
