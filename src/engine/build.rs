@@ -199,10 +199,17 @@ pub fn build_with(
         crate::reservation::place::reapply(&r, idx, &mut v.profile, &|j| admits(&r, j));
         table.push(r);
     }
-    // 3. Last iteration's job reservations, provisionally.
+    // 3. Last iteration's job reservations, provisionally: standing
+    // reservations placed next keep off their nodes. Without standing
+    // reservations they would be taken out again untouched.
     let provisional_base = jobs.len() as JobIdx;
     let mut provisional: Vec<(NodeIdx, JobIdx)> = Vec::new();
-    for (k, jr) in state.job_reservations.iter().enumerate() {
+    let last_reservations = if cfg.standing.is_empty() {
+        &[][..]
+    } else {
+        &state.job_reservations[..]
+    };
+    for (k, jr) in last_reservations.iter().enumerate() {
         let pj = provisional_base + k as JobIdx;
         for c in &jr.claims {
             let Some(node) = v.cluster.index(&c.node) else {

@@ -277,7 +277,8 @@ impl Engine {
 
     /// A poll over the same snapshot as the last call, only time advanced:
     /// for a caller that knows nothing was submitted, completed, started,
-    /// held or removed since (the simulator). When the last iteration
+    /// held or removed since, and that neither the nodes nor the
+    /// configuration changed (the simulator). When the last iteration
     /// started nothing and the same jobs still come first in priority order
     /// (see `sched::still_quiet` for why that decides it), this iteration
     /// would start nothing and reserve the same: `None` is returned, with
@@ -300,8 +301,9 @@ impl Engine {
                 })
                 .count();
             if let Some(q) = last.quiet.as_ref().filter(|_| seen == last.jobs.len()) {
-                let cluster = self.cluster(&snap.nodes);
-                if sched::still_quiet(&self.cfg, &mut self.state, &last.jobs, &cluster, now, q) {
+                // The nodes are the last iteration's too.
+                let cluster = &last.view.cluster;
+                if sched::still_quiet(&self.cfg, &mut self.state, &last.jobs, cluster, now, q) {
                     return None;
                 }
             }

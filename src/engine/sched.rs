@@ -113,7 +113,7 @@ pub fn still_quiet(
         .map(|&(j, _)| (j, true, true))
         .collect();
     let eff = queue_times(cfg, &mut state.accrual, jobs, &items, now);
-    let fs = CachedFairshare::new(&state.fairshare);
+    let fs = ValueOnly(CachedFairshare::new(&state.fairshare));
     let ctx = PriorityContext {
         now,
         cfg,
@@ -230,6 +230,21 @@ impl crate::priority::FairshareView for CachedFairshare<'_> {
             .or_default()
             .insert(name.to_string(), v);
         v
+    }
+}
+
+/// Fairshare usage for a caller that needs only the priority value:
+/// credentials whose fairshare weight is zero add nothing whatever their
+/// usage, so theirs is not looked up (the breakdown's details are then
+/// incomplete; the priority is the same).
+struct ValueOnly<'a>(CachedFairshare<'a>);
+
+impl crate::priority::FairshareView for ValueOnly<'_> {
+    fn usage(&self, cfg: &Config, kind: crate::model::CredKind, name: &str) -> Option<f64> {
+        if cfg.params.fs_weight == 0 || priority::fs_sub_weight(cfg, kind) == 0 {
+            return None;
+        }
+        self.0.usage(cfg, kind, name)
     }
 }
 

@@ -364,6 +364,19 @@ fn opt_cap(v: f64, cap: f64) -> f64 {
     }
 }
 
+/// The fairshare subcomponent weight of a credential kind (FSUSERWEIGHT,
+/// FSGROUPWEIGHT, ...).
+pub fn fs_sub_weight(cfg: &Config, kind: CredKind) -> i64 {
+    let p = &cfg.params;
+    match kind {
+        CredKind::User => p.fs_user_weight,
+        CredKind::Group => p.fs_group_weight,
+        CredKind::Account => p.fs_account_weight,
+        CredKind::Qos => p.fs_qos_weight,
+        CredKind::Class => p.fs_class_weight,
+    }
+}
+
 /// Computes a job's priority with its full breakdown.
 ///
 /// `eff_queue_time` is the job's effective queue time under
@@ -400,16 +413,17 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
     // FS
     let mut fs_detail = Vec::with_capacity(CredKind::ALL.len());
     let mut fs_subs = [("", 0.0, 0.0); 5];
-    for (k, (kind, sub, w)) in [
-        (CredKind::User, "FSUSER", p.fs_user_weight),
-        (CredKind::Group, "FSGROUP", p.fs_group_weight),
-        (CredKind::Account, "FSACCOUNT", p.fs_account_weight),
-        (CredKind::Qos, "FSQOS", p.fs_qos_weight),
-        (CredKind::Class, "FSCLASS", p.fs_class_weight),
+    for (k, (kind, sub)) in [
+        (CredKind::User, "FSUSER"),
+        (CredKind::Group, "FSGROUP"),
+        (CredKind::Account, "FSACCOUNT"),
+        (CredKind::Qos, "FSQOS"),
+        (CredKind::Class, "FSCLASS"),
     ]
     .into_iter()
     .enumerate()
     {
+        let w = fs_sub_weight(cfg, kind);
         let delta = match cred_name(job, kind) {
             Some(name) => {
                 let target = cred_attr(cfg, kind, name, |c| c.fs_target);
