@@ -142,51 +142,6 @@ pub fn still_quiet(
     eligible == quiet.eligible
 }
 
-/// A small fast hasher for in-memory keys (the Fx function): lookups only,
-/// never iteration order, so output does not depend on it.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        for &b in chunks.remainder() {
-            self.add(b as u64);
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
-    }
-
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl FxHasher {
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
 /// True when some throttling limit is configured: without one,
 /// `check_active` and `check_idle` find nothing that applies and always
 /// answer `FitsSoft`.
@@ -206,8 +161,9 @@ struct CachedFairshare<'a> {
     memo: std::cell::RefCell<HashMap<crate::model::CredKind, FxMap<String, Option<f64>>>>,
 }
 
-/// A hash map with the Fx hash (lookups only, see [`FxHasher`]).
-type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+/// A hash map with the Fx hash: fast for in-memory keys, used for lookups
+/// only, never for iteration order, so output does not depend on it.
+type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 impl<'a> CachedFairshare<'a> {
     fn new(fs: &'a crate::fairshare::Fairshare) -> Self {
@@ -341,7 +297,7 @@ struct Feasible {
 impl Feasible {
     fn hash(req: &TaskRequest) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut h = FxHasher::default();
+        let mut h = rustc_hash::FxHasher::default();
         req.features.hash(&mut h);
         req.partition.hash(&mut h);
         req.hosts.hash(&mut h);
@@ -429,7 +385,7 @@ struct Iter<'a> {
     /// resources only shrink during the passes.
     failed: Vec<Vec<(u64, Resources, Secs)>>,
     /// Signature ids (index into `failed`) and each idle job's, once known.
-    sig_ids: HashMap<Signature<'a>, u32, std::hash::BuildHasherDefault<FxHasher>>,
+    sig_ids: FxMap<Signature<'a>, u32>,
     sig_of: Vec<std::cell::Cell<u32>>,
     /// Some throttling limit is configured (else every check passes).
     throttled: bool,

@@ -2,7 +2,6 @@
 
 use super::{Node, NodeState, Resources};
 use crate::config::{Config, NodeAccessPolicy, NodeLoadPolicy, PriorityF};
-use std::collections::BTreeMap;
 
 /// Index of a node in [`Cluster::nodes`] (the RM's order).
 pub type NodeIdx = u32;
@@ -62,8 +61,9 @@ impl EffNode {
 pub struct Cluster {
     /// Nodes in RM order (`nodes[i].index == i`).
     pub nodes: Vec<EffNode>,
-    /// Name to index.
-    pub by_name: BTreeMap<String, NodeIdx>,
+    /// Name to index (the Fx hash: looked up for every allocation of every
+    /// running job at each iteration).
+    pub by_name: rustc_hash::FxHashMap<String, NodeIdx>,
     /// Sum of configured resources of all nodes (PE and percentages).
     pub total: Resources,
 }
