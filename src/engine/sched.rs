@@ -127,9 +127,9 @@ pub fn still_quiet(
         if !ok || time_block(cfg, &state.fairshare, job, now).is_some() {
             continue;
         }
-        let prio = priority::job_priority(&ctx, job, eff[k]);
-        if !prio.rejected_negative {
-            keys.push((std::cmp::Reverse(prio.priority), job.submit_time, k));
+        let (prio, rejected) = priority::job_priority_value(&ctx, job, eff[k]);
+        if !rejected {
+            keys.push((std::cmp::Reverse(prio), job.submit_time, k));
         }
     }
     keys.sort_unstable();

@@ -153,17 +153,9 @@ pub struct Component {
 }
 
 impl Component {
-    fn build(
-        kind: ComponentKind,
-        weight: i64,
-        cap: f64,
-        subs: &[(&'static str, f64, f64)],
-    ) -> Self {
-        let sum: f64 = subs.iter().map(|(_, v, w)| v * w).sum();
-        let cap = (cap > 0.0).then_some(cap);
-        let capped = cap.map_or(sum, |c| sum.min(c));
+    fn build(kind: ComponentKind, weight: i64, cap: f64, subs: Subs) -> Self {
+        let (sum, cap, contribution) = component_points(weight, cap, subs);
         let weight = weight as f64;
-        let contribution = weight * capped;
         let subs = subs
             .iter()
             .map(|&(name, value, w)| Subcomponent {
@@ -382,6 +374,77 @@ pub fn fs_sub_weight(cfg: &Config, kind: CredKind) -> i64 {
 /// `eff_queue_time` is the job's effective queue time under
 /// JOBPRIOACCRUALPOLICY (see [`QueueAccrual`] and [`snapshot_queue_time`]).
 pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> PriorityBreakdown {
+    let mut components = Vec::with_capacity(6);
+    let mut fs = Vec::with_capacity(CredKind::ALL.len());
+    let core = priority_core(
+        ctx,
+        job,
+        eff_queue_time,
+        Some(&mut fs),
+        |kind, weight, cap, subs| {
+            let c = Component::build(kind, weight, cap, subs);
+            let points = c.contribution;
+            components.push(c);
+            points
+        },
+    );
+    PriorityBreakdown {
+        job: job.id.clone(),
+        components,
+        fs,
+        eff_queue_time: core.eff,
+        xfactor: core.xf,
+        raw: core.raw,
+        calculated: core.calculated,
+        system_priority: job.system_priority,
+        priority: core.priority,
+        rejected_negative: core.rejected_negative,
+    }
+}
+
+/// A job's final priority and whether REJECTNEGPRIOJOBS keeps it from
+/// starting: [`job_priority`]'s numbers, computed the same way, without
+/// building the breakdown (for callers that only order jobs).
+pub fn job_priority_value(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> (i64, bool) {
+    let core = priority_core(ctx, job, eff_queue_time, None, |_, weight, cap, subs| {
+        component_points(weight, cap, subs).2
+    });
+    (core.priority, core.rejected_negative)
+}
+
+/// A component's subcomponents: (name, pre-weight value, weight).
+type Subs<'s> = &'s [(&'static str, f64, f64)];
+
+/// The numbers of [`priority_core`].
+struct Core {
+    eff: Secs,
+    xf: f64,
+    raw: f64,
+    calculated: i64,
+    priority: i64,
+    rejected_negative: bool,
+}
+
+/// Σ weight × value of the subcomponents, the component cap in force, and
+/// the points the component adds: weight × MIN(cap, sum).
+fn component_points(weight: i64, cap: f64, subs: Subs) -> (f64, Option<f64>, f64) {
+    let sum: f64 = subs.iter().map(|(_, v, w)| v * w).sum();
+    let cap = (cap > 0.0).then_some(cap);
+    let capped = cap.map_or(sum, |c| sum.min(c));
+    (sum, cap, weight as f64 * capped)
+}
+
+/// What [`job_priority`] and [`job_priority_value`] share: the
+/// subcomponents of each component in the guide's order are handed to
+/// `component`, which returns the points the component adds; the FS
+/// details go to `fs_detail` when given.
+fn priority_core(
+    ctx: &PriorityContext,
+    job: &Job,
+    eff_queue_time: Secs,
+    mut fs_detail: Option<&mut Vec<FsDetail>>,
+    mut component: impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
+) -> Core {
     let cfg = ctx.cfg;
     let p = &cfg.params;
     let qos = cred_name(job, CredKind::Qos).unwrap_or("DEFAULT");
@@ -393,7 +456,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
             .and_then(|n| cred_attr(cfg, kind, n, |c| c.priority))
             .unwrap_or(0) as f64
     };
-    let cred = Component::build(
+    let cred = component(
         ComponentKind::Cred,
         p.cred_weight,
         p.cred_cap,
@@ -411,7 +474,6 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
     );
 
     // FS
-    let mut fs_detail = Vec::with_capacity(CredKind::ALL.len());
     let mut fs_subs = [("", 0.0, 0.0); 5];
     for (k, (kind, sub)) in [
         (CredKind::User, "FSUSER"),
@@ -429,26 +491,28 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
                 let target = cred_attr(cfg, kind, name, |c| c.fs_target);
                 let usage = ctx.fairshare.usage(cfg, kind, name);
                 let delta = fs_delta(p.fs_policy, target, usage.unwrap_or(0.0));
-                fs_detail.push(FsDetail {
-                    kind,
-                    name: name.to_string(),
-                    usage,
-                    target,
-                    delta,
-                });
+                if let Some(d) = fs_detail.as_deref_mut() {
+                    d.push(FsDetail {
+                        kind,
+                        name: name.to_string(),
+                        usage,
+                        target,
+                        delta,
+                    });
+                }
                 delta
             }
             None => 0.0,
         };
         fs_subs[k] = (sub, delta, w as f64);
     }
-    let fs = Component::build(ComponentKind::Fs, p.fs_weight, p.fs_cap, &fs_subs);
+    let fs = component(ComponentKind::Fs, p.fs_weight, p.fs_cap, &fs_subs);
 
     // RES
     let total_req = job.total();
     let walltime = job_walltime(cfg, job);
     let procs = job.procs() as f64;
-    let res = Component::build(
+    let res = component(
         ComponentKind::Res,
         p.res_weight,
         p.res_cap,
@@ -472,7 +536,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
     // SERV
     let eff = eff_queue_time.max(0);
     let xf = xfactor(eff, walltime, p.xf_min_wclimit.0);
-    let serv = Component::build(
+    let serv = component(
         ComponentKind::Serv,
         p.serv_weight,
         p.serv_cap,
@@ -509,7 +573,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
             target_value(1.0 + (xf - 1.0))
         }
     });
-    let targ = Component::build(
+    let targ = component(
         ComponentKind::Targ,
         p.targ_weight,
         p.targ_cap,
@@ -532,7 +596,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
         }
         _ => (0.0, 0.0, 0.0, 0.0),
     };
-    let usage = Component::build(
+    let usage = component(
         ComponentKind::Usage,
         p.usage_weight,
         p.usage_cap,
@@ -544,8 +608,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
         ],
     );
 
-    let components = vec![cred, fs, res, serv, targ, usage];
-    let raw: f64 = components.iter().map(|c| c.contribution).sum();
+    let raw: f64 = [cred, fs, res, serv, targ, usage].iter().sum();
     let lower = if p.enable_neg_job_priority {
         -MAX_PRIO_VAL
     } else {
@@ -561,15 +624,11 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
         Some(sp) => MAX_PRIO_VAL.saturating_add(sp),
         None => calculated,
     };
-    PriorityBreakdown {
-        job: job.id.clone(),
-        components,
-        fs: fs_detail,
-        eff_queue_time: eff,
-        xfactor: xf,
+    Core {
+        eff,
+        xf,
         raw,
         calculated,
-        system_priority: job.system_priority,
         priority,
         rejected_negative: p.reject_neg_prio_jobs && priority < 0,
     }

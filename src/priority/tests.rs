@@ -549,3 +549,45 @@ proptest! {
         prop_assert!(a.raw <= b.raw);
     }
 }
+
+proptest! {
+    /// `job_priority_value` gives `job_priority`'s priority and rejection
+    /// for every mix of weights, caps, fairshare, negative priorities and
+    /// system priorities (the quiet-poll check orders jobs by it).
+    #[test]
+    fn the_value_alone_is_the_breakdowns_priority(
+        qt in -50i64..50,
+        xf in -50i64..50,
+        fs_w in 0i64..20,
+        cap in prop::sample::select(vec![0i64, 5, 1000]),
+        eff in 0i64..10_000_000,
+        tasks in 1u32..512,
+        wall in 1i64..1_000_000,
+        bypass in 0u32..100,
+        neg in any::<bool>(),
+        sprio in prop::option::of(-5i64..5),
+    ) {
+        let c = cfg(&format!(
+            "QUEUETIMEWEIGHT {qt}\nXFACTORWEIGHT {xf}\nSERVCAP {cap}\nBYPASSWEIGHT 3\n\
+             PROCWEIGHT 2\nRESWEIGHT -1\nFSWEIGHT {fs_w}\nFSUSERWEIGHT 10\nFSGROUPWEIGHT 20\n\
+             USERCFG[DEFAULT] FSTARGET=10\nGROUPCFG[staff] FSTARGET=30-\n{}",
+            if neg { "ENABLENEGJOBPRIORITY TRUE\nREJECTNEGPRIOJOBS TRUE\n" } else { "" }
+        ));
+        let usage: BTreeMap<(CredKind, String), f64> = [
+            ((CredKind::User, "u".to_string()), 12.5),
+            ((CredKind::Group, "staff".to_string()), 40.0),
+        ]
+        .into_iter()
+        .collect();
+        let j = Job {
+            tasks,
+            walltime: Some(wall),
+            bypass_count: bypass,
+            system_priority: sprio,
+            ..job("1", "u")
+        };
+        let b = job_priority(&ctx(&c, &usage), &j, eff);
+        let v = job_priority_value(&ctx(&c, &usage), &j, eff);
+        prop_assert_eq!(v, (b.priority, b.rejected_negative));
+    }
+}
