@@ -86,6 +86,12 @@ pub struct Engine {
     pub last: Option<Arc<LastIteration>>,
     /// The cluster of the last iteration and what it was built from.
     cluster_cache: Option<ClusterCache>,
+    /// Plans carry every idle job's priority breakdown
+    /// ([`Plan::priorities`]: `diagnose -p`, `checkjob`, the C ABI's
+    /// components). On by default; a caller that reads only the decisions
+    /// (the simulator) turns it off: the priorities, and so the decisions,
+    /// are the same.
+    pub priority_breakdowns: bool,
 }
 
 /// A cluster (NODECFG applied to the RM's nodes) with its inputs: reused
@@ -163,6 +169,7 @@ impl Engine {
             local: None,
             last: None,
             cluster_cache: None,
+            priority_breakdowns: true,
         }
     }
 
@@ -174,6 +181,7 @@ impl Engine {
             local: None,
             last: None,
             cluster_cache: None,
+            priority_breakdowns: true,
         }
     }
 
@@ -237,7 +245,15 @@ impl Engine {
         }
         let cluster = self.cluster(&snap.nodes);
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
-        let mut out = sched::run(&self.cfg, &mut self.state, &jobs, cluster, now, local);
+        let mut out = sched::run(
+            &self.cfg,
+            &mut self.state,
+            &jobs,
+            cluster,
+            now,
+            local,
+            self.priority_breakdowns,
+        );
         let stopped = self.state.stopped.clone();
         if let Some(stop) = &stopped {
             strip_starts(&mut out, &jobs, stop);

@@ -242,7 +242,12 @@ struct Idle {
     j: usize,
     req: TaskRequest,
     wall: Secs,
-    prio: PriorityBreakdown,
+    /// Final priority.
+    priority: i64,
+    /// Effective queue time used for it.
+    eff_queue_time: Secs,
+    /// The whole breakdown, when the plan carries them.
+    breakdown: Option<PriorityBreakdown>,
     /// The [`NodeSet`] of nodes meeting its requirements (`Feasible`).
     nodes: u32,
     /// Set when the job cannot be started in this iteration whatever the resources.
@@ -958,7 +963,8 @@ struct Ranked {
 /// Steps 2-3: every idle job with its request, walltime, priority and
 /// eligibility, in priority order (priority, then submission, then id).
 /// Queue-time accrual is brought up to `now` (again at the same `now`, a
-/// no-op). `usage` is given when throttling limits are configured.
+/// no-op). `usage` is given when throttling limits are configured; with
+/// `breakdowns`, each job's priority breakdown is kept for the plan.
 fn rank(
     cfg: &Config,
     state: &mut EngineState,
@@ -967,6 +973,7 @@ fn rank(
     table: &[crate::reservation::Reservation],
     usage: Option<&Usage>,
     now: Time,
+    breakdowns: bool,
 ) -> Ranked {
     let p = &cfg.params;
     let default_wall = p.system_default_job_walltime.0;
@@ -981,6 +988,7 @@ fn rank(
     by_submit.sort_by_key(|&j| jobs[j].submit_time);
     let fs = &state.fairshare;
     let cached_fs = CachedFairshare::new(fs);
+    let value_only = ValueOnly(CachedFairshare::new(fs));
     // Per idle job, in submission order: (job, request, walltime, blocked,
     // within idle limits, within active limits).
     let mut pending: Vec<(usize, TaskRequest, Secs, Option<Reason>, bool, bool)> =
@@ -1091,10 +1099,16 @@ fn rank(
             now,
             cfg,
             total: cluster.total,
-            fairshare: &cached_fs,
+            fairshare: if breakdowns { &cached_fs } else { &value_only },
         };
-        let prio = priority::job_priority(&ctx, job, eff[k]);
-        if blocked.is_none() && prio.rejected_negative {
+        let (priority, rejected, breakdown) = if breakdowns {
+            let b = priority::job_priority(&ctx, job, eff[k]);
+            (b.priority, b.rejected_negative, Some(b))
+        } else {
+            let (p, r) = priority::job_priority_value(&ctx, job, eff[k]);
+            (p, r, None)
+        };
+        if blocked.is_none() && rejected {
             blocked = Some(Reason::NegativePriority);
         }
         let nodes = feasible.set_of(&req, cluster);
@@ -1102,7 +1116,9 @@ fn rank(
             j,
             req,
             wall,
-            prio,
+            priority,
+            eff_queue_time: eff[k].max(0),
+            breakdown,
             nodes,
             blocked,
         });
@@ -1114,7 +1130,7 @@ fn rank(
     let mut keys: Vec<(std::cmp::Reverse<i64>, Time, usize)> = idle
         .iter()
         .enumerate()
-        .map(|(k, x)| (std::cmp::Reverse(x.prio.priority), jobs[x.j].submit_time, k))
+        .map(|(k, x)| (std::cmp::Reverse(x.priority), jobs[x.j].submit_time, k))
         .collect();
     keys.sort_unstable();
     // Apply the permutation in place, cycle by cycle: no second vector of
@@ -1139,7 +1155,8 @@ fn rank(
     }
 }
 
-/// Runs one iteration.
+/// Runs one iteration; `breakdowns`: the plan carries every idle job's
+/// priority breakdown ([`Plan::priorities`]).
 pub fn run(
     cfg: &Config,
     state: &mut EngineState,
@@ -1147,6 +1164,7 @@ pub fn run(
     cluster: std::sync::Arc<crate::model::Cluster>,
     now: Time,
     local: Option<&dyn LocalAllocator>,
+    breakdowns: bool,
 ) -> Outcome {
     let p = &cfg.params;
     let default_wall = p.system_default_job_walltime.0;
@@ -1176,6 +1194,7 @@ pub fn run(
         &view.table,
         throttled.then_some(&usage),
         now,
+        breakdowns,
     );
     let base = view.profile.clone();
     let now_ix = NowIndex::new(&view.cluster, &view.profile, now, Scope::All);
@@ -1439,7 +1458,7 @@ pub fn run(
         let res = it.reserved.get(&x.j);
         plan_jobs.push(JobPlan {
             job: job.id.clone(),
-            priority: x.prio.priority,
+            priority: x.priority,
             started,
             reason,
             estimated_start: if started { Some(now) } else { res.map(|r| r.0) },
@@ -1449,7 +1468,7 @@ pub fn run(
                 .get(&job.id)
                 .copied()
                 .unwrap_or(job.bypass_count),
-            eff_queue_time: x.prio.eff_queue_time,
+            eff_queue_time: x.eff_queue_time,
         });
     }
     let mut reservations: Vec<PlanReservation> = Vec::new();
@@ -1548,7 +1567,7 @@ pub fn run(
             until,
         }
     });
-    let priorities = it.idle.into_iter().map(|x| x.prio).collect();
+    let priorities = it.idle.into_iter().filter_map(|x| x.breakdown).collect();
     let plan = Plan {
         now,
         starts,

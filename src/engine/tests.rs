@@ -808,3 +808,42 @@ fn a_poll_over_the_same_jobs_is_answered_while_the_order_holds() {
     // R's window ends at 3 h: from then on the profile moves with time.
     assert!(e.iterate_again(&s, 3 * H).is_some());
 }
+
+/// Without priority breakdowns (the simulator) the plan decides the same,
+/// with the same priorities, and carries no breakdowns.
+#[test]
+fn plans_without_breakdowns_decide_the_same() {
+    let text = "QUEUETIMEWEIGHT 1\nXFACTORWEIGHT 10\nFSPOLICY DEDICATEDPS\nFSWEIGHT 1\n\
+                FSUSERWEIGHT 10\nUSERCFG[DEFAULT] FSTARGET=10\nRESERVATIONDEPTH 2\n";
+    let mut jobs = vec![running(
+        idle("R1", "u1", 3, 2 * H, -H),
+        -H,
+        &[("n1", 2), ("n2", 1)],
+    )];
+    for k in 0..40 {
+        jobs.push(idle(
+            &format!("{k}"),
+            &format!("u{}", k % 5),
+            1 + (k as u32 * 7) % 5,
+            (1 + k % 4) * 1800,
+            -(k * 37 % 500),
+        ));
+    }
+    let s = snap(nodes(6, 2), jobs);
+    let mut with = Engine::new(cfg(text));
+    let mut without = Engine::new(cfg(text));
+    without.priority_breakdowns = false;
+    for now in [0, 600, 1200] {
+        let a = with.iterate(&s, now);
+        let b = without.iterate(&s, now);
+        assert!(!a.starts.is_empty() || now > 0);
+        assert_eq!(a.priorities.len(), a.jobs.len());
+        assert!(b.priorities.is_empty());
+        assert_eq!(
+            serde_json::to_string(&*a).unwrap(),
+            serde_json::to_string(&*b).unwrap(),
+            "at {now}"
+        );
+    }
+    assert_eq!(with.state, without.state);
+}

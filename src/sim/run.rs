@@ -307,6 +307,8 @@ pub fn simulate(
     // events between iterations always lead to an iteration.
     let mut changed = true;
     let mut engine = Engine::new(cfg.clone());
+    // Nothing here reads priority breakdowns: only the decisions.
+    engine.priority_breakdowns = false;
     let mut next = 0usize; // next job to submit
     let mut last_iter: Option<Time> = None;
     let mut last_activity: Time = jobs.first().map_or(0, |j| j.job.submit_time);
