@@ -969,12 +969,12 @@ fn rank(
     cfg: &Config,
     state: &mut EngineState,
     jobs: &[Job],
-    cluster: &Cluster,
-    table: &[crate::reservation::Reservation],
+    view: &View,
     usage: Option<&Usage>,
     now: Time,
     breakdowns: bool,
 ) -> Ranked {
+    let (cluster, table) = (&*view.cluster, &view.table);
     let p = &cfg.params;
     let default_wall = p.system_default_job_walltime.0;
     let mut feasible = Feasible::default();
@@ -1190,8 +1190,7 @@ pub fn run(
         cfg,
         state,
         jobs,
-        &view.cluster,
-        &view.table,
+        &view,
         throttled.then_some(&usage),
         now,
         breakdowns,
