@@ -490,10 +490,11 @@ fn single_job_nodes_are_not_shared() {
     );
 }
 
-#[test]
-fn the_plan_is_the_same_whatever_the_snapshot_order() {
+/// A running job of user `runner` on two of six 2-processor nodes, and 40
+/// idle jobs of five users with assorted sizes, limits and submit times.
+fn forty_jobs(runner: &str) -> Vec<Job> {
     let mut jobs = vec![running(
-        idle("R1", "a", 3, 2 * H, -H),
+        idle("R1", runner, 3, 2 * H, -H),
         -H,
         &[("n1", 2), ("n2", 1)],
     )];
@@ -506,6 +507,12 @@ fn the_plan_is_the_same_whatever_the_snapshot_order() {
             -(k * 37 % 500),
         ));
     }
+    jobs
+}
+
+#[test]
+fn the_plan_is_the_same_whatever_the_snapshot_order() {
+    let jobs = forty_jobs("a");
     let ns = nodes(6, 2);
     let p1 = Engine::new(cfg("")).iterate(&snap(ns.clone(), jobs.clone()), 0);
     let mut shuffled = jobs.clone();
@@ -815,21 +822,7 @@ fn a_poll_over_the_same_jobs_is_answered_while_the_order_holds() {
 fn plans_without_breakdowns_decide_the_same() {
     let text = "QUEUETIMEWEIGHT 1\nXFACTORWEIGHT 10\nFSPOLICY DEDICATEDPS\nFSWEIGHT 1\n\
                 FSUSERWEIGHT 10\nUSERCFG[DEFAULT] FSTARGET=10\nRESERVATIONDEPTH 2\n";
-    let mut jobs = vec![running(
-        idle("R1", "u1", 3, 2 * H, -H),
-        -H,
-        &[("n1", 2), ("n2", 1)],
-    )];
-    for k in 0..40 {
-        jobs.push(idle(
-            &format!("{k}"),
-            &format!("u{}", k % 5),
-            1 + (k as u32 * 7) % 5,
-            (1 + k % 4) * 1800,
-            -(k * 37 % 500),
-        ));
-    }
-    let s = snap(nodes(6, 2), jobs);
+    let s = snap(nodes(6, 2), forty_jobs("u1"));
     let mut with = Engine::new(cfg(text));
     let mut without = Engine::new(cfg(text));
     without.priority_breakdowns = false;
