@@ -92,29 +92,24 @@ impl NowIndex {
         if k >= self.f0.len() {
             return;
         }
-        let now = self.now;
-        let free = |a: Time| match self.scope {
-            Scope::All => profile.free(node, a, a + 1, &AdmitAll),
-            Scope::Unclaimed => profile.free(node, a, a + 1, &Unreserved),
+        let adm: &dyn Admits = match self.scope {
+            Scope::All => &AdmitAll,
+            Scope::Unclaimed => &Unreserved,
         };
-        let f0 = free(now);
+        // What is free now, then at each later boundary until it drops.
+        let mut steps = profile.free_steps(node, self.now, adm);
+        let f0 = steps.next().map_or(Resources::ZERO, |(_, f)| f);
         let (mut t1, mut g) = (Time::MAX, f0);
-        let mut t = now;
         // Nothing free now: nothing to drop from.
         let scan = if f0.is_zero() { 0 } else { SCAN };
-        for _ in 0..scan {
-            match profile.next_change(node, t) {
-                None => break,
-                Some(c) if c == Time::MAX => break,
-                Some(c) => {
-                    let f = free(c);
-                    if f.procs < f0.procs || f.mem < f0.mem {
-                        t1 = c;
-                        g = f;
-                        break;
-                    }
-                    t = c;
-                }
+        for (c, f) in steps.take(scan) {
+            if c == Time::MAX {
+                break;
+            }
+            if f.procs < f0.procs || f.mem < f0.mem {
+                t1 = c;
+                g = f;
+                break;
             }
         }
         let old = self.f0[k];

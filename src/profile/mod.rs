@@ -666,6 +666,28 @@ impl Profile {
         task.times_fits_in(&self.free(node, start, end, adm))
     }
 
+    /// What a job admitted as `adm` may use on `node` at `from` and at each
+    /// later segment boundary, in time order: `(from, free)`, then
+    /// `(boundary, free)` — what [`Profile::free`] gives for the instant
+    /// `[t, t + 1)` at each of those times, found by walking the node's
+    /// segments once. Admission must not depend on the window (the
+    /// instant's bounds are not passed on).
+    pub fn free_steps<'p, A: Admits + ?Sized>(
+        &'p self,
+        node: NodeIdx,
+        from: Time,
+        adm: &'p A,
+    ) -> impl Iterator<Item = (Time, Resources)> + 'p {
+        let from = from.max(self.origin);
+        let segs: &[Seg] = self
+            .line(node)
+            .map_or(&[][..], |l| &l.segs[Self::seg_at(l, from)..]);
+        segs.iter().enumerate().map(move |(k, seg)| {
+            let t = if k == 0 { from } else { seg.start };
+            (t, self.seg_free(seg, adm, t, t.saturating_add(1)))
+        })
+    }
+
     /// The first segment boundary after `after` on `node`: the next time a
     /// claim or job usage changes there. `None` if nothing changes any more.
     pub fn next_change(&self, node: NodeIdx, after: Time) -> Option<Time> {

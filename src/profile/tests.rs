@@ -307,3 +307,48 @@ fn running_jobs_are_facts() {
     assert_eq!(over, p(1), "a 3-task job on a 2-proc node overflows by one");
     assert_eq!(pr.occupants(0, T0, T0 + 1).len(), 1);
 }
+
+/// `free_steps` walks a node's boundaries giving what `free` gives for the
+/// instant at each: jobs ending, a reservation's claim beginning, from a
+/// time inside a segment.
+#[test]
+fn free_steps_are_free_at_each_boundary() {
+    let mut pr = Profile::new(T0, [p(8)]);
+    pr.add_job(0, job(1, T0, T0 + HOUR, 3), &Unreserved)
+        .unwrap();
+    pr.add_job(0, job(2, T0, T0 + 3 * HOUR, 1), &Unreserved)
+        .unwrap();
+    pr.add_claim(
+        0,
+        0,
+        T0 + 2 * HOUR,
+        T0 + 4 * HOUR,
+        p(6),
+        ClaimMode::MayStack,
+        NOBODY,
+    );
+    let adm = admit(&[(0, Affinity::Neutral)]);
+    for from in [T0, T0 + 10, T0 + HOUR, T0 + 2 * HOUR + 5] {
+        for a in [&Unreserved as &dyn Admits, &adm] {
+            let steps: Vec<(Time, Resources)> = pr.free_steps(0, from, a).collect();
+            let mut want = vec![(from, pr.free(0, from, from + 1, a))];
+            let mut t = from;
+            while let Some(c) = pr.next_change(0, t) {
+                want.push((c, pr.free(0, c, c + 1, a)));
+                t = c;
+            }
+            assert_eq!(steps, want, "from {from}");
+        }
+    }
+    let steps: Vec<_> = pr.free_steps(0, T0, &Unreserved).collect();
+    assert_eq!(
+        steps,
+        vec![
+            (T0, p(4)),
+            (T0 + HOUR, p(7)),
+            (T0 + 2 * HOUR, p(1)),
+            (T0 + 3 * HOUR, p(2)),
+            (T0 + 4 * HOUR, p(8)),
+        ]
+    );
+}
