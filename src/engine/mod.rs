@@ -133,19 +133,22 @@ pub fn job_id_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     id_key(a).cmp(&id_key(b)).then_with(|| a.cmp(b))
 }
 
-/// The snapshot's jobs the passes see (idle, running, suspended), cloned
+/// The jobs the passes see: idle, running and suspended.
+fn seen_by_passes(j: &Job) -> bool {
+    matches!(
+        j.state,
+        JobState::Idle | JobState::Running | JobState::Suspended
+    )
+}
+
+/// The snapshot's jobs the passes see ([`seen_by_passes`]), cloned
 /// in the order of [`job_id_cmp`]. Indices are sorted, each id parsed once,
 /// so the (large) jobs are moved once instead of at every comparison.
 fn jobs_by_id(all: &[Job]) -> Vec<Job> {
     let mut keyed: Vec<((u8, u64), usize)> = all
         .iter()
         .enumerate()
-        .filter(|(_, j)| {
-            matches!(
-                j.state,
-                JobState::Idle | JobState::Running | JobState::Suspended
-            )
-        })
+        .filter(|(_, j)| seen_by_passes(j))
         .map(|(i, j)| {
             let k = id_key(&j.id);
             ((k.0, k.1), i)
@@ -306,16 +309,7 @@ impl Engine {
             && self.state.forced_starts.is_empty()
             && self.state.stopped.is_none();
         if let Some(last) = self.last.clone().filter(|_| operators_idle) {
-            let seen = snap
-                .jobs
-                .iter()
-                .filter(|j| {
-                    matches!(
-                        j.state,
-                        JobState::Idle | JobState::Running | JobState::Suspended
-                    )
-                })
-                .count();
+            let seen = snap.jobs.iter().filter(|j| seen_by_passes(j)).count();
             if let Some(q) = last.quiet.as_ref().filter(|_| seen == last.jobs.len()) {
                 // The nodes are the last iteration's too.
                 let cluster = &last.view.cluster;

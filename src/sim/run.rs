@@ -399,18 +399,14 @@ pub fn simulate(
         max_iterate_time = max_iterate_time.max(dt);
         iterations += 1;
         last_iter = Some(now);
-        let Some(plan) = plan else {
-            quiet_polls += 1;
-            progress(&Progress {
-                submitted: next,
-                total: jobs.len(),
-                finished: sim.finished,
-                now,
-            });
-            continue;
-        };
-        changed = !plan.starts.is_empty();
-        for s in &plan.starts {
+        // A poll answered by the priority order started and rejected
+        // nothing (and came after an iteration that changed nothing).
+        quiet_polls += plan.is_none() as u64;
+        let (starts, waiting) = plan
+            .as_deref()
+            .map_or((&[][..], &[][..]), |p| (&p.starts[..], &p.jobs[..]));
+        changed = !starts.is_empty();
+        for s in starts {
             let Some(&i) = sim.by_id.get(&s.job) else {
                 continue;
             };
@@ -423,7 +419,7 @@ pub fn simulate(
             sim.completions.push(Reverse((end, i)));
             last_activity = now;
         }
-        for jp in &plan.jobs {
+        for jp in waiting {
             if matches!(jp.reason, Some(Reason::NoFit { .. })) {
                 if let Some(&i) = sim.by_id.get(&jp.job) {
                     sim.remove(i);
