@@ -171,7 +171,7 @@ proptest! {
             job.tasks = *tasks;
             job.task = Resources::procs(1);
             let w = (NOW - HOUR, NOW + end_h * HOUR);
-            let o = Occupant { job: j as JobIdx, user: spec.user as u32, start: w.0, end: w.1, task: job.task, tasks: *tasks };
+            let o = Occupant { job: j as JobIdx, start: w.0, end: w.1, task: job.task, tasks: *tasks };
             if p.add_job(node, o, &Unreserved).is_ok() {
                 jobs.push(job);
                 windows.push(w);
@@ -206,7 +206,7 @@ proptest! {
             for &(n, c) in &fit.nodes {
                 if left == 0 { break; }
                 let k = c.min(left);
-                let o = Occupant { job: j as JobIdx, user: spec.user as u32, start: fit.start, end: fit.start + wall, task: job.task, tasks: k };
+                let o = Occupant { job: j as JobIdx, start: fit.start, end: fit.start + wall, task: job.task, tasks: k };
                 placed.push((n, o));
                 left -= k;
             }

@@ -164,7 +164,6 @@ fn example_2_host_constrained_reservation() {
     let mut p = Profile::from_cluster(&c, FRI_NOON);
     let busy = Occupant {
         job: 0,
-        user: 0,
         start: FRI_NOON - HOUR,
         end: FRI_NOON + DAY,
         task: Resources::procs(1),
@@ -397,7 +396,6 @@ fn reservation_x_and_jobs_c_and_d() {
         for (i, h) in [(0u32, 2), (1, 3)] {
             let o = Occupant {
                 job: 100 + i,
-                user: 0,
                 start: now,
                 end: now + h * HOUR,
                 task: Resources::procs(1),
@@ -449,7 +447,6 @@ fn reservation_x_and_jobs_c_and_d() {
     assert_eq!(best, 3);
     let cjob = || Occupant {
         job: 1,
-        user: 1,
         start: now,
         end: now + 3 * HOUR,
         task: one,
@@ -507,7 +504,6 @@ fn depth_rolls_across_midnight_and_repairs_partial_instances() {
         for &n in &held {
             let o = Occupant {
                 job: 7,
-                user: 7,
                 start: fit.start,
                 end: fit.start + 4 * HOUR,
                 task: one,

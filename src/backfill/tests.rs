@@ -23,7 +23,6 @@ fn seed_backfill_windows_figure() {
     let mut p = Profile::from_cluster(&c, 0);
     let occ = |job, s, e| Occupant {
         job,
-        user: 0,
         start: s,
         end: e,
         task: Resources::procs(1),

@@ -10,10 +10,9 @@
 use super::state::{EngineState, NamedClaim};
 use crate::config::{Config, NodeAccessPolicy, NodeAllocationPolicy};
 use crate::model::{Cluster, Job, JobState, NodeIdx, Resources, Time};
-use crate::profile::{running_window, JobIdx, Occupant, Profile, ResIdx, Unreserved, UserIdx};
+use crate::profile::{running_window, JobIdx, Occupant, Profile, ResIdx, Unreserved};
 use crate::reservation::place::{Candidate as PlaceCandidate, ChooseCtx, NodeChooser};
 use crate::reservation::{acl, NodeClaim, Reservation, StandingSet};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The iteration's world.
@@ -27,18 +26,8 @@ pub struct View {
     pub table: Vec<Reservation>,
     /// Standing reservations still short of tasks.
     pub partial: Vec<String>,
-    /// User name to profile user index.
-    pub users: BTreeMap<String, UserIdx>,
     /// Window each job holds (running) or would hold from now (idle).
     pub windows: Vec<(Time, Time)>,
-}
-
-impl View {
-    /// Profile user index of a user (allocated on first use).
-    pub fn user(&mut self, name: &str) -> UserIdx {
-        let n = self.users.len() as UserIdx;
-        *self.users.entry(name.to_string()).or_insert(n)
-    }
 }
 
 /// Walltime the scheduler plans with.
@@ -137,7 +126,6 @@ pub fn build_with(
         profile,
         table: Vec::new(),
         partial: Vec::new(),
-        users: BTreeMap::new(),
         windows: Vec::with_capacity(jobs.len()),
     };
     // 1. Running and suspended jobs hold their nodes until start + walltime.
@@ -152,7 +140,6 @@ pub fn build_with(
         if !job.state.is_active() {
             continue;
         }
-        let user = v.user(&job.user);
         // A suspended job keeps its memory but not its processors.
         let task = if job.state == JobState::Suspended {
             Resources {
@@ -176,7 +163,6 @@ pub fn build_with(
                 node,
                 Occupant {
                     job: j as JobIdx,
-                    user,
                     start: w.0,
                     end: w.1,
                     task,
@@ -217,7 +203,6 @@ pub fn build_with(
             };
             let o = Occupant {
                 job: pj,
-                user: UserIdx::MAX,
                 start: jr.start,
                 end: jr.end,
                 task: c.resources,

@@ -607,7 +607,6 @@ impl<'a> Iter<'a> {
     /// Adds a placement to the profile; all or nothing.
     fn commit(&mut self, i: usize, (start, end): (Time, Time), nodes: &[(NodeIdx, u32)]) -> bool {
         let j = self.idle[i].j;
-        let user = self.view.user(&self.jobs[j].user);
         let task = self.idle[i].req.task;
         let job_access = self.idle[i].req.access;
         let table = std::mem::take(&mut self.view.table);
@@ -618,7 +617,6 @@ impl<'a> Iter<'a> {
             let ded = dedicated(self.view.cluster.nodes[node as usize].access, job_access);
             let o = Occupant {
                 job: j as JobIdx,
-                user,
                 start,
                 end,
                 task,

@@ -71,9 +71,6 @@ pub type ResIdx = u32;
 /// Index of a job, assigned by the caller.
 pub type JobIdx = u32;
 
-/// Index of a user (interned name), assigned by the caller.
-pub type UserIdx = u32;
-
 /// End time of something that never ends (PERIOD=INFINITY reservations).
 pub const INFINITY: Time = Time::MAX;
 
@@ -162,8 +159,6 @@ pub enum ClaimMode {
 pub struct Occupant {
     /// The job.
     pub job: JobIdx,
-    /// Its user (for SINGLEUSER and MAXJOBPERUSER).
-    pub user: UserIdx,
     /// Start of the placement.
     pub start: Time,
     /// End of the placement ([`INFINITY`] for none).

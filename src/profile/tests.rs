@@ -10,7 +10,6 @@ fn p(n: u32) -> Resources {
 fn job(job: JobIdx, start: Time, end: Time, tasks: u32) -> Occupant {
     Occupant {
         job,
-        user: job,
         start,
         end,
         task: p(1),

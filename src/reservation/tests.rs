@@ -240,7 +240,6 @@ fn setres_examples() {
     for n in 1..4 {
         let o = Occupant {
             job: n,
-            user: 0,
             start: FRI_NOON,
             end: FRI_NOON + 30 * HOUR,
             task: Resources::procs(1),

@@ -14,7 +14,6 @@ use super::{
 use crate::config::{Acl, Config};
 use crate::model::{Cluster, Job, JobState, Resources, Snapshot, Time};
 use crate::profile::{running_window, JobIdx, Occupant, Profile, ResIdx, Unreserved};
-use std::collections::BTreeMap;
 
 /// A snapshot's cluster, profile and reservations.
 #[derive(Clone, Debug)]
@@ -51,7 +50,6 @@ pub fn build(
         .ok_or_else(|| "the snapshot has no \"now\"".to_string())?;
     let cluster = Cluster::build(&snap.nodes, cfg);
     let mut profile = Profile::from_cluster(&cluster, now);
-    let mut users: BTreeMap<&str, u32> = BTreeMap::new();
     let mut table: Vec<Reservation> = Vec::new();
     let mut windows: Vec<(Time, Time)> = Vec::with_capacity(snap.jobs.len());
     for (j, job) in snap.jobs.iter().enumerate() {
@@ -60,8 +58,6 @@ pub fn build(
         if !job.state.is_active() || job.allocation.is_empty() {
             continue;
         }
-        let n = users.len() as u32;
-        let user = *users.entry(job.user.as_str()).or_insert(n);
         // A suspended job keeps its memory but not its processors.
         let task = if job.state == JobState::Suspended {
             Resources {
@@ -78,7 +74,6 @@ pub fn build(
             };
             let o = Occupant {
                 job: j as JobIdx,
-                user,
                 start: w.0,
                 end: w.1,
                 task,
