@@ -109,69 +109,62 @@ pub fn build(
     now: Time,
     state: &mut EngineState,
 ) -> View {
-    build_with(cfg, Arc::new(Cluster::build(nodes, cfg)), jobs, now, state)
+    build_with(
+        cfg,
+        Arc::new(Cluster::build(nodes, cfg)),
+        jobs,
+        now,
+        state,
+        &mut None,
+    )
 }
 
-/// [`build`] over a cluster already built from the nodes.
+/// [`build`] over a cluster already built from the nodes; `running` is
+/// the profile of running jobs carried from the last iteration (see
+/// [`RunningProfile`]), brought up to date here, or `None`.
 pub fn build_with(
     cfg: &Config,
     cluster: Arc<Cluster>,
     jobs: &[Job],
     now: Time,
     state: &mut EngineState,
+    running: &mut Option<RunningProfile>,
 ) -> View {
-    let profile = Profile::from_cluster(&cluster, now);
+    let windows: Vec<(Time, Time)> = jobs
+        .iter()
+        .map(|job| match job.state {
+            s if s.is_active() => {
+                running_window(job.start_time.unwrap_or(now), walltime(cfg, job), now)
+            }
+            _ => (now, now.saturating_add(walltime(cfg, job))),
+        })
+        .collect();
+    // 1. Running and suspended jobs hold their nodes until start + walltime.
+    let default_wall = cfg.params.system_default_job_walltime.0;
+    let carried = running
+        .as_mut()
+        .is_some_and(|r| r.update(&cluster, default_wall, jobs, &windows, now));
+    if !carried {
+        *running = Some(RunningProfile::build(
+            &cluster,
+            default_wall,
+            jobs,
+            &windows,
+            now,
+        ));
+    }
+    let r = running.as_ref().expect("just built");
+    let profile = r.profile.clone();
+    if !r.exact {
+        *running = None;
+    }
     let mut v = View {
         cluster,
         profile,
         table: Vec::new(),
         partial: Vec::new(),
-        windows: Vec::with_capacity(jobs.len()),
+        windows,
     };
-    // 1. Running and suspended jobs hold their nodes until start + walltime.
-    for (j, job) in jobs.iter().enumerate() {
-        let w = match job.state {
-            s if s.is_active() => {
-                running_window(job.start_time.unwrap_or(now), walltime(cfg, job), now)
-            }
-            _ => (now, now.saturating_add(walltime(cfg, job))),
-        };
-        v.windows.push(w);
-        if !job.state.is_active() {
-            continue;
-        }
-        // A suspended job keeps its memory but not its processors.
-        let task = if job.state == JobState::Suspended {
-            Resources {
-                procs: 0,
-                ..job.task
-            }
-        } else {
-            job.task
-        };
-        for a in &job.allocation {
-            let Some(node) = v.cluster.index(&a.node) else {
-                continue;
-            };
-            let n = &v.cluster.nodes[node as usize];
-            let (task, tasks) = if dedicated(n.access, None) && job.state == JobState::Running {
-                (n.configured, 1)
-            } else {
-                (task, a.tasks)
-            };
-            v.profile.add_running_job(
-                node,
-                Occupant {
-                    job: j as JobIdx,
-                    start: w.0,
-                    end: w.1,
-                    task,
-                    tasks,
-                },
-                &Unreserved,
-            );
-        }
-    }
     // 2. Admin reservations.
     state.admin.expire(now);
     let admits = |r: &Reservation, j: JobIdx| -> bool {
@@ -259,4 +252,403 @@ pub fn build_with(
     }
     v.table = table;
     v
+}
+
+/// Adds a running or suspended job's placements (a no-op for other jobs);
+/// false when some did not fit whole (an oversubscribed node, where what
+/// each job holds depends on the order they are added in).
+fn place_running(
+    profile: &mut Profile,
+    cluster: &Cluster,
+    j: JobIdx,
+    job: &Job,
+    (start, end): (Time, Time),
+) -> bool {
+    if !job.state.is_active() {
+        return true;
+    }
+    // A suspended job keeps its memory but not its processors.
+    let task = if job.state == JobState::Suspended {
+        Resources {
+            procs: 0,
+            ..job.task
+        }
+    } else {
+        job.task
+    };
+    let mut whole = true;
+    for a in &job.allocation {
+        let Some(node) = cluster.index(&a.node) else {
+            continue;
+        };
+        let n = &cluster.nodes[node as usize];
+        let (task, tasks) = if dedicated(n.access, None) && job.state == JobState::Running {
+            (n.configured, 1)
+        } else {
+            (task, a.tasks)
+        };
+        let o = Occupant {
+            job: j,
+            start,
+            end,
+            task,
+            tasks,
+        };
+        whole &= profile.add_running_job(node, o, &Unreserved).is_zero();
+    }
+    whole
+}
+
+/// What a running job's placements were made from.
+struct Placed {
+    /// The job's index in the iteration the profile was last brought up
+    /// to date in (its number in the profile).
+    idx: JobIdx,
+    state: JobState,
+    window: (Time, Time),
+    task: Resources,
+    allocation: Vec<crate::model::NodeTasks>,
+    /// Met again in the update under way.
+    seen: bool,
+}
+
+impl Placed {
+    fn of(idx: JobIdx, job: &Job, window: (Time, Time)) -> Placed {
+        Placed {
+            idx,
+            state: job.state,
+            window,
+            task: job.task,
+            allocation: job.allocation.clone(),
+            seen: false,
+        }
+    }
+
+    fn same(&self, job: &Job, window: (Time, Time)) -> bool {
+        self.state == job.state
+            && self.window == window
+            && self.task == job.task
+            && self.allocation == job.allocation
+    }
+}
+
+/// The profile of running and suspended jobs (step 1 of [`build_with`]),
+/// carried from one iteration to the next by the engine and brought up to
+/// date from the differences: jobs that ended or changed are taken out,
+/// jobs that started or changed are added, the others are renumbered to
+/// their place in the new iteration's jobs and the origin moves to `now`.
+/// Between two polls a few jobs start or end, and this replaces adding
+/// every running job to an empty profile each time.
+///
+/// The result is the profile a build from scratch gives (tested in
+/// `engine::tests`): each segment's content at a time depends only on
+/// the placements covering it, segments are coalesced, and the occupants
+/// of a node are kept in job order. Placements that do not fit whole (an
+/// oversubscribed node) depend on the order they were added in: then
+/// nothing is carried.
+pub struct RunningProfile {
+    cluster: Arc<Cluster>,
+    default_wall: crate::model::Secs,
+    profile: Profile,
+    /// By job id.
+    placed: rustc_hash::FxHashMap<String, Placed>,
+    /// Every placement fit whole and no id was seen twice: it may be
+    /// carried to the next iteration.
+    exact: bool,
+    /// Iterations it was brought up to date for since it was built.
+    carried: u32,
+}
+
+impl RunningProfile {
+    /// Iterations it was brought up to date for since it was last built.
+    pub fn carried(&self) -> u32 {
+        self.carried
+    }
+
+    /// The running jobs' profile built from scratch.
+    fn build(
+        cluster: &Arc<Cluster>,
+        default_wall: crate::model::Secs,
+        jobs: &[Job],
+        windows: &[(Time, Time)],
+        now: Time,
+    ) -> RunningProfile {
+        let mut profile = Profile::from_cluster(cluster, now);
+        let mut placed = rustc_hash::FxHashMap::default();
+        let mut exact = true;
+        for (j, job) in jobs.iter().enumerate() {
+            if !job.state.is_active() {
+                continue;
+            }
+            exact &= place_running(&mut profile, cluster, j as JobIdx, job, windows[j]);
+            let p = Placed::of(j as JobIdx, job, windows[j]);
+            exact &= placed.insert(job.id.clone(), p).is_none();
+        }
+        RunningProfile {
+            cluster: Arc::clone(cluster),
+            default_wall,
+            profile,
+            placed,
+            exact,
+            carried: 0,
+        }
+    }
+
+    /// Brings the profile up to date for `jobs` at `now`; false when it
+    /// cannot be (other nodes or configuration, time going back, ids seen
+    /// twice, or a placement that does not fit whole), and then it is to
+    /// be built anew.
+    fn update(
+        &mut self,
+        cluster: &Arc<Cluster>,
+        default_wall: crate::model::Secs,
+        jobs: &[Job],
+        windows: &[(Time, Time)],
+        now: Time,
+    ) -> bool {
+        if !Arc::ptr_eq(&self.cluster, cluster)
+            || self.default_wall != default_wall
+            || now < self.profile.origin()
+        {
+            return false;
+        }
+        // Which jobs stay (old and new numbers), which come.
+        let mut renumber: Vec<(JobIdx, JobIdx)> = Vec::new();
+        let mut added: Vec<usize> = Vec::new();
+        for (j, job) in jobs.iter().enumerate() {
+            if !job.state.is_active() {
+                continue;
+            }
+            match self.placed.get_mut(&job.id) {
+                Some(p) if p.seen => return false,
+                Some(p) => {
+                    p.seen = true;
+                    if p.same(job, windows[j]) {
+                        renumber.push((p.idx, j as JobIdx));
+                    } else {
+                        added.push(j);
+                    }
+                }
+                None => added.push(j),
+            }
+        }
+        // Jobs keep their relative order (both iterations list them by id).
+        if !renumber.windows(2).all(|w| w[0].0 < w[1].0) {
+            return false;
+        }
+        self.profile.advance(now);
+        // Out: jobs gone or changed (by their old numbers).
+        let profile = &mut self.profile;
+        self.placed.retain(|_, p| {
+            let keep = renumber.binary_search_by_key(&p.idx, |m| m.0).is_ok();
+            if !keep {
+                for a in &p.allocation {
+                    if let Some(node) = cluster.index(&a.node) {
+                        profile.remove_job(node, p.idx);
+                    }
+                }
+            }
+            p.seen = false;
+            keep
+        });
+        profile.renumber_jobs(&renumber);
+        for p in self.placed.values_mut() {
+            if let Ok(k) = renumber.binary_search_by_key(&p.idx, |m| m.0) {
+                p.idx = renumber[k].1;
+            }
+        }
+        // In: jobs started or changed, then each node's occupants in job
+        // order as a build in job order leaves them.
+        let mut touched: Vec<crate::model::NodeIdx> = Vec::new();
+        for j in added {
+            let job = &jobs[j];
+            if !place_running(profile, cluster, j as JobIdx, job, windows[j]) {
+                return false;
+            }
+            touched.extend(job.allocation.iter().filter_map(|a| cluster.index(&a.node)));
+            let p = Placed::of(j as JobIdx, job, windows[j]);
+            if self.placed.insert(job.id.clone(), p).is_some() {
+                return false;
+            }
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        for node in touched {
+            profile.sort_occupants(node);
+        }
+        self.carried += 1;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Node, NodeTasks};
+    use proptest::prelude::*;
+
+    fn cfg(text: &str) -> Config {
+        Config::parse(text, "test.cfg").config
+    }
+
+    /// One change to the workload between two iterations.
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// Time passes.
+        Wait(i64),
+        /// A job is submitted (or resubmitted, idle again).
+        Submit(u32, i64),
+        /// An idle job starts on a node (fitting or not), or a running
+        /// one gets a second node.
+        Start(u32, usize, u32),
+        /// A job ends (leaves the snapshot).
+        End(u32),
+        /// A running job is suspended, a suspended one resumes.
+        Suspend(u32),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0i64..900).prop_map(Op::Wait),
+            (0u32..24, 30i64..1500).prop_map(|(j, w)| Op::Submit(j, w)),
+            (0u32..24, 0usize..4, 1u32..4).prop_map(|(j, n, t)| Op::Start(j, n, t)),
+            (0u32..24).prop_map(Op::End),
+            (0u32..24).prop_map(Op::Suspend),
+        ]
+    }
+
+    /// Ids whose order is not their number's (some sort as text).
+    fn id(j: u32) -> String {
+        if j % 5 == 0 {
+            format!("job{j}")
+        } else {
+            format!("{}", (j * 7919) % 1000)
+        }
+    }
+
+    fn apply(jobs: &mut Vec<Job>, now: &mut Time, op: &Op) {
+        let find = |jobs: &mut Vec<Job>, j: u32| jobs.iter().position(|x| x.id == id(j));
+        match *op {
+            Op::Wait(dt) => *now += dt,
+            Op::Submit(j, wall) => {
+                if let Some(k) = find(jobs, j) {
+                    jobs.remove(k);
+                }
+                jobs.push(Job {
+                    id: id(j),
+                    user: format!("u{}", j % 3),
+                    group: "g".into(),
+                    tasks: 2,
+                    task: Resources::procs_mem(1, 100),
+                    walltime: Some(wall),
+                    submit_time: *now,
+                    ..Job::default()
+                });
+            }
+            Op::Start(j, n, tasks) => {
+                if let Some(k) = find(jobs, j) {
+                    let x = &mut jobs[k];
+                    if x.state == JobState::Idle {
+                        x.state = JobState::Running;
+                        x.start_time = Some(*now);
+                    }
+                    x.allocation.push(NodeTasks {
+                        node: format!("n{}", n + 1),
+                        tasks,
+                    });
+                }
+            }
+            Op::End(j) => {
+                if let Some(k) = find(jobs, j) {
+                    jobs.remove(k);
+                }
+            }
+            Op::Suspend(j) => {
+                if let Some(k) = find(jobs, j) {
+                    let x = &mut jobs[k];
+                    x.state = match x.state {
+                        JobState::Running => JobState::Suspended,
+                        JobState::Suspended => JobState::Running,
+                        s => s,
+                    };
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whatever starts, ends, is suspended, overruns its walltime or
+        /// oversubscribes a node, the carried running-job profile is the one
+        /// built from scratch, and it is carried most of the time.
+        #[test]
+        fn the_carried_profile_is_the_one_built_anew(
+            ops in prop::collection::vec(op(), 1..60),
+            single_job in any::<bool>(),
+        ) {
+            let c = cfg(if single_job { "NODEACCESSPOLICY SINGLEJOB" } else { "" });
+            let nodes: Vec<Node> = (1..=4)
+                .map(|i| Node {
+                    name: format!("n{i}"),
+                    configured: Resources::procs_mem(4, 1000),
+                    ..Node::default()
+                })
+                .collect();
+            let cluster = Arc::new(Cluster::build(&nodes, &c));
+            let mut snapshot: Vec<Job> = Vec::new();
+            let mut now: Time = 1_000_000;
+            let mut running: Option<RunningProfile> = None;
+            for op in &ops {
+                apply(&mut snapshot, &mut now, op);
+                let jobs = crate::engine::jobs_by_id(&snapshot);
+                let mut st = EngineState::default();
+                let kept = build_with(&c, Arc::clone(&cluster), &jobs, now, &mut st, &mut running);
+                let mut st = EngineState::default();
+                let anew = build_with(&c, Arc::clone(&cluster), &jobs, now, &mut st, &mut None);
+                prop_assert_eq!(&kept.profile, &anew.profile, "after {:?}", op);
+                prop_assert_eq!(&kept.windows, &anew.windows);
+            }
+        }
+    }
+
+    /// Between polls where jobs start and end within the nodes' capacity,
+    /// the profile is carried, not rebuilt; an oversubscribed node stops
+    /// that until it is gone.
+    #[test]
+    fn the_profile_is_carried_while_placements_fit() {
+        let c = cfg("");
+        let nodes: Vec<Node> = (1..=2)
+            .map(|i| Node {
+                name: format!("n{i}"),
+                configured: Resources::procs_mem(4, 1000),
+                ..Node::default()
+            })
+            .collect();
+        let cluster = Arc::new(Cluster::build(&nodes, &c));
+        let mut snapshot: Vec<Job> = Vec::new();
+        let mut now: Time = 1_000_000;
+        let mut running: Option<RunningProfile> = None;
+        let mut step = |snapshot: &mut Vec<Job>, now: &mut Time, ops: &[Op]| {
+            for op in ops {
+                apply(snapshot, now, op);
+            }
+            let jobs = crate::engine::jobs_by_id(snapshot);
+            let mut st = EngineState::default();
+            build_with(&c, Arc::clone(&cluster), &jobs, *now, &mut st, &mut running);
+            running.as_ref().map(|r| r.carried)
+        };
+        use Op::*;
+        let s = &mut snapshot;
+        let t = &mut now;
+        assert_eq!(step(s, t, &[Submit(1, 600), Start(1, 0, 2)]), Some(0));
+        assert_eq!(step(s, t, &[Wait(60), Submit(2, 600)]), Some(1));
+        assert_eq!(step(s, t, &[Start(2, 1, 2), Submit(3, 900)]), Some(2));
+        assert_eq!(step(s, t, &[Wait(30), End(1), Start(3, 0, 4)]), Some(3));
+        // n1 holds 4 + 3 procs: rebuilt, not carried.
+        assert_eq!(step(s, t, &[Submit(4, 60), Start(4, 0, 3)]), None);
+        assert_eq!(step(s, t, &[Wait(10)]), None);
+        assert_eq!(step(s, t, &[End(4)]), Some(0));
+        assert_eq!(step(s, t, &[Wait(2000)]), Some(1));
+    }
 }

@@ -86,6 +86,8 @@ pub struct Engine {
     pub last: Option<Arc<LastIteration>>,
     /// The cluster of the last iteration and what it was built from.
     cluster_cache: Option<ClusterCache>,
+    /// The profile of running jobs, carried between iterations.
+    running: Option<build::RunningProfile>,
     /// Plans carry every idle job's priority breakdown
     /// ([`Plan::priorities`]: `diagnose -p`, `checkjob`, the C ABI's
     /// components). On by default; a caller that reads only the decisions
@@ -172,6 +174,7 @@ impl Engine {
             local: None,
             last: None,
             cluster_cache: None,
+            running: None,
             priority_breakdowns: true,
         }
     }
@@ -184,6 +187,7 @@ impl Engine {
             local: None,
             last: None,
             cluster_cache: None,
+            running: None,
             priority_breakdowns: true,
         }
     }
@@ -248,6 +252,10 @@ impl Engine {
         }
         let cluster = self.cluster(&snap.nodes);
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
+        // The last iteration's profiles share their lines with the carried
+        // running-job profile: let go of them (unless a reader still holds
+        // the iteration) so that it is brought up to date in place.
+        self.last = None;
         let mut out = sched::run(
             &self.cfg,
             &mut self.state,
@@ -256,6 +264,7 @@ impl Engine {
             now,
             local,
             self.priority_breakdowns,
+            &mut self.running,
         );
         let stopped = self.state.stopped.clone();
         if let Some(stop) = &stopped {

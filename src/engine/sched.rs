@@ -1154,7 +1154,9 @@ fn rank(
 }
 
 /// Runs one iteration; `breakdowns`: the plan carries every idle job's
-/// priority breakdown ([`Plan::priorities`]).
+/// priority breakdown ([`Plan::priorities`]); `running`: the running-job
+/// profile the engine carries between iterations.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     cfg: &Config,
     state: &mut EngineState,
@@ -1163,12 +1165,13 @@ pub fn run(
     now: Time,
     local: Option<&dyn LocalAllocator>,
     breakdowns: bool,
+    running: &mut Option<build::RunningProfile>,
 ) -> Outcome {
     let p = &cfg.params;
     let default_wall = p.system_default_job_walltime.0;
 
     // 1. Reconcile.
-    let view = build::build_with(cfg, cluster, jobs, now, state);
+    let view = build::build_with(cfg, cluster, jobs, now, state, running);
     reconcile(cfg, state, jobs, &view.cluster.total, now);
 
     // Usage only feeds throttling checks; without limits none are made.

@@ -840,3 +840,54 @@ fn plans_without_breakdowns_decide_the_same() {
     }
     assert_eq!(with.state, without.state);
 }
+
+/// An RM that runs the plans: the engine carrying its running-job profile
+/// from one iteration to the next decides exactly as one that builds it
+/// anew every time, with standing reservations placed over it, as jobs
+/// start, end early, overrun their walltime and are submitted.
+#[test]
+fn carrying_the_running_profile_decides_the_same() {
+    let text = "RESERVATIONDEPTH 3\nXFACTORWEIGHT 10\n\
+                SRCFG[day] HOSTLIST=n5,n6 PERIOD=DAY STARTTIME=08:00:00 ENDTIME=18:00:00\n";
+    let mut carrying = Engine::new(cfg(text));
+    let mut anew = Engine::new(cfg(text));
+    let ns = nodes(6, 2);
+    let mut jobs = forty_jobs("u1");
+    let mut carried = 0;
+    for step in 0..40i64 {
+        let now = step * 900;
+        if step % 7 == 3 {
+            jobs.push(idle(&format!("{}", 100 + step), "u2", 2, H, now));
+        }
+        anew.running = None;
+        let a = carrying.iterate(&snap(ns.clone(), jobs.clone()), now);
+        let b = anew.iterate(&snap(ns.clone(), jobs.clone()), now);
+        carried += carrying.running.as_ref().is_some_and(|r| r.carried() > 0) as u32;
+        assert_eq!(
+            serde_json::to_string(&*a).unwrap(),
+            serde_json::to_string(&*b).unwrap(),
+            "at {now}"
+        );
+        let (la, lb) = (carrying.last.as_ref().unwrap(), anew.last.as_ref().unwrap());
+        assert_eq!(la.base, lb.base, "at {now}");
+        assert_eq!(la.view.profile, lb.view.profile, "at {now}");
+        // The RM starts what was planned; a job runs for a third of its
+        // walltime, or (every fifth) twice as long.
+        for s in &a.starts {
+            let j = jobs.iter_mut().find(|j| j.id == s.job).unwrap();
+            j.state = JobState::Running;
+            j.start_time = Some(now);
+            j.allocation = s.allocation.clone();
+        }
+        jobs.retain(|j| {
+            let (Some(start), Some(wall)) = (j.start_time, j.walltime) else {
+                return true;
+            };
+            let overruns = j.id.bytes().map(usize::from).sum::<usize>() % 5 == 0;
+            let runtime = if overruns { 2 * wall } else { wall / 3 };
+            start + runtime > now + 900
+        });
+    }
+    assert_eq!(carrying.state, anew.state);
+    assert!(carried > 20, "carried in {carried} of 40 iterations");
+}

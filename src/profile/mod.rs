@@ -262,7 +262,7 @@ type StackId = u32;
 const UNCLAIMED: StackId = 0;
 
 /// Interned reservation sets (stacks); id 0 is the empty set.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Stacks {
     sets: Vec<Vec<ResIdx>>,
     index: BTreeMap<Vec<ResIdx>, StackId>,
@@ -425,7 +425,7 @@ impl Seg {
 }
 
 /// One node's timeline.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Line {
     cap: Resources,
     segs: Vec<Seg>,
@@ -451,8 +451,9 @@ struct Scratch {
     dq: std::collections::VecDeque<usize>,
 }
 
-/// The node × time availability profile.
-#[derive(Clone, Debug)]
+/// The node × time availability profile (equal: the same placements and
+/// claims, node by node, segment by segment).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
     origin: Time,
     /// Shared between copies and copied on first change (`Arc::make_mut`):
@@ -1168,6 +1169,67 @@ impl Profile {
             .jobs
             .push(o);
         overflow
+    }
+
+    /// Moves the origin forward to `t`: what lies before `t` is dropped, so
+    /// the profile is the one built from `t` with the same placements (a
+    /// placement is clipped to the origin, and a segment that now begins
+    /// before it begins at it). Nothing happens for `t` at or before the
+    /// origin. Lines are changed in place when not shared.
+    pub fn advance(&mut self, t: Time) {
+        if t <= self.origin {
+            return;
+        }
+        self.origin = t;
+        for slot in &mut self.lines {
+            let k = Self::seg_at(slot, t);
+            if k == 0 && slot.segs.first().is_none_or(|s| s.start >= t) {
+                continue;
+            }
+            let line = std::sync::Arc::make_mut(slot);
+            line.segs.drain(..k);
+            if let Some(first) = line.segs.first_mut() {
+                first.start = first.start.max(t);
+            }
+        }
+    }
+
+    /// Renumbers jobs by `map`, pairs (old, new) sorted by old, on every
+    /// node; a job not in it keeps its number. The new numbers must keep
+    /// the order of the old ones among the jobs on a node (a monotone map:
+    /// the per-segment lists stay sorted, the occupants keep their order).
+    /// Only lines holding a job whose number changes are touched.
+    pub fn renumber_jobs(&mut self, map: &[(JobIdx, JobIdx)]) {
+        let new = |j: JobIdx| match map.binary_search_by_key(&j, |m| m.0) {
+            Ok(k) => map[k].1,
+            Err(_) => j,
+        };
+        for slot in &mut self.lines {
+            if slot.jobs.iter().all(|o| new(o.job) == o.job) {
+                continue;
+            }
+            let line = std::sync::Arc::make_mut(slot);
+            for o in &mut line.jobs {
+                o.job = new(o.job);
+            }
+            for seg in &mut line.segs {
+                for c in &mut seg.cells {
+                    for e in &mut c.jobs {
+                        e.0 = new(e.0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Puts a node's occupants in job order (stable: a job's placements
+    /// keep theirs), the order they have when added in job order.
+    pub fn sort_occupants(&mut self, node: NodeIdx) {
+        if let Some(slot) = self.lines.get_mut(node as usize) {
+            if !slot.jobs.is_sorted_by_key(|o| o.job) {
+                std::sync::Arc::make_mut(slot).jobs.sort_by_key(|o| o.job);
+            }
+        }
     }
 
     /// Removes every placement of `job` on `node`; true if there was one.
