@@ -45,7 +45,7 @@ const SCAN: usize = 24;
 /// Touched nodes after which the sorted bounds are rebuilt.
 const RESORT: usize = 32;
 
-#[derive(Clone)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct NowIndex {
     scope: Scope,
     now: Time,
@@ -84,6 +84,28 @@ impl NowIndex {
         }
         ix.resort();
         ix
+    }
+
+    /// The index moved to a later `now` over a profile whose lines changed
+    /// only on `changed` (placements added or removed, or a segment
+    /// boundary passed since the index's `now`): the index [`NowIndex::new`]
+    /// gives. Elsewhere the segment holding the new `now` is the one that
+    /// held the old, so what is free then and the first drop after are the
+    /// same.
+    pub fn advance(
+        &mut self,
+        cluster: &Cluster,
+        profile: &Profile,
+        now: Time,
+        changed: &[NodeIdx],
+    ) {
+        self.now = now;
+        for &node in changed {
+            if cluster.nodes.get(node as usize).is_some_and(|n| n.usable) {
+                self.refresh(profile, node);
+            }
+        }
+        self.resort();
     }
 
     /// Recomputes one node's values (after a placement on it).

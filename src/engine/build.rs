@@ -7,6 +7,7 @@
 //! cannot take what a job was promised (seed 7.1.5, DEPTH); then those
 //! provisional placements are removed and the priority pass makes new ones.
 
+use super::avail::{NowIndex, Scope};
 use super::state::{EngineState, NamedClaim};
 use crate::config::{Config, NodeAccessPolicy, NodeAllocationPolicy};
 use crate::model::{Cluster, Job, JobState, NodeIdx, Resources, Time};
@@ -28,6 +29,9 @@ pub struct View {
     pub partial: Vec<String>,
     /// Window each job holds (running) or would hold from now (idle).
     pub windows: Vec<(Time, Time)>,
+    /// The profile's now-index over all capacity when it was carried with
+    /// the running-job profile (no reservations: the profile is that one).
+    pub(crate) now_ix: Option<super::avail::NowIndex>,
 }
 
 /// Walltime the scheduler plans with.
@@ -164,6 +168,7 @@ pub fn build_with(
         table: Vec::new(),
         partial: Vec::new(),
         windows,
+        now_ix: None,
     };
     // 2. Admin reservations.
     state.admin.expire(now);
@@ -249,6 +254,10 @@ pub fn build_with(
     table.extend(standing.instances().iter().cloned());
     for (node, pj) in provisional {
         v.profile.remove_job(node, pj);
+    }
+    // Without reservations the profile is the running jobs' one.
+    if table.is_empty() {
+        v.now_ix = running.as_mut().map(|r| r.now_index(now));
     }
     v.table = table;
     v
@@ -357,12 +366,22 @@ pub struct RunningProfile {
     exact: bool,
     /// Iterations it was brought up to date for since it was built.
     carried: u32,
+    /// The profile's now-index over all capacity, once asked for; brought
+    /// up to date with it.
+    ix: Option<NowIndex>,
 }
 
 impl RunningProfile {
     /// Iterations it was brought up to date for since it was last built.
     pub fn carried(&self) -> u32 {
         self.carried
+    }
+
+    /// The profile's now-index at `now` (its origin) over all capacity.
+    fn now_index(&mut self, now: Time) -> NowIndex {
+        self.ix
+            .get_or_insert_with(|| NowIndex::new(&self.cluster, &self.profile, now, Scope::All))
+            .clone()
     }
 
     /// The running jobs' profile built from scratch.
@@ -391,6 +410,7 @@ impl RunningProfile {
             placed,
             exact,
             carried: 0,
+            ix: None,
         }
     }
 
@@ -436,7 +456,8 @@ impl RunningProfile {
         if !renumber.windows(2).all(|w| w[0].0 < w[1].0) {
             return false;
         }
-        self.profile.advance(now);
+        // Nodes whose lines change from `now` on.
+        let mut touched = self.profile.advance(now);
         // Out: jobs gone or changed (by their old numbers).
         let profile = &mut self.profile;
         self.placed.retain(|_, p| {
@@ -445,6 +466,7 @@ impl RunningProfile {
                 for a in &p.allocation {
                     if let Some(node) = cluster.index(&a.node) {
                         profile.remove_job(node, p.idx);
+                        touched.push(node);
                     }
                 }
             }
@@ -459,22 +481,28 @@ impl RunningProfile {
         }
         // In: jobs started or changed, then each node's occupants in job
         // order as a build in job order leaves them.
-        let mut touched: Vec<crate::model::NodeIdx> = Vec::new();
+        let mut placed_on: Vec<crate::model::NodeIdx> = Vec::new();
         for j in added {
             let job = &jobs[j];
             if !place_running(profile, cluster, j as JobIdx, job, windows[j]) {
                 return false;
             }
-            touched.extend(job.allocation.iter().filter_map(|a| cluster.index(&a.node)));
+            placed_on.extend(job.allocation.iter().filter_map(|a| cluster.index(&a.node)));
             let p = Placed::of(j as JobIdx, job, windows[j]);
             if self.placed.insert(job.id.clone(), p).is_some() {
                 return false;
             }
         }
-        touched.sort_unstable();
-        touched.dedup();
-        for node in touched {
+        placed_on.sort_unstable();
+        placed_on.dedup();
+        for &node in &placed_on {
             profile.sort_occupants(node);
+        }
+        if let Some(ix) = &mut self.ix {
+            touched.extend(placed_on);
+            touched.sort_unstable();
+            touched.dedup();
+            ix.advance(cluster, profile, now, &touched);
         }
         self.carried += 1;
         true
@@ -608,6 +636,13 @@ mod tests {
                 let anew = build_with(&c, Arc::clone(&cluster), &jobs, now, &mut st, &mut None);
                 prop_assert_eq!(&kept.profile, &anew.profile, "after {:?}", op);
                 prop_assert_eq!(&kept.windows, &anew.windows);
+                // Its now-index, when kept (not after an oversubscribing
+                // start), is the one made for the profile built anew.
+                let ix = NowIndex::new(&anew.cluster, &anew.profile, now, Scope::All);
+                prop_assert_eq!(kept.now_ix.is_some(), running.is_some());
+                if let Some(kept_ix) = &kept.now_ix {
+                    prop_assert_eq!(kept_ix, &ix, "after {:?}", op);
+                }
             }
         }
     }

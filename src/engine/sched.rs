@@ -1171,7 +1171,7 @@ pub fn run(
     let default_wall = p.system_default_job_walltime.0;
 
     // 1. Reconcile.
-    let view = build::build_with(cfg, cluster, jobs, now, state, running);
+    let mut view = build::build_with(cfg, cluster, jobs, now, state, running);
     reconcile(cfg, state, jobs, &view.cluster.total, now);
 
     // Usage only feeds throttling checks; without limits none are made.
@@ -1197,7 +1197,10 @@ pub fn run(
         breakdowns,
     );
     let base = view.profile.clone();
-    let now_ix = NowIndex::new(&view.cluster, &view.profile, now, Scope::All);
+    let now_ix = match view.now_ix.take() {
+        Some(ix) => ix,
+        None => NowIndex::new(&view.cluster, &view.profile, now, Scope::All),
+    };
     let base_ix = now_ix.clone();
     let open_ix = if view.table.is_empty() {
         now_ix.clone()

@@ -1175,16 +1175,22 @@ impl Profile {
     /// the profile is the one built from `t` with the same placements (a
     /// placement is clipped to the origin, and a segment that now begins
     /// before it begins at it). Nothing happens for `t` at or before the
-    /// origin. Lines are changed in place when not shared.
-    pub fn advance(&mut self, t: Time) {
+    /// origin. Lines are changed in place when not shared. Returns the
+    /// nodes where a segment boundary was passed (elsewhere what is free
+    /// from `t` on is what was free from the old origin on).
+    pub fn advance(&mut self, t: Time) -> Vec<NodeIdx> {
+        let mut passed = Vec::new();
         if t <= self.origin {
-            return;
+            return passed;
         }
         self.origin = t;
-        for slot in &mut self.lines {
+        for (node, slot) in self.lines.iter_mut().enumerate() {
             let k = Self::seg_at(slot, t);
             if k == 0 && slot.segs.first().is_none_or(|s| s.start >= t) {
                 continue;
+            }
+            if k > 0 {
+                passed.push(node as NodeIdx);
             }
             let line = std::sync::Arc::make_mut(slot);
             line.segs.drain(..k);
@@ -1192,6 +1198,7 @@ impl Profile {
                 first.start = first.start.max(t);
             }
         }
+        passed
     }
 
     /// Renumbers jobs by `map`, pairs (old, new) sorted by old, on every
