@@ -860,8 +860,9 @@ impl Profile {
     /// time that changes only where a segment leaves or enters the window
     /// `[t, t + duration)`, or where a reservation's admission changes
     /// ([`Admits::critical_starts`]); a sweep over those points, in time
-    /// order, finds the first start where the sum suffices, which is then
-    /// checked exactly (and for the node-count rule).
+    /// order, finds the first start where the sum suffices (exactly: the
+    /// contributions are exact at each point); with a node count that start
+    /// is then checked for the rule.
     pub fn earliest_start<A, F>(&self, req: &FitRequest, adm: &A, mut filter: F) -> Option<Fit>
     where
         A: Admits + ?Sized,
@@ -903,6 +904,23 @@ impl Profile {
                 i += 1;
             }
             if sum >= req.tasks as u64 && count >= req.nodes.unwrap_or(0) as u64 {
+                // Each node's contribution is exact at `t` (it only changes
+                // at its own events), so without a node count the sum
+                // decides: the fit is what `check_at` would list.
+                if req.nodes.is_none() {
+                    let list = nodes
+                        .iter()
+                        .zip(&cur)
+                        .filter(|&(_, &c)| c > 0)
+                        .map(|(&n, &c)| (n, c))
+                        .collect();
+                    let fit = Fit {
+                        start: t,
+                        nodes: list,
+                    };
+                    debug_assert_eq!(Some(&fit), self.check_at(&nodes, t, d, req, adm).as_ref());
+                    return Some(fit);
+                }
                 if let Some(fit) = self.check_at(&nodes, t, d, req, adm) {
                     return Some(fit);
                 }
