@@ -6,6 +6,9 @@
 //! iteration's job reservations provisionally in place so a new instance
 //! cannot take what a job was promised (seed 7.1.5, DEPTH); then those
 //! provisional placements are removed and the priority pass makes new ones.
+//!
+//! The running jobs' part is carried from one iteration to the next
+//! ([`RunningProfile`]) and brought up to date from what changed.
 
 use super::avail::{NowIndex, Scope};
 use super::state::{EngineState, NamedClaim};
@@ -608,8 +611,8 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
         /// Whatever starts, ends, is suspended, overruns its walltime or
-        /// oversubscribes a node, the carried running-job profile is the one
-        /// built from scratch, and it is carried most of the time.
+        /// oversubscribes a node, the carried running-job profile and its
+        /// now-index are the ones built from scratch.
         #[test]
         fn the_carried_profile_is_the_one_built_anew(
             ops in prop::collection::vec(op(), 1..60),
