@@ -279,15 +279,7 @@ fn place_running(
     if !job.state.is_active() {
         return true;
     }
-    // A suspended job keeps its memory but not its processors.
-    let task = if job.state == JobState::Suspended {
-        Resources {
-            procs: 0,
-            ..job.task
-        }
-    } else {
-        job.task
-    };
+    let task = job.held_task();
     let mut whole = true;
     for a in &job.allocation {
         let Some(node) = cluster.index(&a.node) else {
@@ -522,6 +514,18 @@ mod tests {
         Config::parse(text, "test.cfg").config
     }
 
+    /// `n` nodes `n1`... of 4 processors and 1,000 MB.
+    fn four_proc_nodes(n: usize, c: &Config) -> Arc<Cluster> {
+        let nodes: Vec<Node> = (1..=n)
+            .map(|i| Node {
+                name: format!("n{i}"),
+                configured: Resources::procs_mem(4, 1000),
+                ..Node::default()
+            })
+            .collect();
+        Arc::new(Cluster::build(&nodes, c))
+    }
+
     /// One change to the workload between two iterations.
     #[derive(Clone, Debug)]
     enum Op {
@@ -619,14 +623,7 @@ mod tests {
             single_job in any::<bool>(),
         ) {
             let c = cfg(if single_job { "NODEACCESSPOLICY SINGLEJOB" } else { "" });
-            let nodes: Vec<Node> = (1..=4)
-                .map(|i| Node {
-                    name: format!("n{i}"),
-                    configured: Resources::procs_mem(4, 1000),
-                    ..Node::default()
-                })
-                .collect();
-            let cluster = Arc::new(Cluster::build(&nodes, &c));
+            let cluster = four_proc_nodes(4, &c);
             let mut snapshot: Vec<Job> = Vec::new();
             let mut now: Time = 1_000_000;
             let mut running: Option<RunningProfile> = None;
@@ -656,14 +653,7 @@ mod tests {
     #[test]
     fn the_profile_is_carried_while_placements_fit() {
         let c = cfg("");
-        let nodes: Vec<Node> = (1..=2)
-            .map(|i| Node {
-                name: format!("n{i}"),
-                configured: Resources::procs_mem(4, 1000),
-                ..Node::default()
-            })
-            .collect();
-        let cluster = Arc::new(Cluster::build(&nodes, &c));
+        let cluster = four_proc_nodes(2, &c);
         let mut snapshot: Vec<Job> = Vec::new();
         let mut now: Time = 1_000_000;
         let mut running: Option<RunningProfile> = None;

@@ -182,6 +182,19 @@ impl Job {
         self.task.procs as u64 * self.tasks as u64
     }
 
+    /// What each of its tasks holds on its nodes while it is active: a
+    /// suspended job keeps its memory but not its processors.
+    pub fn held_task(&self) -> Resources {
+        if self.state == JobState::Suspended {
+            Resources {
+                procs: 0,
+                ..self.task
+            }
+        } else {
+            self.task
+        }
+    }
+
     /// True when a hold is in place.
     pub fn is_held(&self) -> bool {
         !self.holds.is_empty()

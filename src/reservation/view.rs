@@ -12,7 +12,7 @@ use super::{
     acl, place::NodeChooser, AdminStore, NodeClaim, ResKind, ResRequest, Reservation, StandingSet,
 };
 use crate::config::{Acl, Config};
-use crate::model::{Cluster, Job, JobState, Resources, Snapshot, Time};
+use crate::model::{Cluster, Job, Snapshot, Time};
 use crate::profile::{running_window, JobIdx, Occupant, Profile, ResIdx, Unreserved};
 
 /// A snapshot's cluster, profile and reservations.
@@ -58,15 +58,7 @@ pub fn build(
         if !job.state.is_active() || job.allocation.is_empty() {
             continue;
         }
-        // A suspended job keeps its memory but not its processors.
-        let task = if job.state == JobState::Suspended {
-            Resources {
-                procs: 0,
-                ..job.task
-            }
-        } else {
-            job.task
-        };
+        let task = job.held_task();
         let mut claims = Vec::new();
         for a in &job.allocation {
             let Some(node) = cluster.index(&a.node) else {
