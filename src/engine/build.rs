@@ -148,9 +148,17 @@ pub fn build_with(
         .collect();
     // 1. Running and suspended jobs hold their nodes until start + walltime.
     let default_wall = cfg.params.system_default_job_walltime.0;
-    let carried = running
-        .as_mut()
-        .is_some_and(|r| r.update(&cluster, default_wall, jobs, &windows, now));
+    // Taken out while it is changed: a panic half-way leaves none behind.
+    let carried = match running.take() {
+        Some(mut r) => {
+            let ok = r.update(&cluster, default_wall, jobs, &windows, now);
+            if ok {
+                *running = Some(r);
+            }
+            ok
+        }
+        None => false,
+    };
     if !carried {
         *running = Some(RunningProfile::build(
             &cluster,
