@@ -461,27 +461,28 @@ impl RunningProfile {
         }
         // Nodes whose lines change from `now` on.
         let mut touched = self.profile.advance(now);
-        // Out: jobs gone or changed (by their old numbers).
+        // Out: jobs gone or changed (by their old numbers); the others
+        // take their new numbers.
         let profile = &mut self.profile;
         self.placed.retain(|_, p| {
-            let keep = renumber.binary_search_by_key(&p.idx, |m| m.0).is_ok();
-            if !keep {
-                for a in &p.allocation {
-                    if let Some(node) = cluster.index(&a.node) {
-                        profile.remove_job(node, p.idx);
-                        touched.push(node);
+            p.seen = false;
+            match renumber.binary_search_by_key(&p.idx, |m| m.0) {
+                Ok(k) => {
+                    p.idx = renumber[k].1;
+                    true
+                }
+                Err(_) => {
+                    for a in &p.allocation {
+                        if let Some(node) = cluster.index(&a.node) {
+                            profile.remove_job(node, p.idx);
+                            touched.push(node);
+                        }
                     }
+                    false
                 }
             }
-            p.seen = false;
-            keep
         });
         profile.renumber_jobs(&renumber);
-        for p in self.placed.values_mut() {
-            if let Ok(k) = renumber.binary_search_by_key(&p.idx, |m| m.0) {
-                p.idx = renumber[k].1;
-            }
-        }
         // In: jobs started or changed, then each node's occupants in job
         // order as a build in job order leaves them.
         let mut placed_on: Vec<crate::model::NodeIdx> = Vec::new();
