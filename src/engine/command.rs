@@ -405,24 +405,16 @@ fn diagnose(ctx: &Context, args: &[&str], json: bool) -> Result<Output, CommandE
     Ok(match mode {
         "-p" => {
             let last = last()?;
-            let mut rows: Vec<_> = last
-                .plan
-                .priorities
-                .iter()
-                .filter(|p| {
-                    // diagnose -p lists the jobs that are considered:
-                    // no hold, dependency met, begin time reached.
-                    last.plan.job(&p.job).is_some_and(|j| {
-                        !matches!(
-                            j.reason,
-                            Some(super::Reason::Hold { .. })
-                                | Some(super::Reason::Dependency)
-                                | Some(super::Reason::BeginTime { .. })
-                        )
-                    })
-                })
-                .cloned()
-                .collect();
+            // diagnose -p lists the jobs that are considered: no hold,
+            // dependency met, begin time reached.
+            let mut rows = last.priority_breakdowns(|j| {
+                !matches!(
+                    j.reason,
+                    Some(super::Reason::Hold { .. })
+                        | Some(super::Reason::Dependency)
+                        | Some(super::Reason::BeginTime { .. })
+                )
+            });
             rows.sort_by(|a, b| b.priority.cmp(&a.priority).then_with(|| a.job.cmp(&b.job)));
             if json {
                 Output::Json(crate::priority::diagnose_p_json(cfg, &rows))

@@ -47,6 +47,7 @@ pub use state::{EngineState, ForcedStart, JobReservation, NamedClaim, StopInfo};
 use crate::allocation::LocalAllocator;
 use crate::config::Config;
 use crate::model::{Cluster, HoldKind, Job, JobState, Snapshot, Time};
+use crate::priority::PriorityBreakdown;
 use crate::profile::Profile;
 use std::sync::Arc;
 
@@ -70,6 +71,64 @@ pub struct LastIteration {
     /// Set when a poll over the same jobs may be answered without the
     /// passes ([`Engine::iterate_again`]).
     quiet: Option<sched::Quiet>,
+    /// What the priorities were computed from, when the engine keeps
+    /// breakdowns ([`Engine::priority_breakdowns`]).
+    priority_inputs: Option<Box<PriorityInputs>>,
+}
+
+/// What an iteration's priorities depend on besides the jobs, the time
+/// and the cluster: the configuration and the fairshare usage as they
+/// were (a reconfiguration or the next iteration's accrual changes the
+/// engine's own).
+struct PriorityInputs {
+    cfg: Config,
+    fairshare: crate::fairshare::Fairshare,
+}
+
+impl LastIteration {
+    /// The whole priority breakdown of idle job `id` (`checkjob`), as this
+    /// iteration computed its priority; `None` for a job the plan does
+    /// not list as idle, or when the engine keeps no breakdowns.
+    pub fn priority_breakdown(&self, id: &str) -> Option<PriorityBreakdown> {
+        let jp = self.plan.job(id)?;
+        let job = self
+            .jobs
+            .iter()
+            .find(|j| j.id == id && j.state == JobState::Idle)?;
+        self.breakdown_of(job, jp)
+    }
+
+    /// The whole priority breakdown of every idle job whose plan `keep`
+    /// accepts, in the plan's (priority) order (`diagnose -p`); empty when
+    /// the engine keeps no breakdowns.
+    pub fn priority_breakdowns(&self, keep: impl Fn(&JobPlan) -> bool) -> Vec<PriorityBreakdown> {
+        if self.priority_inputs.is_none() {
+            return Vec::new();
+        }
+        let idle: rustc_hash::FxHashMap<&str, &Job> = self
+            .jobs
+            .iter()
+            .filter(|j| j.state == JobState::Idle)
+            .map(|j| (j.id.as_str(), j))
+            .collect();
+        self.plan
+            .jobs
+            .iter()
+            .filter(|jp| keep(jp))
+            .filter_map(|jp| self.breakdown_of(idle.get(jp.job.as_str())?, jp))
+            .collect()
+    }
+
+    fn breakdown_of(&self, job: &Job, jp: &JobPlan) -> Option<PriorityBreakdown> {
+        let inputs = self.priority_inputs.as_deref()?;
+        let ctx = crate::priority::PriorityContext {
+            now: self.plan.now,
+            cfg: &inputs.cfg,
+            total: self.view.cluster.total,
+            fairshare: &inputs.fairshare,
+        };
+        Some(crate::priority::job_priority(&ctx, job, jp.eff_queue_time))
+    }
 }
 
 /// A scheduling engine: configuration plus memory.
@@ -88,8 +147,9 @@ pub struct Engine {
     cluster_cache: Option<ClusterCache>,
     /// The profile of running jobs, carried between iterations.
     running: Option<build::RunningProfile>,
-    /// Plans carry every idle job's priority breakdown
-    /// ([`Plan::priorities`]: `diagnose -p`, `checkjob`, the C ABI's
+    /// The last iteration can give every idle job's priority breakdown
+    /// ([`LastIteration::priority_breakdowns`]: `diagnose -p`, `checkjob`)
+    /// and the plan's component contributions are exact (the C ABI's
     /// components). On by default; a caller that reads only the decisions
     /// (the simulator) turns it off: the priorities, and so the decisions,
     /// are the same.
@@ -291,6 +351,12 @@ impl Engine {
             .quiet
             .filter(|_| forced.is_empty() && stopped.is_none() && out.plan.actions.is_empty());
         let plan = Arc::new(out.plan);
+        let priority_inputs = self.priority_breakdowns.then(|| {
+            Box::new(PriorityInputs {
+                cfg: self.cfg.clone(),
+                fairshare: self.state.fairshare.clone(),
+            })
+        });
         self.last = Some(Arc::new(LastIteration {
             jobs,
             view: out.view,
@@ -299,6 +365,7 @@ impl Engine {
             stopped,
             forced: forced.into_iter().map(|(_, f)| f.job).collect(),
             quiet,
+            priority_inputs,
         }));
         plan
     }

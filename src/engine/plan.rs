@@ -2,7 +2,6 @@
 
 use crate::config::LimitKind;
 use crate::model::{HoldKind, NodeTasks, Secs, Time};
-use crate::priority::PriorityBreakdown;
 use serde::Serialize;
 
 /// Why a job is not started in this iteration (machine-readable).
@@ -153,6 +152,11 @@ pub struct JobPlan {
     pub bypass_count: u32,
     /// Effective queue time used for priority.
     pub eff_queue_time: Secs,
+    /// The points each priority component adds, in the order of
+    /// [`crate::priority::ComponentKind::ALL`] (the C ABI's components;
+    /// the whole breakdown: [`super::LastIteration::priority_breakdown`]).
+    #[serde(skip)]
+    pub components: [f64; 6],
 }
 
 /// A reservation as the plan reports it (job, admin and standing).
@@ -223,9 +227,6 @@ pub struct Plan {
     pub reservations: Vec<PlanReservation>,
     /// Operator requests for the RM (holds and releases), in the order made.
     pub actions: Vec<Action>,
-    /// Priority breakdowns of idle jobs (for diagnose -p and checkjob).
-    #[serde(skip)]
-    pub priorities: Vec<PriorityBreakdown>,
     /// Counters.
     pub stats: Stats,
 }

@@ -447,7 +447,7 @@ pub fn checkjob_json(
         "reason_text": jp.and_then(|j| j.reason.as_ref()).map(reason_text),
         "estimated_start": est.map(|(t, _)| t),
         "start": last.plan.starts.iter().find(|s| s.job == id),
-        "priority": last.plan.priorities.iter().find(|p| p.job == id),
+        "priority": last.priority_breakdown(id),
     }))
 }
 

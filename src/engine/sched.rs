@@ -10,7 +10,7 @@ use crate::allocation::{
 use crate::backfill::{self, BfJob};
 use crate::config::{BackfillPolicy, Config, ReservationPolicy};
 use crate::model::{Cluster, Job, JobState, NodeIdx, NodeTasks, Resources, Secs, Time};
-use crate::priority::{self, PriorityBreakdown, PriorityContext, QueueAccrual};
+use crate::priority::{self, PriorityContext, QueueAccrual};
 use crate::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, ResIdx};
 use crate::reservation::acl::JobAdmission;
 use crate::reservation::ResKind;
@@ -246,8 +246,8 @@ struct Idle {
     priority: i64,
     /// Effective queue time used for it.
     eff_queue_time: Secs,
-    /// The whole breakdown, when the plan carries them.
-    breakdown: Option<PriorityBreakdown>,
+    /// Each component's contribution ([`priority::PriorityParts`]).
+    contributions: [f64; 6],
     /// The [`NodeSet`] of nodes meeting its requirements (`Feasible`).
     nodes: u32,
     /// Set when the job cannot be started in this iteration whatever the resources.
@@ -962,7 +962,9 @@ struct Ranked {
 /// eligibility, in priority order (priority, then submission, then id).
 /// Queue-time accrual is brought up to `now` (again at the same `now`, a
 /// no-op). `usage` is given when throttling limits are configured; with
-/// `breakdowns`, each job's priority breakdown is kept for the plan.
+/// `breakdowns`, the fairshare usage of every credential is looked up, so
+/// that the plan's component contributions are the breakdown's (without,
+/// only the priority is: see [`ValueOnly`]).
 fn rank(
     cfg: &Config,
     state: &mut EngineState,
@@ -1099,14 +1101,8 @@ fn rank(
             total: cluster.total,
             fairshare: if breakdowns { &cached_fs } else { &value_only },
         };
-        let (priority, rejected, breakdown) = if breakdowns {
-            let b = priority::job_priority(&ctx, job, eff[k]);
-            (b.priority, b.rejected_negative, Some(b))
-        } else {
-            let (p, r) = priority::job_priority_value(&ctx, job, eff[k]);
-            (p, r, None)
-        };
-        if blocked.is_none() && rejected {
+        let parts = priority::job_priority_parts(&ctx, job, eff[k]);
+        if blocked.is_none() && parts.rejected_negative {
             blocked = Some(Reason::NegativePriority);
         }
         let nodes = feasible.set_of(&req, cluster);
@@ -1114,9 +1110,9 @@ fn rank(
             j,
             req,
             wall,
-            priority,
+            priority: parts.priority,
             eff_queue_time: eff[k].max(0),
-            breakdown,
+            contributions: parts.contributions,
             nodes,
             blocked,
         });
@@ -1153,9 +1149,9 @@ fn rank(
     }
 }
 
-/// Runs one iteration; `breakdowns`: the plan carries every idle job's
-/// priority breakdown ([`Plan::priorities`]); `running`: the running-job
-/// profile the engine carries between iterations.
+/// Runs one iteration; `breakdowns`: the plan's per-job component
+/// contributions are exact ([`rank`]); `running`: the running-job profile
+/// the engine carries between iterations.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     cfg: &Config,
@@ -1472,6 +1468,7 @@ pub fn run(
                 .copied()
                 .unwrap_or(job.bypass_count),
             eff_queue_time: x.eff_queue_time,
+            components: x.contributions,
         });
     }
     let mut reservations: Vec<PlanReservation> = Vec::new();
@@ -1570,14 +1567,12 @@ pub fn run(
             until,
         }
     });
-    let priorities = it.idle.into_iter().filter_map(|x| x.breakdown).collect();
     let plan = Plan {
         now,
         starts,
         jobs: plan_jobs,
         reservations,
         actions: Vec::new(),
-        priorities,
         stats,
     };
     Outcome {

@@ -817,7 +817,10 @@ fn a_poll_over_the_same_jobs_is_answered_while_the_order_holds() {
 }
 
 /// Without priority breakdowns (the simulator) the plan decides the same,
-/// with the same priorities, and carries no breakdowns.
+/// with the same priorities and components, and the last iteration gives
+/// no breakdowns. With them, each idle job's breakdown is the one its
+/// priority and components were computed as, also after the engine's own
+/// fairshare and configuration have moved on.
 #[test]
 fn plans_without_breakdowns_decide_the_same() {
     let text = "QUEUETIMEWEIGHT 1\nXFACTORWEIGHT 10\nFSPOLICY DEDICATEDPS\nFSWEIGHT 1\n\
@@ -830,8 +833,27 @@ fn plans_without_breakdowns_decide_the_same() {
         let a = with.iterate(&s, now);
         let b = without.iterate(&s, now);
         assert!(!a.starts.is_empty() || now > 0);
-        assert_eq!(a.priorities.len(), a.jobs.len());
-        assert!(b.priorities.is_empty());
+        let last = with.last.clone().unwrap();
+        let all = last.priority_breakdowns(|_| true);
+        assert_eq!(all.len(), a.jobs.len());
+        for (bd, jp) in all.iter().zip(&a.jobs) {
+            assert_eq!(bd.job, jp.job);
+            assert_eq!(bd.priority, jp.priority);
+            assert_eq!(bd.eff_queue_time, jp.eff_queue_time);
+            let points: Vec<f64> = bd.components.iter().map(|c| c.contribution).collect();
+            assert_eq!(points, jp.components);
+            assert_eq!(last.priority_breakdown(&jp.job).as_ref(), Some(bd));
+        }
+        assert!(without
+            .last
+            .as_ref()
+            .unwrap()
+            .priority_breakdowns(|_| true)
+            .is_empty());
+        assert_eq!(
+            a.jobs.iter().map(|j| j.components).collect::<Vec<_>>(),
+            b.jobs.iter().map(|j| j.components).collect::<Vec<_>>()
+        );
         assert_eq!(
             serde_json::to_string(&*a).unwrap(),
             serde_json::to_string(&*b).unwrap(),
@@ -839,6 +861,23 @@ fn plans_without_breakdowns_decide_the_same() {
         );
     }
     assert_eq!(with.state, without.state);
+    // The engine's fairshare and weights change (reconfiguration, a new
+    // fairshare window); the last iteration's breakdowns stay those its
+    // priorities were computed from.
+    let last = with.last.clone().unwrap();
+    let before = last.priority_breakdowns(|_| true);
+    with.cfg = cfg("QUEUETIMEWEIGHT 5\nFSWEIGHT 0\n");
+    with.state.fairshare = crate::fairshare::Fairshare::new();
+    assert_eq!(last.priority_breakdowns(|_| true), before);
+    let fresh = crate::priority::PriorityContext {
+        now: last.plan.now,
+        cfg: &with.cfg,
+        total: last.view.cluster.total,
+        fairshare: &with.state.fairshare,
+    };
+    let job = last.jobs.iter().find(|j| j.id == before[0].job).unwrap();
+    let now_computed = crate::priority::job_priority(&fresh, job, before[0].eff_queue_time);
+    assert_ne!(now_computed.priority, before[0].priority);
 }
 
 /// An RM that runs the plans: the engine carrying its running-job profile

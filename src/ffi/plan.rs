@@ -136,11 +136,6 @@ pub struct mauisched_plan_t {
 
 impl mauisched_plan_t {
     fn new(plan: &Plan, state: (mauisched_status_t, bool, String)) -> mauisched_plan_t {
-        let prios: BTreeMap<&str, &crate::priority::PriorityBreakdown> = plan
-            .priorities
-            .iter()
-            .map(|p| (p.job.as_str(), p))
-            .collect();
         let jobs: Vec<PJob> = plan
             .jobs
             .iter()
@@ -159,15 +154,11 @@ impl mauisched_plan_t {
                 estimated_start: j.estimated_start.unwrap_or(-1),
                 reservation: cstring(j.reservation.as_deref().unwrap_or("")),
                 bypass: j.bypass_count,
-                components: prios
-                    .get(j.job.as_str())
-                    .map(|p| {
-                        p.components
-                            .iter()
-                            .map(|c| (cstring(c.kind.name()), c.contribution))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+                components: crate::priority::ComponentKind::ALL
+                    .iter()
+                    .zip(j.components)
+                    .map(|(k, points)| (cstring(k.name()), points))
+                    .collect(),
             })
             .collect();
         mauisched_plan_t {

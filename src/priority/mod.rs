@@ -84,7 +84,7 @@ pub struct PriorityContext<'a> {
 #[serde(rename_all = "UPPERCASE")]
 pub enum ComponentKind {
     /// Credential priorities (USERCFG & co. PRIORITY).
-    Cred,
+    Cred = 0,
     /// Fairshare deltas.
     Fs,
     /// Requested resources.
@@ -406,10 +406,38 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
 /// starting: [`job_priority`]'s numbers, computed the same way, without
 /// building the breakdown (for callers that only order jobs).
 pub fn job_priority_value(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> (i64, bool) {
-    let core = priority_core(ctx, job, eff_queue_time, None, |_, weight, cap, subs| {
-        component_points(weight, cap, subs).2
+    let p = job_priority_parts(ctx, job, eff_queue_time);
+    (p.priority, p.rejected_negative)
+}
+
+/// A job's priority with the points each component adds, without the
+/// rest of the breakdown: what an iteration keeps for every idle job (the
+/// C ABI's per-job components); [`job_priority`] builds the whole
+/// breakdown for the few a command asks about.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PriorityParts {
+    /// Final priority (as [`PriorityBreakdown::priority`]).
+    pub priority: i64,
+    /// REJECTNEGPRIOJOBS forbids starting the job.
+    pub rejected_negative: bool,
+    /// Each component's contribution, in the order of [`ComponentKind::ALL`].
+    pub contributions: [f64; 6],
+}
+
+/// [`job_priority`]'s priority and component contributions, computed the
+/// same way, with no allocation.
+pub fn job_priority_parts(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> PriorityParts {
+    let mut contributions = [0.0; 6];
+    let core = priority_core(ctx, job, eff_queue_time, None, |kind, weight, cap, subs| {
+        let points = component_points(weight, cap, subs).2;
+        contributions[kind as usize] = points;
+        points
     });
-    (core.priority, core.rejected_negative)
+    PriorityParts {
+        priority: core.priority,
+        rejected_negative: core.rejected_negative,
+        contributions,
+    }
 }
 
 /// A component's subcomponents: (name, pre-weight value, weight).

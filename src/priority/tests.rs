@@ -589,5 +589,18 @@ proptest! {
         let b = job_priority(&ctx(&c, &usage), &j, eff);
         let v = job_priority_value(&ctx(&c, &usage), &j, eff);
         prop_assert_eq!(v, (b.priority, b.rejected_negative));
+        let parts = job_priority_parts(&ctx(&c, &usage), &j, eff);
+        prop_assert_eq!(parts.priority, b.priority);
+        let points: Vec<f64> = b.components.iter().map(|c| c.contribution).collect();
+        prop_assert_eq!(parts.contributions.to_vec(), points);
+    }
+}
+
+/// `job_priority_parts` files each component's points under its position
+/// in `ComponentKind::ALL` (its discriminant).
+#[test]
+fn component_discriminants_are_positions() {
+    for (k, kind) in ComponentKind::ALL.iter().enumerate() {
+        assert_eq!(*kind as usize, k);
     }
 }
