@@ -148,11 +148,11 @@ pub struct Engine {
     /// The profile of running jobs, carried between iterations.
     running: Option<build::RunningProfile>,
     /// The last iteration can give every idle job's priority breakdown
-    /// ([`LastIteration::priority_breakdowns`]: `diagnose -p`, `checkjob`)
-    /// and the plan's component contributions are exact (the C ABI's
-    /// components). On by default; a caller that reads only the decisions
-    /// (the simulator) turns it off: the priorities, and so the decisions,
-    /// are the same.
+    /// ([`LastIteration::priority_breakdowns`]: `diagnose -p`, `checkjob`):
+    /// it keeps a copy of the configuration and fairshare usage the
+    /// priorities were computed from. On by default; a caller that reads
+    /// only the decisions (the simulator) turns it off: the priorities,
+    /// and so the decisions, are the same.
     pub priority_breakdowns: bool,
 }
 
@@ -323,7 +323,6 @@ impl Engine {
             cluster,
             now,
             local,
-            self.priority_breakdowns,
             &mut self.running,
         );
         let stopped = self.state.stopped.clone();

@@ -113,7 +113,7 @@ pub fn still_quiet(
         .map(|&(j, _)| (j, true, true))
         .collect();
     let eff = queue_times(cfg, &mut state.accrual, jobs, &items, now);
-    let fs = ValueOnly(CachedFairshare::new(&state.fairshare));
+    let fs = CachedFairshare::new(&state.fairshare);
     let ctx = PriorityContext {
         now,
         cfg,
@@ -186,21 +186,6 @@ impl crate::priority::FairshareView for CachedFairshare<'_> {
             .or_default()
             .insert(name.to_string(), v);
         v
-    }
-}
-
-/// Fairshare usage for a caller that needs only the priority value:
-/// credentials whose fairshare weight is zero add nothing whatever their
-/// usage, so theirs is not looked up (the breakdown's details are then
-/// incomplete; the priority is the same).
-struct ValueOnly<'a>(CachedFairshare<'a>);
-
-impl crate::priority::FairshareView for ValueOnly<'_> {
-    fn usage(&self, cfg: &Config, kind: crate::model::CredKind, name: &str) -> Option<f64> {
-        if cfg.params.fs_weight == 0 || priority::fs_sub_weight(cfg, kind) == 0 {
-            return None;
-        }
-        self.0.usage(cfg, kind, name)
     }
 }
 
@@ -977,10 +962,7 @@ struct Ranked {
 /// Steps 2-3: every idle job with its request, walltime, priority and
 /// eligibility, in priority order (priority, then submission, then id).
 /// Queue-time accrual is brought up to `now` (again at the same `now`, a
-/// no-op). `usage` is given when throttling limits are configured; with
-/// `breakdowns`, the fairshare usage of every credential is looked up, so
-/// that the plan's component contributions are the breakdown's (without,
-/// only the priority is: see [`ValueOnly`]).
+/// no-op). `usage` is given when throttling limits are configured.
 fn rank(
     cfg: &Config,
     state: &mut EngineState,
@@ -988,7 +970,6 @@ fn rank(
     view: &View,
     usage: Option<&Usage>,
     now: Time,
-    breakdowns: bool,
 ) -> Ranked {
     let (cluster, table) = (&*view.cluster, &view.table);
     let p = &cfg.params;
@@ -1006,7 +987,6 @@ fn rank(
     by_submit.sort_unstable();
     let fs = &state.fairshare;
     let cached_fs = CachedFairshare::new(fs);
-    let value_only = ValueOnly(CachedFairshare::new(fs));
     // Per idle job, in submission order: (job, request, walltime, blocked,
     // within idle limits, within active limits).
     let mut pending: Vec<(usize, TaskRequest, Secs, Option<Reason>, bool, bool)> =
@@ -1117,7 +1097,7 @@ fn rank(
             now,
             cfg,
             total: cluster.total,
-            fairshare: if breakdowns { &cached_fs } else { &value_only },
+            fairshare: &cached_fs,
         };
         let parts = priority::job_priority_parts(&ctx, job, eff[k]);
         if blocked.is_none() && parts.rejected_negative {
@@ -1167,10 +1147,8 @@ fn rank(
     }
 }
 
-/// Runs one iteration; `breakdowns`: the plan's per-job component
-/// contributions are exact ([`rank`]); `running`: the running-job profile
-/// the engine carries between iterations.
-#[allow(clippy::too_many_arguments)]
+/// Runs one iteration; `running`: the running-job profile the engine
+/// carries between iterations.
 pub fn run(
     cfg: &Config,
     state: &mut EngineState,
@@ -1178,7 +1156,6 @@ pub fn run(
     cluster: std::sync::Arc<crate::model::Cluster>,
     now: Time,
     local: Option<&dyn LocalAllocator>,
-    breakdowns: bool,
     running: &mut Option<build::RunningProfile>,
 ) -> Outcome {
     let p = &cfg.params;
@@ -1201,15 +1178,7 @@ pub fn run(
         idle,
         feasible,
         statics,
-    } = rank(
-        cfg,
-        state,
-        jobs,
-        &view,
-        throttled.then_some(&usage),
-        now,
-        breakdowns,
-    );
+    } = rank(cfg, state, jobs, &view, throttled.then_some(&usage), now);
     let base = view.profile.clone();
     let now_ix = match view.now_ix.take() {
         Some(ix) => ix,

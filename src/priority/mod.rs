@@ -466,6 +466,11 @@ fn component_points(weight: i64, cap: f64, subs: Subs) -> (f64, Option<f64>, f64
 /// subcomponents of each component in the guide's order are handed to
 /// `component`, which returns the points the component adds; the FS
 /// details go to `fs_detail` when given.
+///
+/// Without details only the points matter: a subcomponent whose weight
+/// (or whose component's weight) is zero adds nothing whatever its value,
+/// so its value is not looked up (credential settings, fairshare usage)
+/// and counts as 0. The points are the same but for the sign of a zero.
 fn priority_core(
     ctx: &PriorityContext,
     job: &Job,
@@ -475,11 +480,18 @@ fn priority_core(
 ) -> Core {
     let cfg = ctx.cfg;
     let p = &cfg.params;
+    let detail = fs_detail.is_some();
+    // Whether a subcomponent's value can matter: details are wanted, or
+    // both its weight and its component's are non-zero.
+    let counts = |component_w: i64, w: i64| detail || (component_w != 0 && w != 0);
     let qos = cred_name(job, CredKind::Qos).unwrap_or("DEFAULT");
     let qos_attr = |get: fn(&CredCfg) -> Option<i64>| cred_attr(cfg, CredKind::Qos, qos, get);
 
     // CRED
-    let cred_prio = |kind| {
+    let cred_prio = |kind, w: i64| {
+        if !counts(p.cred_weight, w) {
+            return 0.0;
+        }
         cred_name(job, kind)
             .and_then(|n| cred_attr(cfg, kind, n, |c| c.priority))
             .unwrap_or(0) as f64
@@ -489,15 +501,31 @@ fn priority_core(
         p.cred_weight,
         p.cred_cap,
         &[
-            ("USER", cred_prio(CredKind::User), p.user_weight as f64),
-            ("GROUP", cred_prio(CredKind::Group), p.group_weight as f64),
+            (
+                "USER",
+                cred_prio(CredKind::User, p.user_weight),
+                p.user_weight as f64,
+            ),
+            (
+                "GROUP",
+                cred_prio(CredKind::Group, p.group_weight),
+                p.group_weight as f64,
+            ),
             (
                 "ACCOUNT",
-                cred_prio(CredKind::Account),
+                cred_prio(CredKind::Account, p.account_weight),
                 p.account_weight as f64,
             ),
-            ("QOS", cred_prio(CredKind::Qos), p.qos_weight as f64),
-            ("CLASS", cred_prio(CredKind::Class), p.class_weight as f64),
+            (
+                "QOS",
+                cred_prio(CredKind::Qos, p.qos_weight),
+                p.qos_weight as f64,
+            ),
+            (
+                "CLASS",
+                cred_prio(CredKind::Class, p.class_weight),
+                p.class_weight as f64,
+            ),
         ],
     );
 
@@ -515,6 +543,7 @@ fn priority_core(
     {
         let w = fs_sub_weight(cfg, kind);
         let delta = match cred_name(job, kind) {
+            Some(_) if !counts(p.fs_weight, w) => 0.0,
             Some(name) => {
                 let target = cred_attr(cfg, kind, name, |c| c.fs_target);
                 let usage = ctx.fairshare.usage(cfg, kind, name);
@@ -561,9 +590,16 @@ fn priority_core(
         ],
     );
 
-    // SERV
+    // SERV (the QOS adds to the subcomponent weights)
     let eff = eff_queue_time.max(0);
     let xf = xfactor(eff, walltime, p.xf_min_wclimit.0);
+    let qos_attr = |get: fn(&CredCfg) -> Option<i64>| {
+        if counts(p.serv_weight, 1) {
+            qos_attr(get)
+        } else {
+            None
+        }
+    };
     let serv = component(
         ComponentKind::Serv,
         p.serv_weight,
@@ -588,8 +624,12 @@ fn priority_core(
     );
 
     // TARG
-    let qt_target = cred_attr(cfg, CredKind::Qos, qos, |c| c.qt_target);
-    let xf_target = cred_attr(cfg, CredKind::Qos, qos, |c| c.xf_target);
+    let qt_target = counts(p.targ_weight, p.target_queuetime_weight)
+        .then(|| cred_attr(cfg, CredKind::Qos, qos, |c| c.qt_target))
+        .flatten();
+    let xf_target = counts(p.targ_weight, p.target_xfactor_weight)
+        .then(|| cred_attr(cfg, CredKind::Qos, qos, |c| c.xf_target))
+        .flatten();
     let tq = qt_target
         .filter(|t| *t > 0)
         .map_or(0.0, |t| target_value(eff as f64 / t as f64));

@@ -566,11 +566,20 @@ proptest! {
         bypass in 0u32..100,
         neg in any::<bool>(),
         sprio in prop::option::of(-5i64..5),
+        // Zero weights hide values the value alone does not look up.
+        cred_w in prop::sample::select(vec![0i64, 1]),
+        user_w in prop::sample::select(vec![0i64, 3]),
+        serv_w in prop::sample::select(vec![0i64, 1]),
+        targ_w in prop::sample::select(vec![0i64, 1]),
+        tqt_w in prop::sample::select(vec![0i64, 2]),
     ) {
         let c = cfg(&format!(
             "QUEUETIMEWEIGHT {qt}\nXFACTORWEIGHT {xf}\nSERVCAP {cap}\nBYPASSWEIGHT 3\n\
              PROCWEIGHT 2\nRESWEIGHT -1\nFSWEIGHT {fs_w}\nFSUSERWEIGHT 10\nFSGROUPWEIGHT 20\n\
-             USERCFG[DEFAULT] FSTARGET=10\nGROUPCFG[staff] FSTARGET=30-\n{}",
+             USERCFG[DEFAULT] FSTARGET=10\nGROUPCFG[staff] FSTARGET=30-\n\
+             CREDWEIGHT {cred_w}\nUSERWEIGHT {user_w}\nUSERCFG[u] PRIORITY=40\n\
+             SERVWEIGHT {serv_w}\nTARGWEIGHT {targ_w}\nTARGETQUEUETIMEWEIGHT {tqt_w}\n\
+             QOSCFG[DEFAULT] QTTARGET=1:00:00 QTWEIGHT=4 XFWEIGHT=-2\n{}",
             if neg { "ENABLENEGJOBPRIORITY TRUE\nREJECTNEGPRIOJOBS TRUE\n" } else { "" }
         ));
         let usage: BTreeMap<(CredKind, String), f64> = [
