@@ -424,11 +424,17 @@ impl<'a> Iter<'a> {
     /// counted first, and the rest of a candidate (affinity, gap,
     /// occupants) is looked up only when the count reaches `need`: most
     /// attempts fail it.
-    fn candidates(&self, i: usize, start: Time, end: Time, need: u64) -> Option<Vec<Candidate>> {
+    fn candidates(
+        &self,
+        i: usize,
+        (start, end): (Time, Time),
+        need: u64,
+        only: Option<&[NodeIdx]>,
+    ) -> Option<Vec<Candidate>> {
         let it = &self.idle[i];
         let job = &self.jobs[it.j];
         let adm = self.adm(it.j);
-        let Some(nodes) = self.nodes_with_room(i, start, end, &adm) else {
+        let Some(nodes) = self.nodes_with_room(i, (start, end), &adm, only) else {
             return (need == 0).then(Vec::new);
         };
         // Only LASTAVAILABLE orders by the gap after the job (LOCAL offers
@@ -492,7 +498,7 @@ impl<'a> Iter<'a> {
     /// spares them the affinity and occupant look-ups.
     fn tasks_available(&self, i: usize, start: Time, end: Time, need: u64) -> u64 {
         let adm = self.adm(self.idle[i].j);
-        let Some(nodes) = self.nodes_with_room(i, start, end, &adm) else {
+        let Some(nodes) = self.nodes_with_room(i, (start, end), &adm, None) else {
             return 0;
         };
         let mut sum = 0u64;
@@ -509,13 +515,14 @@ impl<'a> Iter<'a> {
     /// of its tasks then, with how many and their free resources, in node
     /// order; `None` when the reservation it asks for (ADVRES) does not
     /// exist. What [`Iter::candidates`] and [`Iter::tasks_available`] both
-    /// walk.
+    /// walk. `only`: the caller knows that the nodes with room are among
+    /// these (sorted).
     fn nodes_with_room<'b>(
         &'b self,
         i: usize,
-        start: Time,
-        end: Time,
+        (start, end): (Time, Time),
         adm: &'b JobAdmission<'b>,
+        only: Option<&'b [NodeIdx]>,
     ) -> Option<impl Iterator<Item = (NodeIdx, u32, Resources)> + 'b> {
         let it = &self.idle[i];
         let advres = match self.advres_nodes(&self.jobs[it.j]) {
@@ -527,10 +534,11 @@ impl<'a> Iter<'a> {
         let now = start == self.now;
         let ix = self.index_for(i);
         let all = 0..self.view.cluster.nodes.len() as NodeIdx;
-        let nodes: Box<dyn Iterator<Item = NodeIdx> + 'b> = match (&it.req.hosts, now) {
-            (Some(h), _) => Box::new(h.iter().copied()),
-            (None, true) => Box::new(ix.open(&it.req.task).iter().copied()),
-            (None, false) => Box::new(all),
+        let nodes: Box<dyn Iterator<Item = NodeIdx> + 'b> = match (only, &it.req.hosts, now) {
+            (Some(o), _, _) => Box::new(o.iter().copied()),
+            (None, Some(h), _) => Box::new(h.iter().copied()),
+            (None, None, true) => Box::new(ix.open(&it.req.task).iter().copied()),
+            (None, None, false) => Box::new(all),
         };
         Some(nodes.filter_map(move |node| {
             if now && !it.req.task.fits_in(&ix.free_now(node)) {
@@ -572,10 +580,17 @@ impl<'a> Iter<'a> {
     }
 
     /// Tries to place job `i` over [start, start + wall) and commits it.
-    fn try_place(&mut self, i: usize, start: Time, immediate: bool) -> Option<Vec<(NodeIdx, u32)>> {
+    /// `only`: as for [`Iter::nodes_with_room`].
+    fn try_place(
+        &mut self,
+        i: usize,
+        start: Time,
+        immediate: bool,
+        only: Option<&[NodeIdx]>,
+    ) -> Option<Vec<(NodeIdx, u32)>> {
         let (j, wall) = (self.idle[i].j, self.idle[i].wall);
         let end = start.saturating_add(wall);
-        let cands = self.candidates(i, start, end, self.idle[i].req.tasks as u64)?;
+        let cands = self.candidates(i, (start, end), self.idle[i].req.tasks as u64, only)?;
         let policy = effective_policy(&self.jobs[j], &self.cfg.params);
         let alloc = allocate_checked(
             &self.idle[i].req,
@@ -666,7 +681,7 @@ impl<'a> Iter<'a> {
         if !self.may_fit_now(i) {
             return false;
         }
-        let Some(nodes) = self.try_place(i, self.now, true) else {
+        let Some(nodes) = self.try_place(i, self.now, true, None) else {
             return false;
         };
         let j = self.idle[i].j;
@@ -757,7 +772,12 @@ impl<'a> Iter<'a> {
         let end = fit.start.saturating_add(it.wall);
         // Nodes chosen by the allocation policy at that time (CPULOAD uses
         // MINRESOURCE for the future); the profile's own fit if it declines.
-        let nodes = match self.try_place(i, fit.start, fit.start == self.now) {
+        // The nodes with room at the fit's start are those the fit counts
+        // (each holds at least one task then), unless per-node rules made
+        // it skip some.
+        let counted: Option<Vec<NodeIdx>> = (req.min_per_node <= 1 && req.max_per_node.is_none())
+            .then(|| fit.nodes.iter().map(|&(n, _)| n).collect());
+        let nodes = match self.try_place(i, fit.start, fit.start == self.now, counted.as_deref()) {
             Some(n) => n,
             None => {
                 if !self.commit(i, (fit.start, end), &fit.nodes) {

@@ -879,10 +879,9 @@ impl Profile {
         let nodes: Vec<NodeIdx> = (0..self.lines.len() as NodeIdx)
             .filter(|&n| filter(n))
             .collect();
-        // Most queries (backfill) are answered by "now": check it first.
-        if let Some(fit) = self.check_at(&nodes, from, d, req, adm) {
-            return Some(fit);
-        }
+        // No exact check at `from` first: the sweep's first point is
+        // `from`, where it makes the same check (the engine asks about
+        // jobs that have just failed to start, so it rarely succeeds).
         let mut events: Vec<(Time, u32, u32)> = Vec::new();
         let mut scratch = Scratch::default();
         for (pos, &n) in nodes.iter().enumerate() {
