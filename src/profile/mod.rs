@@ -987,13 +987,16 @@ impl Profile {
         // Reservations whose admission depends on the job's window.
         let seen = &mut scratch.seen;
         seen.clear();
-        seen.extend(
-            segs.iter()
-                .flat_map(|s| s.cells.iter())
-                .flat_map(|c| self.stacks.get(c.stack).iter().copied()),
-        );
-        seen.sort_unstable();
-        seen.dedup();
+        for c in segs.iter().flat_map(|s| &s.cells) {
+            // Most segments only have the unclaimed cell.
+            if c.stack != UNCLAIMED {
+                seen.extend_from_slice(self.stacks.get(c.stack));
+            }
+        }
+        if !seen.is_empty() {
+            seen.sort_unstable();
+            seen.dedup();
+        }
         let critical = &mut scratch.critical;
         critical.clear();
         for &r in seen.iter() {
@@ -1020,8 +1023,10 @@ impl Profile {
         cands.extend(leaves);
         cands.extend(enters);
         cands.extend(critical.iter().copied());
-        cands.sort_unstable();
-        cands.dedup();
+        if cands.len() > 2 {
+            cands.sort_unstable();
+            cands.dedup();
+        }
         if slow {
             // Admission varies with the start: evaluate each candidate exactly.
             let mut last: Option<u32> = None;
