@@ -145,8 +145,9 @@ pub struct Engine {
     pub last: Option<Arc<LastIteration>>,
     /// The cluster of the last iteration and what it was built from.
     cluster_cache: Option<ClusterCache>,
-    /// The profile of running jobs, carried between iterations.
-    running: Option<build::RunningProfile>,
+    /// The profile of running jobs and other shortcuts, carried between
+    /// iterations.
+    carried: sched::Carried,
     /// The last iteration can give every idle job's priority breakdown
     /// ([`LastIteration::priority_breakdowns`]: `diagnose -p`, `checkjob`):
     /// it keeps a copy of the configuration and fairshare usage the
@@ -234,7 +235,7 @@ impl Engine {
             local: None,
             last: None,
             cluster_cache: None,
-            running: None,
+            carried: sched::Carried::default(),
             priority_breakdowns: true,
         }
     }
@@ -247,7 +248,7 @@ impl Engine {
             local: None,
             last: None,
             cluster_cache: None,
-            running: None,
+            carried: sched::Carried::default(),
             priority_breakdowns: true,
         }
     }
@@ -323,7 +324,7 @@ impl Engine {
             cluster,
             now,
             local,
-            &mut self.running,
+            &mut self.carried,
         );
         let stopped = self.state.stopped.clone();
         if let Some(stop) = &stopped {

@@ -388,6 +388,8 @@ struct Iter<'a> {
     unreserved: Vec<std::cell::Cell<u8>>,
     /// The same for the profile before the passes (reasons).
     base_ix: NowIndex,
+    /// The engine's [`Carried::fits`], for the iteration.
+    fits: crate::profile::FitCache,
 }
 
 impl<'a> Iter<'a> {
@@ -757,12 +759,17 @@ impl<'a> Iter<'a> {
             Some(Err(_)) => return Reserve::Never,
             None => None,
         };
+        let mut fits = std::mem::take(&mut self.fits);
         let fit = {
             let adm = self.adm(it.j);
-            self.view.profile.earliest_start(&req, &adm, |n| {
-                self.suitable(i, n) && advres.as_ref().is_none_or(|a| a.contains(&n))
-            })
+            self.view.profile.earliest_start_cached(
+                &req,
+                &adm,
+                |n| self.suitable(i, n) && advres.as_ref().is_none_or(|a| a.contains(&n)),
+                &mut fits,
+            )
         };
+        self.fits = fits;
         let Some(fit) = fit else {
             return Reserve::Never;
         };
@@ -1167,8 +1174,20 @@ fn rank(
     }
 }
 
-/// Runs one iteration; `running`: the running-job profile the engine
-/// carries between iterations.
+/// What the engine carries from one iteration to the next besides its
+/// state: shortcuts only, the decisions are those of an engine that keeps
+/// none (`engine::tests::carrying_the_running_profile_decides_the_same`).
+#[derive(Default)]
+pub struct Carried {
+    /// The profile of running jobs ([`build::RunningProfile`]).
+    pub running: Option<build::RunningProfile>,
+    /// What each node offers the jobs reserved for
+    /// ([`crate::profile::Profile::earliest_start_cached`]).
+    pub fits: crate::profile::FitCache,
+}
+
+/// Runs one iteration; `carried`: what the engine carries between
+/// iterations.
 pub fn run(
     cfg: &Config,
     state: &mut EngineState,
@@ -1176,13 +1195,13 @@ pub fn run(
     cluster: std::sync::Arc<crate::model::Cluster>,
     now: Time,
     local: Option<&dyn LocalAllocator>,
-    running: &mut Option<build::RunningProfile>,
+    carried: &mut Carried,
 ) -> Outcome {
     let p = &cfg.params;
     let default_wall = p.system_default_job_walltime.0;
 
     // 1. Reconcile.
-    let mut view = build::build_with(cfg, cluster, jobs, now, state, running);
+    let mut view = build::build_with(cfg, cluster, jobs, now, state, &mut carried.running);
     reconcile(cfg, state, jobs, &view.cluster.total, now);
 
     // Usage only feeds throttling checks; without limits none are made.
@@ -1231,6 +1250,7 @@ pub fn run(
         open_ix,
         unreserved,
         base_ix,
+        fits: std::mem::take(&mut carried.fits),
     };
 
     // 5. Priority pass with job reservations. Jobs start in priority order
@@ -1582,6 +1602,7 @@ pub fn run(
         actions: Vec::new(),
         stats,
     };
+    carried.fits = it.fits;
     Outcome {
         plan,
         view: it.view,

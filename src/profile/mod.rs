@@ -451,6 +451,106 @@ struct Scratch {
     dq: std::collections::VecDeque<usize>,
 }
 
+/// What each node offers jobs of a task shape and duration, kept between
+/// calls of [`Profile::earliest_start_cached`]. Only ever a shortcut: its
+/// answers are those of [`Profile::earliest_start`].
+#[derive(Default)]
+pub struct FitCache {
+    /// By (task, duration), the most recently used last; per node.
+    entries: Vec<(FitShape, Vec<Option<NodeFits>>)>,
+}
+
+/// A task and a duration: what a node's offer depends on besides its line.
+type FitShape = (Resources, Secs);
+
+/// Shapes a [`FitCache`] keeps (the engine reserves for a few jobs per
+/// iteration, RESERVATIONDEPTH per stack).
+const FIT_CACHE_SHAPES: usize = 16;
+
+impl FitCache {
+    /// The per-node entries of a shape, `nodes` long.
+    fn entry(&mut self, task: Resources, d: Secs, nodes: usize) -> &mut Vec<Option<NodeFits>> {
+        let key = (task, d);
+        match self.entries.iter().position(|e| e.0 == key) {
+            Some(i) => {
+                let e = self.entries.remove(i);
+                self.entries.push(e);
+            }
+            None => {
+                if self.entries.len() >= FIT_CACHE_SHAPES {
+                    self.entries.remove(0);
+                }
+                self.entries.push((key, Vec::new()));
+            }
+        }
+        let v = &mut self.entries.last_mut().expect("pushed above").1;
+        v.resize_with(nodes, || None);
+        v
+    }
+}
+
+/// One node's offer for a task shape and duration on a line without
+/// claims: `steps`, `(t, tasks fitting for a start at t or later, until
+/// the next step)` from `from`, computed on the segments `shape`
+/// (start, free resources) from the one holding `from`.
+struct NodeFits {
+    from: Time,
+    shape: Vec<(Time, Resources)>,
+    steps: Vec<(Time, u32)>,
+}
+
+impl NodeFits {
+    /// The offer of segments `segs` (from the one holding `from`, none
+    /// with a claim).
+    fn new(segs: &[Seg], task: &Resources, from: Time, d: Secs, scratch: &mut Scratch) -> NodeFits {
+        let shape: Vec<(Time, Resources)> =
+            segs.iter().map(|s| (s.start, s.cells[0].free())).collect();
+        let g = &mut scratch.g;
+        g.clear();
+        g.extend(shape.iter().map(|(_, f)| task.times_fits_in(f)));
+        start_candidates(segs, from, d, &[], &mut scratch.cands);
+        let mut steps: Vec<(Time, u32)> = Vec::new();
+        window_minima(segs, from, d, g, &scratch.cands, &mut scratch.dq, |t, f| {
+            if steps.last().is_none_or(|l| l.1 != f) {
+                steps.push((t, f));
+            }
+        });
+        NodeFits { from, shape, steps }
+    }
+
+    /// Whether the offer holds for segments `segs` from the one holding
+    /// `from` (the same time or later): no claim, and the same segments
+    /// with the same free resources from there on. What a start at or
+    /// after `from` can get depends on nothing else (the first segment's
+    /// own start lies at or before `from` in both).
+    fn holds(&self, segs: &[Seg], from: Time) -> bool {
+        if from < self.from {
+            return false;
+        }
+        let k = self.shape.partition_point(|&(t, _)| t <= from).max(1) - 1;
+        let shape = &self.shape[k..];
+        shape.len() == segs.len()
+            && shape.iter().zip(segs).enumerate().all(|(j, (&(t, f), s))| {
+                s.cells.len() == 1 && s.cells[0].free() == f && (j == 0 || s.start == t)
+            })
+    }
+
+    /// Appends the node's events for `req` from `from` on, as
+    /// [`Profile::node_events`] would.
+    fn events(&self, req: &FitRequest, from: Time, pos: u32, out: &mut Vec<(Time, u32, u32)>) {
+        let at = self.steps.partition_point(|&(t, _)| t <= from).max(1) - 1;
+        let mut last = req.contribution(self.steps[at].1);
+        out.push((from, pos, last));
+        for &(t, f) in &self.steps[at + 1..] {
+            let c = req.contribution(f);
+            if c != last {
+                out.push((t, pos, c));
+                last = c;
+            }
+        }
+    }
+}
+
 /// The node × time availability profile (equal: the same placements and
 /// claims, node by node, segment by segment).
 #[derive(Clone, Debug, PartialEq)]
@@ -467,6 +567,61 @@ pub struct Profile {
 /// lexicographically smaller vector instead).
 fn dmin(a: &Resources, b: &Resources) -> Resources {
     Resources::min_each(a, b)
+}
+
+/// The starts from `from` on at which a window `[t, t + d)` changes the
+/// segments it covers (a segment leaves at its start; one enters when
+/// `t + d` passes its start), plus `critical`, in order and distinct,
+/// into `out`. `segs[0]` is the segment holding `from`.
+fn start_candidates(segs: &[Seg], from: Time, d: Secs, critical: &[Time], out: &mut Vec<Time>) {
+    out.clear();
+    out.push(from);
+    out.extend((1..segs.len()).map(|i| segs[i].start));
+    out.extend(
+        (1..segs.len())
+            .map(|i| segs[i].start.saturating_sub(d).saturating_add(1))
+            .filter(|&t| t > from),
+    );
+    out.extend(critical.iter().copied());
+    // Two are in order already: `from`, then a later time.
+    if out.len() > 2 {
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+/// For each candidate start `t` (in order, from `from`), the minimum of
+/// `g` (a value per segment) over the segments `[t, t + d)` covers, by a
+/// sliding-window minimum: `emit(t, minimum)`.
+fn window_minima(
+    segs: &[Seg],
+    from: Time,
+    d: Secs,
+    g: &[u32],
+    cands: &[Time],
+    dq: &mut std::collections::VecDeque<usize>,
+    mut emit: impl FnMut(Time, u32),
+) {
+    let st = |i: usize| if i == 0 { from } else { segs[i].start };
+    dq.clear();
+    let (mut lo, mut hi) = (0usize, 0usize);
+    for &t in cands {
+        let tend = t.saturating_add(d);
+        while hi < segs.len() && st(hi) < tend {
+            while dq.back().is_some_and(|&b| g[b] >= g[hi]) {
+                dq.pop_back();
+            }
+            dq.push_back(hi);
+            hi += 1;
+        }
+        while lo + 1 < segs.len() && segs[lo + 1].start <= t {
+            lo += 1;
+        }
+        while dq.front().is_some_and(|&f| f < lo) {
+            dq.pop_front();
+        }
+        emit(t, dq.front().map(|&i| g[i]).unwrap_or(0));
+    }
 }
 
 fn overlaps(a0: Time, a1: Time, b0: Time, b1: Time) -> bool {
@@ -887,6 +1042,74 @@ impl Profile {
         for (pos, &n) in nodes.iter().enumerate() {
             self.node_events(n, pos as u32, req, adm, from, d, &mut scratch, &mut events);
         }
+        self.sweep(&nodes, events, d, req, adm)
+    }
+
+    /// [`Profile::earliest_start`], with what each node offers a job of
+    /// the request's task and duration kept in `cache` between calls. A
+    /// node's offer is reused while its line holds no reservation's claim
+    /// and, from the earliest start on, the same segments with the same
+    /// free resources (its occupants may have changed); the answer is the
+    /// same. The engine keeps the cache between iterations, where most
+    /// lines keep their shape.
+    pub fn earliest_start_cached<A, F>(
+        &self,
+        req: &FitRequest,
+        adm: &A,
+        mut filter: F,
+        cache: &mut FitCache,
+    ) -> Option<Fit>
+    where
+        A: Admits + ?Sized,
+        F: FnMut(NodeIdx) -> bool,
+    {
+        if req.tasks == 0 {
+            return self.earliest_start(req, adm, filter);
+        }
+        let from = req.earliest.max(self.origin);
+        let d = req.duration.max(1);
+        let nodes: Vec<NodeIdx> = (0..self.lines.len() as NodeIdx)
+            .filter(|&n| filter(n))
+            .collect();
+        let slots = cache.entry(req.task, d, self.lines.len());
+        let mut events: Vec<(Time, u32, u32)> = Vec::new();
+        let mut scratch = Scratch::default();
+        for (pos, &n) in nodes.iter().enumerate() {
+            let pos = pos as u32;
+            let line = &self.lines[n as usize];
+            let slot = &mut slots[n as usize];
+            let segs = &line.segs[Self::seg_at(line, from)..];
+            if !slot.as_ref().is_some_and(|f| f.holds(segs, from)) {
+                if segs.iter().any(|s| s.cells.len() != 1) {
+                    // Claims: admission decides, nothing is kept.
+                    *slot = None;
+                    self.node_events(n, pos, req, adm, from, d, &mut scratch, &mut events);
+                    continue;
+                }
+                *slot = Some(NodeFits::new(segs, &req.task, from, d, &mut scratch));
+            }
+            let fits = slot.as_ref().expect("filled above");
+            let before = events.len();
+            fits.events(req, from, pos, &mut events);
+            if cfg!(debug_assertions) {
+                let mut fresh = Vec::new();
+                self.node_events(n, pos, req, adm, from, d, &mut scratch, &mut fresh);
+                debug_assert_eq!(&events[before..], &fresh[..], "node {n} from {from}");
+            }
+        }
+        self.sweep(&nodes, events, d, req, adm)
+    }
+
+    /// The sweep of [`Profile::earliest_start`] over the nodes' events
+    /// `(t, position in nodes, contribution from t on)`.
+    fn sweep<A: Admits + ?Sized>(
+        &self,
+        nodes: &[NodeIdx],
+        mut events: Vec<(Time, u32, u32)>,
+        d: Secs,
+        req: &FitRequest,
+        adm: &A,
+    ) -> Option<Fit> {
         events.sort_unstable();
         let mut cur = vec![0u32; nodes.len()];
         let mut sum: u64 = 0;
@@ -917,10 +1140,10 @@ impl Profile {
                         start: t,
                         nodes: list,
                     };
-                    debug_assert_eq!(Some(&fit), self.check_at(&nodes, t, d, req, adm).as_ref());
+                    debug_assert_eq!(Some(&fit), self.check_at(nodes, t, d, req, adm).as_ref());
                     return Some(fit);
                 }
-                if let Some(fit) = self.check_at(&nodes, t, d, req, adm) {
+                if let Some(fit) = self.check_at(nodes, t, d, req, adm) {
                     return Some(fit);
                 }
             }
@@ -1010,63 +1233,27 @@ impl Profile {
             req.task
                 .times_fits_in(&self.seg_free(&segs[i], adm, s, s.saturating_add(d)))
         }));
-        // The window [t, t+d) changes its segment set when t reaches a
-        // segment start (one leaves) or t+d passes one (one enters).
-        let leaves = (1..segs.len()).map(|i| segs[i].start);
-        let enters = (1..segs.len())
-            .map(|i| segs[i].start.saturating_sub(d).saturating_add(1))
-            .filter(|&t| t > from);
         let slow = !critical.is_empty();
-        let cands = &mut scratch.cands;
-        cands.clear();
-        cands.push(from);
-        cands.extend(leaves);
-        cands.extend(enters);
-        cands.extend(critical.iter().copied());
-        if cands.len() > 2 {
-            cands.sort_unstable();
-            cands.dedup();
-        }
-        if slow {
-            // Admission varies with the start: evaluate each candidate exactly.
-            let mut last: Option<u32> = None;
-            for &t in cands.iter() {
-                let f = self.tasks_fit(node, t, t.saturating_add(d), &req.task, adm);
-                let c = req.contribution(f);
-                if last != Some(c) {
-                    out.push((t, pos, c));
-                    last = Some(c);
-                }
-            }
-            return;
-        }
-        // Sliding-window minimum of g over the segments the window covers.
-        let dq = &mut scratch.dq;
-        dq.clear();
-        let (mut lo, mut hi) = (0usize, 0usize);
+        start_candidates(segs, from, d, critical, &mut scratch.cands);
         let mut last: Option<u32> = None;
-        for &t in cands.iter() {
-            let tend = t.saturating_add(d);
-            while hi < segs.len() && st(hi) < tend {
-                while dq.back().is_some_and(|&b| g[b] >= g[hi]) {
-                    dq.pop_back();
-                }
-                dq.push_back(hi);
-                hi += 1;
-            }
-            while lo + 1 < segs.len() && segs[lo + 1].start <= t {
-                lo += 1;
-            }
-            while dq.front().is_some_and(|&f| f < lo) {
-                dq.pop_front();
-            }
-            let f = dq.front().map(|&i| g[i]).unwrap_or(0);
+        let mut emit = |t: Time, f: u32| {
             let c = req.contribution(f);
             if last != Some(c) {
                 out.push((t, pos, c));
                 last = Some(c);
             }
+        };
+        if slow {
+            // Admission varies with the start: evaluate each candidate exactly.
+            for &t in scratch.cands.iter() {
+                emit(
+                    t,
+                    self.tasks_fit(node, t, t.saturating_add(d), &req.task, adm),
+                );
+            }
+            return;
         }
+        window_minima(segs, from, d, g, &scratch.cands, &mut scratch.dq, emit);
     }
 
     /// Splits the node's timeline at `t` and returns the index of the segment starting there.

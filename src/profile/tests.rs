@@ -351,3 +351,113 @@ fn free_steps_are_free_at_each_boundary() {
         ]
     );
 }
+
+/// One step of [`the_fit_cache_gives_the_answers_of_the_search`].
+#[derive(Clone, Debug)]
+enum Step {
+    /// Place job `j` on `node` for `[now + at, now + at + len)`.
+    Add {
+        node: u32,
+        j: JobIdx,
+        at: i64,
+        len: i64,
+        tasks: u32,
+    },
+    /// Remove job `j` from `node`.
+    Remove { node: u32, j: JobIdx },
+    /// A claim on `node` over `[now + at, now + at + len)`.
+    Claim { node: u32, at: i64, len: i64 },
+    /// Time passes.
+    Advance { by: i64 },
+    /// Ask for `tasks` tasks of `procs` for `len`, from `now + after`.
+    Ask {
+        tasks: u32,
+        procs: u32,
+        len: i64,
+        after: i64,
+        per_node: u32,
+        nodes: Option<u32>,
+    },
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    use proptest::prelude::*;
+    prop_oneof![
+        (0u32..4, 0u32..6, 0i64..8, 1i64..8, 1u32..4).prop_map(|(node, j, at, len, tasks)| {
+            Step::Add {
+                node,
+                j,
+                at: at * 600,
+                len: len * 600,
+                tasks,
+            }
+        }),
+        (0u32..4, 0u32..6).prop_map(|(node, j)| Step::Remove { node, j }),
+        (0u32..4, 0i64..8, 1i64..4).prop_map(|(node, at, len)| Step::Claim {
+            node,
+            at: at * 600,
+            len: len * 600
+        }),
+        (0i64..4).prop_map(|by| Step::Advance { by: by * 300 }),
+        (
+            1u32..10,
+            1u32..3,
+            1i64..8,
+            0i64..3,
+            0u32..3,
+            prop::option::of(1u32..4)
+        )
+            .prop_map(|(tasks, procs, len, after, per_node, nodes)| Step::Ask {
+                tasks,
+                procs,
+                len: len * 600,
+                after: after * 600,
+                per_node,
+                nodes,
+            }),
+    ]
+}
+
+use proptest::prelude::*;
+
+proptest! {
+    /// Whatever happens to the lines between two questions (jobs placed
+    /// and removed, claims, time passing), the search with the cache
+    /// kept across them answers as the search without.
+    #[test]
+    fn the_fit_cache_gives_the_answers_of_the_search(steps in prop::collection::vec(step(), 1..60)) {
+        let mut pr = Profile::new(T0, [p(4), p(4), p(2), p(8)]);
+        let mut now = T0;
+        let mut cache = FitCache::default();
+        let mut asked = 0;
+        for s in steps {
+            match s {
+                Step::Add { node, j, at, len, tasks } => {
+                    let _ = pr.add_job(node, job(j, now + at, now + at + len, tasks), &Unreserved);
+                }
+                Step::Remove { node, j } => {
+                    pr.remove_job(node, j);
+                }
+                Step::Claim { node, at, len } => {
+                    pr.add_claim(node, 0, now + at, now + at + len, p(1), ClaimMode::MayStack, NOBODY);
+                }
+                Step::Advance { by } => {
+                    now += by;
+                    pr.advance(now);
+                }
+                Step::Ask { tasks, procs, len, after, per_node, nodes } => {
+                    let req = FitRequest {
+                        min_per_node: per_node,
+                        nodes,
+                        ..FitRequest::new(tasks, p(procs), len, now + after)
+                    };
+                    asked += 1;
+                    prop_assert_eq!(
+                        pr.earliest_start_cached(&req, &Unreserved, |n| n != 2 || asked % 2 == 0, &mut cache),
+                        pr.earliest_start(&req, &Unreserved, |n| n != 2 || asked % 2 == 0)
+                    );
+                }
+            }
+        }
+    }
+}
