@@ -496,38 +496,15 @@ fn priority_core(
             .and_then(|n| cred_attr(cfg, kind, n, |c| c.priority))
             .unwrap_or(0) as f64
     };
-    let cred = component(
-        ComponentKind::Cred,
-        p.cred_weight,
-        p.cred_cap,
-        &[
-            (
-                "USER",
-                cred_prio(CredKind::User, p.user_weight),
-                p.user_weight as f64,
-            ),
-            (
-                "GROUP",
-                cred_prio(CredKind::Group, p.group_weight),
-                p.group_weight as f64,
-            ),
-            (
-                "ACCOUNT",
-                cred_prio(CredKind::Account, p.account_weight),
-                p.account_weight as f64,
-            ),
-            (
-                "QOS",
-                cred_prio(CredKind::Qos, p.qos_weight),
-                p.qos_weight as f64,
-            ),
-            (
-                "CLASS",
-                cred_prio(CredKind::Class, p.class_weight),
-                p.class_weight as f64,
-            ),
-        ],
-    );
+    let cred_subs = [
+        ("USER", CredKind::User, p.user_weight),
+        ("GROUP", CredKind::Group, p.group_weight),
+        ("ACCOUNT", CredKind::Account, p.account_weight),
+        ("QOS", CredKind::Qos, p.qos_weight),
+        ("CLASS", CredKind::Class, p.class_weight),
+    ]
+    .map(|(name, kind, w)| (name, cred_prio(kind, w), w as f64));
+    let cred = component(ComponentKind::Cred, p.cred_weight, p.cred_cap, &cred_subs);
 
     // FS
     let mut fs_subs = [("", 0.0, 0.0); 5];
