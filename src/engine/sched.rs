@@ -279,7 +279,7 @@ impl NodeSet {
 /// fields, compared in full, so a hit allocates nothing.
 #[derive(Default)]
 struct Feasible {
-    memo: HashMap<u64, Vec<(FeasibleKey, FeasibleNodes, u32)>>,
+    memo: FxMap<u64, Vec<(FeasibleKey, FeasibleNodes, u32)>>,
     /// Node sets by id (the third field of a memo entry).
     sets: Vec<NodeSet>,
 }
@@ -989,7 +989,8 @@ struct Ranked {
 /// Steps 2-3: every idle job with its request, walltime, priority and
 /// eligibility, in priority order (priority, then submission, then id).
 /// Queue-time accrual is brought up to `now` (again at the same `now`, a
-/// no-op). `usage` is given when throttling limits are configured.
+/// no-op). `usage` is given when throttling limits are configured;
+/// `feasible`: node sets already known for the view's cluster.
 fn rank(
     cfg: &Config,
     state: &mut EngineState,
@@ -997,11 +998,11 @@ fn rank(
     view: &View,
     usage: Option<&Usage>,
     now: Time,
+    mut feasible: Feasible,
 ) -> Ranked {
     let (cluster, table) = (&*view.cluster, &view.table);
     let p = &cfg.params;
     let default_wall = p.system_default_job_walltime.0;
-    let mut feasible = Feasible::default();
     let mut idle: Vec<Idle> = Vec::with_capacity(jobs.len());
     let mut queue_usage = Usage::new(cfg);
     // By submission, then id: `jobs` is in id order (`job_id_cmp`), so
@@ -1184,6 +1185,27 @@ pub struct Carried {
     /// What each node offers the jobs reserved for
     /// ([`crate::profile::Profile::earliest_start_cached`]).
     pub fits: crate::profile::FitCache,
+    /// The node sets of requirement signatures, for the cluster they were
+    /// found on (they depend on the nodes' configuration only).
+    feasible: Option<(std::sync::Arc<Cluster>, Feasible)>,
+}
+
+/// Requirement signatures [`Carried`] keeps at most (a site's distinct
+/// host lists could otherwise accumulate for months).
+const FEASIBLE_KEPT: usize = 4096;
+
+impl Carried {
+    /// The node sets carried for `cluster` (the same one), else none.
+    fn feasible_for(&mut self, cluster: &std::sync::Arc<Cluster>) -> Feasible {
+        match self.feasible.take() {
+            Some((c, f))
+                if std::sync::Arc::ptr_eq(&c, cluster) && f.sets.len() <= FEASIBLE_KEPT =>
+            {
+                f
+            }
+            _ => Feasible::default(),
+        }
+    }
 }
 
 /// Runs one iteration; `carried`: what the engine carries between
@@ -1217,7 +1239,15 @@ pub fn run(
         idle,
         feasible,
         statics,
-    } = rank(cfg, state, jobs, &view, throttled.then_some(&usage), now);
+    } = rank(
+        cfg,
+        state,
+        jobs,
+        &view,
+        throttled.then_some(&usage),
+        now,
+        carried.feasible_for(&view.cluster),
+    );
     let base = view.profile.clone();
     let now_ix = match view.now_ix.take() {
         Some(ix) => ix,
@@ -1603,6 +1633,7 @@ pub fn run(
         stats,
     };
     carried.fits = it.fits;
+    carried.feasible = Some((std::sync::Arc::clone(&it.view.cluster), it.feasible));
     Outcome {
         plan,
         view: it.view,

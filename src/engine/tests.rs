@@ -934,3 +934,29 @@ fn carrying_the_running_profile_decides_the_same() {
     assert_eq!(carrying.state, anew.state);
     assert!(carried > 20, "carried in {carried} of 40 iterations");
 }
+
+/// The node sets of requirement signatures are carried between
+/// iterations for the same cluster only: when a node gains the feature a
+/// waiting job asks for, the next iteration starts the job there.
+#[test]
+fn requirement_node_sets_follow_the_nodes() {
+    let mut e = Engine::new(cfg("RESERVATIONDEPTH 1\n"));
+    let mut job = idle("1", "u1", 1, 3600, 0);
+    job.features = vec!["gpu".into()];
+    let plain = nodes(2, 2);
+    let p = e.iterate(&snap(plain.clone(), vec![job.clone()]), 60);
+    assert!(p.starts.is_empty());
+    assert!(
+        matches!(p.jobs[0].reason, Some(Reason::NoFit { .. })),
+        "{:?}",
+        p.jobs[0].reason
+    );
+    // The same nodes again: the carried sets answer the same.
+    let p = e.iterate(&snap(plain.clone(), vec![job.clone()]), 120);
+    assert!(p.starts.is_empty());
+    let mut gpu = plain;
+    gpu[1].features = vec!["gpu".into()];
+    let p = e.iterate(&snap(gpu, vec![job]), 180);
+    assert_eq!(started(&p), vec![("1", false)]);
+    assert_eq!(p.starts[0].allocation[0].node, "n2");
+}
