@@ -1486,10 +1486,9 @@ pub fn run(
     }
 
     // 7. The plan.
-    let total_free_now: u64 = (0..it.view.cluster.nodes.len() as NodeIdx)
-        .filter(|&n| it.view.cluster.nodes[n as usize].usable)
-        .map(|n| base.free(n, now, now + 1, &AdmitAll).procs as u64)
-        .sum();
+    // Only jobs past the detail budget need it: a walk over every node,
+    // done at most once and only in iterations with such a queue.
+    let mut total_free_now: Option<u64> = None;
     let mut plan_jobs = Vec::with_capacity(it.idle.len());
     let mut detail_budget = REASON_DETAIL;
     for i in 0..it.idle.len() {
@@ -1505,7 +1504,14 @@ pub fn run(
         } else if detail_budget > 0 {
             detail_budget -= 1;
             Some(it.why_waiting(i, &base))
-        } else if job.procs() > total_free_now {
+        } else if job.procs()
+            > *total_free_now.get_or_insert_with(|| {
+                (0..it.view.cluster.nodes.len() as NodeIdx)
+                    .filter(|&n| it.view.cluster.nodes[n as usize].usable)
+                    .map(|n| base.free(n, now, now + 1, &AdmitAll).procs as u64)
+                    .sum()
+            })
+        {
             Some(Reason::Resources)
         } else {
             Some(Reason::Priority)

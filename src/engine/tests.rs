@@ -423,6 +423,27 @@ fn jobs_that_can_never_fit_say_so() {
     assert_eq!(started(&p), vec![("OK", false)]);
 }
 
+/// Past the first REASON_DETAIL waiting jobs the reason is the cheap one:
+/// Resources when the job is wider than everything free now, else
+/// Priority.
+#[test]
+fn reasons_past_the_detail_budget() {
+    let c = cfg("");
+    let r = running(idle("R", "u", 1, 10 * H, -H), 0, &[("n1", 1)]);
+    let mut jobs = vec![r, idle("T", "u", 4, H, 0)];
+    for k in 0..2100 {
+        let (procs, wall) = if k % 2 == 0 { (4, H) } else { (1, 20 * H) };
+        jobs.push(idle(&format!("W{k:04}"), "u", procs, wall, 1 + k));
+    }
+    let p = Engine::new(c).iterate(&snap(nodes(4, 1), jobs), 0);
+    assert!(p.starts.is_empty(), "{:?}", started(&p));
+    assert_eq!(p.job("T").unwrap().estimated_start, Some(10 * H));
+    // Ranked by submission: T first, then W0000...; W2050 and W2051 come
+    // after the first 2,000.
+    assert_eq!(p.job("W2050").unwrap().reason, Some(Reason::Resources));
+    assert_eq!(p.job("W2051").unwrap().reason, Some(Reason::Priority));
+}
+
 #[test]
 fn held_dependent_and_future_jobs_wait_with_their_reason() {
     let mut h = idle("H", "u", 1, H, 0);
