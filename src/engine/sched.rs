@@ -114,6 +114,7 @@ pub fn still_quiet(
         .collect();
     let eff = queue_times(cfg, &mut state.accrual, jobs, &items, now);
     let fs = CachedFairshare::new(&state.fairshare);
+    let fs_caps = any_fs_cap(cfg);
     let ctx = PriorityContext {
         now,
         cfg,
@@ -124,7 +125,7 @@ pub fn still_quiet(
     let mut keys: Vec<(std::cmp::Reverse<i64>, Time, usize)> = Vec::with_capacity(items.len());
     for (k, &(j, ok)) in quiet.statics.iter().enumerate() {
         let job = &jobs[j];
-        if !ok || time_block(cfg, &state.fairshare, job, now).is_some() {
+        if !ok || time_block(cfg, &state.fairshare, fs_caps, job, now).is_some() {
             continue;
         }
         let (prio, rejected) = priority::job_priority_value(&ctx, job, eff[k]);
@@ -140,6 +141,14 @@ pub fn still_quiet(
     let mut eligible = order;
     eligible.sort_unstable();
     eligible == quiet.eligible
+}
+
+/// True when some credential (or a `*CFG[DEFAULT]`) sets FSCAP.
+fn any_fs_cap(cfg: &Config) -> bool {
+    cfg.creds
+        .values()
+        .flat_map(|m| m.values())
+        .any(|c| c.fs_cap.is_some())
 }
 
 /// True when some throttling limit is configured: without one,
@@ -894,13 +903,15 @@ fn accrue_usage(cfg: &Config, state: &mut EngineState, jobs: &[Job], total: &Res
 
 /// What keeps an otherwise eligible job from starting at `now` that time
 /// alone can change: a fairshare cap reached, a begin time not reached.
+/// `fs_caps` is [`any_fs_cap`]: without a cap no credential is looked up.
 fn time_block(
     cfg: &Config,
     fs: &crate::fairshare::Fairshare,
+    fs_caps: bool,
     job: &Job,
     now: Time,
 ) -> Option<Reason> {
-    if let Some(v) = fs.fs_cap_exceeded(cfg, job) {
+    if let Some(v) = fs_caps.then(|| fs.fs_cap_exceeded(cfg, job)).flatten() {
         return Some(Reason::FairshareCap {
             detail: v.to_string(),
         });
@@ -1015,6 +1026,7 @@ fn rank(
     by_submit.sort_unstable();
     let fs = &state.fairshare;
     let cached_fs = CachedFairshare::new(fs);
+    let fs_caps = any_fs_cap(cfg);
     // Per idle job, in submission order: (job, request, walltime, blocked,
     // within idle limits, within active limits).
     let mut pending: Vec<(usize, TaskRequest, Secs, Option<Reason>, bool, bool)> =
@@ -1100,7 +1112,7 @@ fn rank(
         }
         statics.push((j, blocked.is_none()));
         if blocked.is_none() {
-            blocked = time_block(cfg, fs, job, now);
+            blocked = time_block(cfg, fs, fs_caps, job, now);
         }
         if blocked.is_none() && matches!(active_verdict, Verdict::Blocked(_)) {
             blocked = verdict_reason(&active_verdict);

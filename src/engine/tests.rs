@@ -444,6 +444,27 @@ fn reasons_past_the_detail_budget() {
     assert_eq!(p.job("W2051").unwrap().reason, Some(Reason::Priority));
 }
 
+/// A credential over its FSCAP waits with that reason while others start,
+/// whether the cap is the credential's own or its kind's DEFAULT.
+#[test]
+fn fairshare_caps_hold_jobs_back_in_the_iteration() {
+    for text in ["USERCFG[hog] FSCAP=30%\n", "USERCFG[DEFAULT] FSCAP=30%\n"] {
+        let c = cfg(&format!("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n{text}"));
+        let r = running(idle("R", "hog", 1, 10 * H, -H), 0, &[("n1", 1)]);
+        let mut e = Engine::new(c);
+        e.iterate(&snap(nodes(3, 1), vec![r.clone()]), 0);
+        // An hour later hog has delivered all the usage.
+        let jobs = vec![r, idle("HOG2", "hog", 1, H, 10), idle("OK", "ok", 1, H, 20)];
+        let p = e.iterate(&snap(nodes(3, 1), jobs), H);
+        assert_eq!(started(&p), vec![("OK", false)], "{text}");
+        let reason = p.job("HOG2").unwrap().reason.clone();
+        assert!(
+            matches!(&reason, Some(Reason::FairshareCap { detail }) if detail.contains("USER hog")),
+            "{text}: {reason:?}"
+        );
+    }
+}
+
 #[test]
 fn held_dependent_and_future_jobs_wait_with_their_reason() {
     let mut h = idle("H", "u", 1, H, 0);
