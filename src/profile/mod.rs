@@ -1110,7 +1110,21 @@ impl Profile {
         req: &FitRequest,
         adm: &A,
     ) -> Option<Fit> {
-        events.sort_unstable();
+        // Each node gives its contribution at `from` first and nodes come
+        // by position: those events are in order already (checked), and
+        // only the later ones need sorting, about half on a busy cluster.
+        let from = req.earliest.max(self.origin);
+        let mut k = 0;
+        for i in 0..events.len() {
+            if events[i].0 <= from {
+                events.swap(k, i);
+                k += 1;
+            }
+        }
+        if !events[..k].is_sorted() {
+            events[..k].sort_unstable();
+        }
+        events[k..].sort_unstable();
         let mut cur = vec![0u32; nodes.len()];
         let mut sum: u64 = 0;
         let mut count: u64 = 0;
