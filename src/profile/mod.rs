@@ -59,6 +59,7 @@
 
 use crate::config::Affinity;
 use crate::model::{Cluster, NodeIdx, Resources, Secs, Time};
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
 #[cfg(test)]
@@ -327,8 +328,17 @@ struct Cell {
     cap: Resources,
     used: Resources,
     /// Sorted by job, one entry per job.
-    jobs: Vec<(JobIdx, Resources)>,
+    jobs: CellJobs,
 }
+
+/// A cell's jobs. (Kept inline, one or two, they made copying cheaper but
+/// every other access dearer: more instructions on the HPC2N log.)
+type CellJobs = Vec<(JobIdx, Resources)>;
+
+/// A segment's cells: nearly always the unclaimed one alone, kept inline
+/// so that copying a line (each iteration copies the lines it changes)
+/// allocates one vector less per segment.
+type Cells = SmallVec<[Cell; 1]>;
 
 impl Cell {
     fn new(stack: StackId) -> Cell {
@@ -336,7 +346,7 @@ impl Cell {
             stack,
             cap: Resources::ZERO,
             used: Resources::ZERO,
-            jobs: Vec::new(),
+            jobs: CellJobs::new(),
         }
     }
 
@@ -374,7 +384,7 @@ impl Cell {
 struct Seg {
     start: Time,
     /// Sorted by stack; `cells[0]` is always the unclaimed cell.
-    cells: Vec<Cell>,
+    cells: Cells,
 }
 
 impl Seg {
@@ -402,8 +412,8 @@ impl Seg {
                     // An empty list stays unallocated (the first push
                     // allocates anyway).
                     let mut jobs = match c.jobs.len() {
-                        0 => Vec::new(),
-                        n => Vec::with_capacity(n + 1),
+                        0 => CellJobs::new(),
+                        n => CellJobs::with_capacity(n + 1),
                     };
                     jobs.extend_from_slice(&c.jobs);
                     Cell {
@@ -638,11 +648,11 @@ impl Profile {
                     cap,
                     segs: vec![Seg {
                         start: origin,
-                        cells: vec![Cell {
+                        cells: smallvec::smallvec![Cell {
                             stack: UNCLAIMED,
                             cap,
                             used: Resources::ZERO,
-                            jobs: Vec::new(),
+                            jobs: CellJobs::new(),
                         }],
                     }],
                     jobs: Vec::new(),
