@@ -263,6 +263,19 @@ impl Engine {
     /// The plan is shared with [`Engine::last`] (for the renderers), hence
     /// the `Arc`: a plan of a large queue is not copied.
     pub fn iterate(&mut self, snap: &Snapshot, now: Time) -> Arc<Plan> {
+        self.iterate_with(snap, now, false)
+    }
+
+    /// [`Engine::iterate`] for a caller that promises the snapshot's nodes
+    /// are those of its previous call, unchanged (the simulator, whose
+    /// cluster never changes): they are not compared with the nodes the
+    /// engine's cluster was built from, a walk over every node's
+    /// description in each iteration. Debug builds check the promise.
+    pub fn iterate_same_nodes(&mut self, snap: &Snapshot, now: Time) -> Arc<Plan> {
+        self.iterate_with(snap, now, true)
+    }
+
+    fn iterate_with(&mut self, snap: &Snapshot, now: Time, same_nodes: bool) -> Arc<Plan> {
         let mut jobs = jobs_by_id(&snap.jobs);
         for j in &mut jobs {
             if let Some(b) = self.state.bypass.get(&j.id) {
@@ -311,7 +324,7 @@ impl Engine {
             j.allocation = f.allocation.clone();
             forced.push((i, f));
         }
-        let cluster = self.cluster(&snap.nodes);
+        let cluster = self.cluster(&snap.nodes, same_nodes);
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
         // The last iteration's profiles share their lines with the carried
         // running-job profile: let go of them (unless a reader still holds
@@ -394,17 +407,24 @@ impl Engine {
                 }
             }
         }
-        Some(self.iterate(snap, now))
+        Some(self.iterate_same_nodes(snap, now))
     }
 }
 
 impl Engine {
     /// The cluster of `nodes` under the configuration: the last one when
-    /// nothing it depends on changed, else built anew.
-    fn cluster(&mut self, nodes: &[crate::model::Node]) -> Arc<Cluster> {
+    /// nothing it depends on changed, else built anew. `same_nodes`: the
+    /// caller promises `nodes` are those of its previous call.
+    fn cluster(&mut self, nodes: &[crate::model::Node], same_nodes: bool) -> Arc<Cluster> {
         let params = cluster_params(&self.cfg);
         if let Some(c) = &self.cluster_cache {
-            if c.params == params && c.nodes == nodes && c.node_cfg == self.cfg.nodes {
+            let nodes_same = if same_nodes {
+                debug_assert!(c.nodes == nodes, "iterate_same_nodes: the nodes changed");
+                true
+            } else {
+                c.nodes == nodes
+            };
+            if c.params == params && nodes_same && c.node_cfg == self.cfg.nodes {
                 return Arc::clone(&c.cluster);
             }
         }

@@ -941,7 +941,8 @@ fn carrying_the_running_profile_decides_the_same() {
             jobs.push(idle(&format!("{}", 100 + step), "u2", 2, H, now));
         }
         anew.carried = Default::default();
-        let a = carrying.iterate(&snap(ns.clone(), jobs.clone()), now);
+        // The carrying engine is also told the nodes are the same.
+        let a = carrying.iterate_same_nodes(&snap(ns.clone(), jobs.clone()), now);
         let b = anew.iterate(&snap(ns.clone(), jobs.clone()), now);
         carried += carrying
             .carried
@@ -975,6 +976,17 @@ fn carrying_the_running_profile_decides_the_same() {
     }
     assert_eq!(carrying.state, anew.state);
     assert!(carried > 20, "carried in {carried} of 40 iterations");
+}
+
+/// `iterate_same_nodes` is a promise: debug builds catch it broken.
+#[cfg(debug_assertions)]
+#[test]
+#[should_panic(expected = "iterate_same_nodes: the nodes changed")]
+fn a_broken_same_nodes_promise_is_caught() {
+    let mut e = Engine::new(cfg(""));
+    let job = idle("1", "u1", 1, 3600, 0);
+    e.iterate_same_nodes(&snap(nodes(2, 2), vec![job.clone()]), 60);
+    e.iterate_same_nodes(&snap(nodes(3, 2), vec![job]), 120);
 }
 
 /// The node sets of requirement signatures are carried between

@@ -390,7 +390,8 @@ pub fn simulate(
         let t = Instant::now();
         // The snapshot is the last iteration's when nothing happened since.
         let plan = if changed || events || opts.every_poll {
-            Some(engine.iterate(&sim.snap, now))
+            // The simulated cluster's nodes never change.
+            Some(engine.iterate_same_nodes(&sim.snap, now))
         } else {
             engine.iterate_again(&sim.snap, now)
         };
