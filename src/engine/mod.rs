@@ -207,7 +207,16 @@ fn seen_by_passes(j: &Job) -> bool {
 /// The snapshot's jobs the passes see ([`seen_by_passes`]), cloned
 /// in the order of [`job_id_cmp`]. Indices are sorted, each id parsed once,
 /// so the (large) jobs are moved once instead of at every comparison.
+#[cfg(test)]
 fn jobs_by_id(all: &[Job]) -> Vec<Job> {
+    jobs_by_id_into(all, Vec::new())
+}
+
+/// [`jobs_by_id`] copied into `reuse` (the jobs of an earlier iteration),
+/// whose strings and vectors are reused: most jobs are the same from one
+/// iteration to the next, and a running job's allocation names a string
+/// per node.
+fn jobs_by_id_into(all: &[Job], mut reuse: Vec<Job>) -> Vec<Job> {
     let mut keyed: Vec<((u8, u64), usize)> = all
         .iter()
         .enumerate()
@@ -223,7 +232,13 @@ fn jobs_by_id(all: &[Job]) -> Vec<Job> {
         a.0.cmp(&b.0)
             .then_with(|| job_id_cmp(&all[a.1].id, &all[b.1].id))
     });
-    keyed.into_iter().map(|(_, i)| all[i].clone()).collect()
+    reuse.truncate(keyed.len());
+    for (job, &(_, i)) in reuse.iter_mut().zip(&keyed) {
+        job.clone_from(&all[i]);
+    }
+    let kept = reuse.len();
+    reuse.extend(keyed[kept..].iter().map(|&(_, i)| all[i].clone()));
+    reuse
 }
 
 impl Engine {
@@ -276,7 +291,17 @@ impl Engine {
     }
 
     fn iterate_with(&mut self, snap: &Snapshot, now: Time, same_nodes: bool) -> Arc<Plan> {
-        let mut jobs = jobs_by_id(&snap.jobs);
+        // The last iteration is let go of: its profiles share their lines
+        // with the carried running-job profile, which is then brought up to
+        // date in place, and its jobs lend their buffers to this one's
+        // (unless a reader still holds it).
+        let reuse = self
+            .last
+            .take()
+            .and_then(|l| Arc::try_unwrap(l).ok())
+            .map(|l| l.jobs)
+            .unwrap_or_default();
+        let mut jobs = jobs_by_id_into(&snap.jobs, reuse);
         for j in &mut jobs {
             if let Some(b) = self.state.bypass.get(&j.id) {
                 j.bypass_count = j.bypass_count.max(*b);
@@ -326,10 +351,6 @@ impl Engine {
         }
         let cluster = self.cluster(&snap.nodes, same_nodes);
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
-        // The last iteration's profiles share their lines with the carried
-        // running-job profile: let go of them (unless a reader still holds
-        // the iteration) so that it is brought up to date in place.
-        self.last = None;
         let mut out = sched::run(
             &self.cfg,
             &mut self.state,

@@ -978,6 +978,61 @@ fn carrying_the_running_profile_decides_the_same() {
     assert!(carried > 20, "carried in {carried} of 40 iterations");
 }
 
+/// Copying the snapshot's jobs into an earlier iteration's (reusing their
+/// buffers) gives the jobs a fresh copy gives, whatever was there before:
+/// more or fewer jobs, every field set or left at its default.
+#[test]
+fn jobs_copied_into_earlier_ones_are_the_snapshots() {
+    let full = |id: &str, k: u32| Job {
+        id: id.into(),
+        user: format!("user{k}"),
+        group: format!("group{k}"),
+        account: Some(format!("acct{k}")),
+        class: Some("batch".into()),
+        qos: Some(format!("q{k}")),
+        partition: Some("p".into()),
+        state: JobState::Running,
+        holds: vec![HoldKind::User],
+        dependency_satisfied: false,
+        submit_time: 10 + k as i64,
+        earliest_start: Some(20),
+        start_time: Some(30),
+        walltime: Some(H),
+        tasks: 3 + k,
+        task: Resources::procs_mem(2, 100),
+        nodes: Some(2),
+        tasks_per_node: Some(2),
+        features: vec!["a".into(), format!("f{k}")],
+        pref_features: vec!["fast".into()],
+        hostlist: vec!["n1".into(), "n2".into()],
+        exclude_hosts: vec!["n3".into()],
+        advres: Some("r".into()),
+        attributes: vec!["PREEMPTEE".into()],
+        bypass_count: k,
+        system_priority: Some(-5),
+        node_allocation_policy: Some(crate::config::NodeAllocationPolicy::Fastest),
+        allocation: (0..=k)
+            .map(|n| NodeTasks {
+                node: format!("node-with-a-long-name-{n}"),
+                tasks: n + 1,
+            })
+            .collect(),
+        utilized_procs: Some(1.5),
+    };
+    let a = vec![full("3", 4), idle("1", "u", 1, H, 0), full("2", 1)];
+    let b = vec![idle("2", "v", 2, 2 * H, 5), full("1", 7)];
+    let cases = [
+        (a.clone(), b.clone()),
+        (b.clone(), a.clone()),
+        (a.clone(), vec![]),
+        (vec![], a.clone()),
+    ];
+    for (before, now) in cases {
+        let fresh = jobs_by_id(&now);
+        assert_eq!(jobs_by_id_into(&now, jobs_by_id(&before)), fresh);
+    }
+}
+
 /// `iterate_same_nodes` is a promise: debug builds catch it broken.
 #[cfg(debug_assertions)]
 #[test]

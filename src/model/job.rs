@@ -55,7 +55,7 @@ pub enum HoldKind {
 }
 
 /// Tasks of a job placed on one node.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeTasks {
     /// Node name.
@@ -64,8 +64,23 @@ pub struct NodeTasks {
     pub tasks: u32,
 }
 
+impl Clone for NodeTasks {
+    fn clone(&self) -> Self {
+        NodeTasks {
+            node: self.node.clone(),
+            tasks: self.tasks,
+        }
+    }
+
+    /// Reuses the name's buffer (see [`Job::clone_from`]).
+    fn clone_from(&mut self, src: &Self) {
+        self.node.clone_from(&src.node);
+        self.tasks = src.tasks;
+    }
+}
+
 /// A job.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Job {
     /// RM job id.
@@ -127,6 +142,110 @@ pub struct Job {
     /// Processors the job actually uses now, as the RM measures (consumed
     /// fairshare, UTILIZEDPS); `None` when the RM does not report it.
     pub utilized_procs: Option<f64>,
+}
+
+/// Written out (not derived) for `clone_from`: every field is listed in
+/// both, so a new field that is left out does not compile.
+impl Clone for Job {
+    fn clone(&self) -> Self {
+        Job {
+            id: self.id.clone(),
+            user: self.user.clone(),
+            group: self.group.clone(),
+            account: self.account.clone(),
+            class: self.class.clone(),
+            qos: self.qos.clone(),
+            partition: self.partition.clone(),
+            state: self.state,
+            holds: self.holds.clone(),
+            dependency_satisfied: self.dependency_satisfied,
+            submit_time: self.submit_time,
+            earliest_start: self.earliest_start,
+            start_time: self.start_time,
+            walltime: self.walltime,
+            tasks: self.tasks,
+            task: self.task,
+            nodes: self.nodes,
+            tasks_per_node: self.tasks_per_node,
+            features: self.features.clone(),
+            pref_features: self.pref_features.clone(),
+            hostlist: self.hostlist.clone(),
+            exclude_hosts: self.exclude_hosts.clone(),
+            advres: self.advres.clone(),
+            attributes: self.attributes.clone(),
+            bypass_count: self.bypass_count,
+            system_priority: self.system_priority,
+            node_allocation_policy: self.node_allocation_policy,
+            allocation: self.allocation.clone(),
+            utilized_procs: self.utilized_procs,
+        }
+    }
+
+    /// Copies `src` into this job reusing its strings' and vectors'
+    /// buffers: the engine copies every job of the snapshot in each
+    /// iteration, into the jobs of the iteration before.
+    fn clone_from(&mut self, src: &Self) {
+        let Job {
+            id,
+            user,
+            group,
+            account,
+            class,
+            qos,
+            partition,
+            state,
+            holds,
+            dependency_satisfied,
+            submit_time,
+            earliest_start,
+            start_time,
+            walltime,
+            tasks,
+            task,
+            nodes,
+            tasks_per_node,
+            features,
+            pref_features,
+            hostlist,
+            exclude_hosts,
+            advres,
+            attributes,
+            bypass_count,
+            system_priority,
+            node_allocation_policy,
+            allocation,
+            utilized_procs,
+        } = self;
+        id.clone_from(&src.id);
+        user.clone_from(&src.user);
+        group.clone_from(&src.group);
+        account.clone_from(&src.account);
+        class.clone_from(&src.class);
+        qos.clone_from(&src.qos);
+        partition.clone_from(&src.partition);
+        state.clone_from(&src.state);
+        holds.clone_from(&src.holds);
+        dependency_satisfied.clone_from(&src.dependency_satisfied);
+        submit_time.clone_from(&src.submit_time);
+        earliest_start.clone_from(&src.earliest_start);
+        start_time.clone_from(&src.start_time);
+        walltime.clone_from(&src.walltime);
+        tasks.clone_from(&src.tasks);
+        task.clone_from(&src.task);
+        nodes.clone_from(&src.nodes);
+        tasks_per_node.clone_from(&src.tasks_per_node);
+        features.clone_from(&src.features);
+        pref_features.clone_from(&src.pref_features);
+        hostlist.clone_from(&src.hostlist);
+        exclude_hosts.clone_from(&src.exclude_hosts);
+        advres.clone_from(&src.advres);
+        attributes.clone_from(&src.attributes);
+        bypass_count.clone_from(&src.bypass_count);
+        system_priority.clone_from(&src.system_priority);
+        node_allocation_policy.clone_from(&src.node_allocation_policy);
+        allocation.clone_from(&src.allocation);
+        utilized_procs.clone_from(&src.utilized_procs);
+    }
 }
 
 impl Default for Job {
