@@ -1426,7 +1426,9 @@ impl Profile {
                 passed.push(node as NodeIdx);
             }
             let line = std::sync::Arc::make_mut(slot);
-            line.segs.drain(..k);
+            if k > 0 {
+                line.segs.drain(..k);
+            }
             if let Some(first) = line.segs.first_mut() {
                 first.start = first.start.max(t);
             }
@@ -1440,10 +1442,16 @@ impl Profile {
     /// the per-segment lists stay sorted, the occupants keep their order).
     /// Only lines holding a job whose number changes are touched.
     pub fn renumber_jobs(&mut self, map: &[(JobIdx, JobIdx)]) {
-        let new = |j: JobIdx| match map.binary_search_by_key(&j, |m| m.0) {
-            Ok(k) => map[k].1,
-            Err(_) => j,
-        };
+        if map.iter().all(|&(old, new)| old == new) {
+            return;
+        }
+        // Looked up once per occupant of every line and per job of every
+        // cell: a table by old number rather than a search of `map`.
+        let mut table: Vec<JobIdx> = (0..=map.last().map_or(0, |m| m.0)).collect();
+        for &(old, new) in map {
+            table[old as usize] = new;
+        }
+        let new = |j: JobIdx| table.get(j as usize).copied().unwrap_or(j);
         for slot in &mut self.lines {
             if slot.jobs.iter().all(|o| new(o.job) == o.job) {
                 continue;
