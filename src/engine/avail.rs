@@ -105,7 +105,10 @@ impl NowIndex {
                 self.refresh(profile, node);
             }
         }
-        self.resort();
+        // Nothing refreshed since the last sort: it would sort the same.
+        if self.stale > 0 {
+            self.resort();
+        }
     }
 
     /// Recomputes one node's values (after a placement on it).
