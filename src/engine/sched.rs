@@ -15,7 +15,7 @@ use crate::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, ResIdx};
 use crate::reservation::acl::JobAdmission;
 use crate::reservation::ResKind;
 use crate::throttle::{self, Totals, Usage, Verdict};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Waiting jobs beyond this many (in priority order) get their reason from
 /// a cheap aggregate check instead of a per-node look.
@@ -167,18 +167,21 @@ fn has_limits(cfg: &Config) -> bool {
 /// asks for every credential of every idle job).
 struct CachedFairshare<'a> {
     fs: &'a crate::fairshare::Fairshare,
-    memo: std::cell::RefCell<HashMap<crate::model::CredKind, FxMap<String, Option<f64>>>>,
+    memo: std::cell::RefCell<FxMap<crate::model::CredKind, FxMap<String, Option<f64>>>>,
 }
 
 /// A hash map with the Fx hash: fast for in-memory keys, used for lookups
 /// only, never for iteration order, so output does not depend on it.
 type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
+/// A hash set with the Fx hash (see [`FxMap`]).
+type FxSet<K> = rustc_hash::FxHashSet<K>;
+
 impl<'a> CachedFairshare<'a> {
     fn new(fs: &'a crate::fairshare::Fairshare) -> Self {
         CachedFairshare {
             fs,
-            memo: std::cell::RefCell::new(HashMap::new()),
+            memo: std::cell::RefCell::new(FxMap::default()),
         }
     }
 }
@@ -878,8 +881,9 @@ fn verdict_reason(v: &Verdict) -> Option<Reason> {
 /// forgotten. Running it twice at the same `now` changes nothing more.
 fn reconcile(cfg: &Config, state: &mut EngineState, jobs: &[Job], total: &Resources, now: Time) {
     accrue_usage(cfg, state, jobs, total, now);
-    let present: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
-    let idle_ids: HashSet<&str> = jobs
+    // Fx-hashed: built over every job in each iteration.
+    let present: FxSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+    let idle_ids: FxSet<&str> = jobs
         .iter()
         .filter(|j| j.state == JobState::Idle)
         .map(|j| j.id.as_str())
@@ -1285,7 +1289,7 @@ pub fn run(
         local,
         feasible,
         failed: Vec::new(),
-        sig_ids: HashMap::default(),
+        sig_ids: FxMap::default(),
         sig_of: vec![std::cell::Cell::new(u32::MAX); n_idle],
         throttled,
         now_ix,
