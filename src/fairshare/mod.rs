@@ -71,14 +71,13 @@ impl Window {
             .unwrap_or(0.0)
     }
 
-    fn add(&mut self, kind: CredKind, name: &str, amount: f64) {
+    /// A credential's usage, 0 when it had none yet.
+    fn slot(&mut self, kind: CredKind, name: &str) -> &mut f64 {
         let m = self.usage.entry(kind).or_default();
-        match m.get_mut(name) {
-            Some(v) => *v += amount,
-            None => {
-                m.insert(name.to_string(), amount);
-            }
+        if !m.contains_key(name) {
+            m.insert(name.to_string(), 0.0);
         }
+        m.get_mut(name).expect("inserted above")
     }
 }
 
@@ -229,17 +228,34 @@ impl Fairshare {
             let end = now.min(window_start(t, i) + i);
             self.roll_to(cfg, t);
             let w = &mut self.windows[0];
-            for (job, rate, start) in &running {
-                let from = t.max(*start);
-                if from >= end {
-                    continue;
-                }
-                let amount = rate * (end - from) as f64;
-                for kind in CredKind::ALL {
-                    if let Some(name) = cred_name(job, kind) {
-                        w.add(kind, name, amount);
+            let amounts: Vec<Option<f64>> = running
+                .iter()
+                .map(|(_, rate, start)| {
+                    let from = t.max(*start);
+                    (from < end).then(|| rate * (end - from) as f64)
+                })
+                .collect();
+            // Kind by kind, in job order: each credential's usage takes its
+            // jobs' amounts in the order it would job by job (the same
+            // sums), and consecutive jobs of one credential (a user's
+            // batch, the one class) share a look-up.
+            for kind in CredKind::ALL {
+                let mut last: Option<(&str, &mut f64)> = None;
+                for ((job, _, _), amount) in running.iter().zip(&amounts) {
+                    let (Some(amount), Some(name)) = (amount, cred_name(job, kind)) else {
+                        continue;
+                    };
+                    match &mut last {
+                        Some((n, v)) if *n == name => **v += amount,
+                        _ => {
+                            let v = w.slot(kind, name);
+                            *v += amount;
+                            last = Some((name, v));
+                        }
                     }
                 }
+            }
+            for amount in amounts.iter().flatten() {
                 w.total += amount;
                 w.dirty = true;
             }

@@ -124,7 +124,7 @@ fn decay_table_of_the_guide() {
                             ..Window::default()
                         };
                         if k == i {
-                            w.add(CredKind::User, "u", 1.0);
+                            *w.slot(CredKind::User, "u") += 1.0;
                             w.total = 1.0;
                         }
                         w
