@@ -1052,7 +1052,7 @@ impl Profile {
         for (pos, &n) in nodes.iter().enumerate() {
             self.node_events(n, pos as u32, req, adm, from, d, &mut scratch, &mut events);
         }
-        self.sweep(&nodes, events, d, req, adm)
+        self.sweep(&nodes, events, from, d, req, adm)
     }
 
     /// [`Profile::earliest_start`], with what each node offers a job of
@@ -1107,15 +1107,16 @@ impl Profile {
                 debug_assert_eq!(&events[before..], &fresh[..], "node {n} from {from}");
             }
         }
-        self.sweep(&nodes, events, d, req, adm)
+        self.sweep(&nodes, events, from, d, req, adm)
     }
 
     /// The sweep of [`Profile::earliest_start`] over the nodes' events
-    /// `(t, position in nodes, contribution from t on)`.
+    /// `(t, position in nodes, contribution from t on)`, from `from` on.
     fn sweep<A: Admits + ?Sized>(
         &self,
         nodes: &[NodeIdx],
         mut events: Vec<(Time, u32, u32)>,
+        from: Time,
         d: Secs,
         req: &FitRequest,
         adm: &A,
@@ -1123,7 +1124,6 @@ impl Profile {
         // Each node gives its contribution at `from` first and nodes come
         // by position: those events are in order already (checked), and
         // only the later ones need sorting, about half on a busy cluster.
-        let from = req.earliest.max(self.origin);
         let mut k = 0;
         for i in 0..events.len() {
             if events[i].0 <= from {
