@@ -52,13 +52,28 @@ pub(crate) struct NowIndex {
     f0: Vec<Resources>,
     t1: Vec<Time>,
     g: Vec<Resources>,
+    /// Per node, a time before which what is free does not drop in
+    /// processors or memory: `t1` when the search found the drop or
+    /// looked at every boundary, else the first boundary it did not look
+    /// at (the bounds only need `t1`; a start now's shortlist needs this).
+    steady: Vec<Time>,
     /// Nodes with free processors, and with anything free.
     open: Vec<NodeIdx>,
     open_any: Vec<NodeIdx>,
+    /// The nodes with a drop (`t1 < Time::MAX`) in `(t1, node)` order, as
+    /// of the last sort.
+    order: Vec<NodeIdx>,
     /// (t1, cumulative procs drop, cumulative mem drop) in t1 order.
     sorted: Vec<(Time, u64, u64)>,
     total: (u64, u64),
+    /// Refreshes since the last sort.
     stale: usize,
+    /// Nodes refreshed since the last sort, each once, with what was free
+    /// on it then; `dirty` marks them (one bit per node).
+    touched: Vec<(NodeIdx, Resources)>,
+    dirty: Vec<u64>,
+    /// Scratch for the sort's merge (empty between sorts).
+    merged: Vec<NodeIdx>,
 }
 
 impl NowIndex {
@@ -71,11 +86,16 @@ impl NowIndex {
             f0: vec![Resources::ZERO; n],
             t1: vec![Time::MAX; n],
             g: vec![Resources::ZERO; n],
+            steady: vec![Time::MAX; n],
             open: Vec::new(),
             open_any: Vec::new(),
+            order: Vec::new(),
             sorted: Vec::new(),
             total: (0, 0),
             stale: 0,
+            touched: Vec::new(),
+            dirty: vec![0; n.div_ceil(64)],
+            merged: Vec::new(),
         };
         for node in &cluster.nodes {
             if node.usable {
@@ -127,7 +147,9 @@ impl NowIndex {
         let (mut t1, mut g) = (Time::MAX, f0);
         // Nothing free now: nothing to drop from.
         let scan = if f0.is_zero() { 0 } else { SCAN };
-        for (c, f) in steps.take(scan) {
+        let mut looked = 0;
+        for (c, f) in steps.by_ref().take(scan) {
+            looked += 1;
             if c == Time::MAX {
                 break;
             }
@@ -137,10 +159,20 @@ impl NowIndex {
                 break;
             }
         }
+        let steady = match steps.next() {
+            Some((c, _)) if t1 == Time::MAX && looked == scan => c,
+            _ => t1,
+        };
         let old = self.f0[k];
+        let (w, b) = (k / 64, 1u64 << (k % 64));
+        if self.dirty[w] & b == 0 {
+            self.dirty[w] |= b;
+            self.touched.push((node, old));
+        }
         self.f0[k] = f0;
         self.t1[k] = t1;
         self.g[k] = g;
+        self.steady[k] = steady;
         // Cannot happen while the passes only add work, but keep the open
         // lists supersets whatever the caller does.
         if old.procs == 0 && f0.procs > 0 {
@@ -156,37 +188,65 @@ impl NowIndex {
         self.stale += 1;
     }
 
-    /// Rebuilds the sorted bounds and the open list from the node values.
+    /// Brings the sorted bounds, the totals and the open lists up to date
+    /// with the node values. Only the nodes refreshed since the last sort
+    /// can have moved: they are taken out of the order, sorted among
+    /// themselves and merged back, so a sort costs a pass over the order,
+    /// not a sort of every node.
     fn resort(&mut self) {
-        self.open.clear();
-        self.open_any.clear();
-        let mut order: Vec<usize> = Vec::new();
-        let (mut tp, mut tm) = (0u64, 0u64);
-        for (k, f) in self.f0.iter().enumerate() {
-            if f.is_zero() {
-                continue;
-            }
-            if f.procs > 0 {
-                self.open.push(k as NodeIdx);
-            }
-            self.open_any.push(k as NodeIdx);
-            tp += f.procs as u64;
-            tm += f.mem;
-            order.push(k);
+        let (mut tp, mut tm) = self.total;
+        for &(node, before) in &self.touched {
+            let f = &self.f0[node as usize];
+            tp = tp - before.procs as u64 + f.procs as u64;
+            tm = tm - before.mem + f.mem;
         }
-        order.sort_unstable_by_key(|&k| (self.t1[k], k));
+        self.total = (tp, tm);
+        let f0 = &self.f0;
+        self.open.retain(|&n| f0[n as usize].procs > 0);
+        self.open_any.retain(|&n| !f0[n as usize].is_zero());
+        let (t1, dirty) = (&self.t1, &self.dirty);
+        let is_dirty = |n: NodeIdx| dirty[n as usize / 64] & (1 << (n % 64)) != 0;
+        let mut fresh: Vec<NodeIdx> = self
+            .touched
+            .iter()
+            .map(|&(n, _)| n)
+            .filter(|&n| t1[n as usize] != Time::MAX)
+            .collect();
+        fresh.sort_unstable_by_key(|&n| (t1[n as usize], n));
+        let key = |n: NodeIdx| (t1[n as usize], n);
+        let mut kept = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&n| !is_dirty(n))
+            .peekable();
+        let mut fresh = fresh.into_iter().peekable();
+        let merged = &mut self.merged;
+        loop {
+            let next = match (kept.peek(), fresh.peek()) {
+                (Some(&a), Some(&b)) if key(a) < key(b) => kept.next(),
+                (Some(_), Some(_)) => fresh.next(),
+                (Some(_), None) => kept.next(),
+                (None, Some(_)) => fresh.next(),
+                (None, None) => break,
+            };
+            merged.extend(next);
+        }
+        std::mem::swap(&mut self.order, &mut self.merged);
+        self.merged.clear();
         self.sorted.clear();
         let (mut dp, mut dm) = (0u64, 0u64);
-        for k in order {
-            if self.t1[k] == Time::MAX {
-                break;
-            }
+        for &n in &self.order {
+            let k = n as usize;
             let lo = Resources::min_each(&self.f0[k], &self.g[k]);
             dp += (self.f0[k].procs - lo.procs) as u64;
             dm += self.f0[k].mem - lo.mem;
             self.sorted.push((self.t1[k], dp, dm));
         }
-        self.total = (tp, tm);
+        for &(n, _) in &self.touched {
+            self.dirty[n as usize / 64] = 0;
+        }
+        self.touched.clear();
         self.stale = 0;
     }
 
@@ -224,6 +284,13 @@ impl NowIndex {
         self.f0.get(node as usize).copied().unwrap_or_default()
     }
 
+    /// A time before which what is free on `node` now does not drop in
+    /// processors or memory (on a node the passes have placed nothing
+    /// on later than now: those placements are not refreshed).
+    pub fn steady_until(&self, node: NodeIdx) -> Time {
+        self.steady.get(node as usize).copied().unwrap_or(self.now)
+    }
+
     /// Nodes where a task of `task` could start now, in node order: those
     /// with free processors when the task asks for processors, else those
     /// with anything free (a superset; check [`NowIndex::free_now`]).
@@ -232,6 +299,61 @@ impl NowIndex {
             &self.open
         } else {
             &self.open_any
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::model::Node;
+    use crate::profile::Occupant;
+    use proptest::prelude::*;
+
+    const NOW: Time = 1_000;
+
+    proptest! {
+        /// However placements arrive and whenever the iteration re-sorts,
+        /// the index re-sorted after them is the one built anew from the
+        /// profile they left: refreshing only the touched nodes and merging
+        /// them back into the order loses and misplaces nothing.
+        #[test]
+        fn a_refreshed_index_is_the_one_built_anew(
+            places in prop::collection::vec(
+                (0u32..8, 0i64..50, 1i64..200, 1u32..3, 0u64..400, any::<bool>()),
+                1..40,
+            ),
+            unclaimed in any::<bool>(),
+        ) {
+            let nodes: Vec<Node> = (0..8)
+                .map(|i| Node {
+                    name: format!("n{i}"),
+                    configured: Resources::procs_mem(4, 1000),
+                    ..Node::default()
+                })
+                .collect();
+            let cluster = Cluster::build(&nodes, &Config::parse("", "t.cfg").config);
+            let mut profile = Profile::new(NOW, nodes.iter().map(|n| n.configured));
+            let scope = if unclaimed { Scope::Unclaimed } else { Scope::All };
+            let mut ix = NowIndex::new(&cluster, &profile, NOW, scope);
+            for (k, &(node, start, len, procs, mem, resort)) in places.iter().enumerate() {
+                let o = Occupant {
+                    job: k as u32,
+                    start: NOW + start,
+                    end: NOW + start + len,
+                    task: Resources::procs_mem(procs, mem),
+                    tasks: 1,
+                };
+                if profile.add_job(node, o, &AdmitAll).is_ok() {
+                    ix.refresh(&profile, node);
+                }
+                if resort {
+                    ix.resort();
+                }
+            }
+            ix.resort();
+            prop_assert_eq!(ix, NowIndex::new(&cluster, &profile, NOW, scope));
         }
     }
 }
