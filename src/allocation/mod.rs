@@ -20,6 +20,7 @@ use crate::config::{Affinity, Config, NodeAccessPolicy, NodeAllocationPolicy, Pa
 use crate::model::{Cluster, EffNode, HostPattern, Job, NodeIdx, Resources, Secs};
 use crate::throttle::{access_limit, AccessRequest, Occupant, QosFlags};
 
+pub(crate) use order::node_rank;
 pub use order::{priority_terms, priority_value};
 
 /// What a job asks of the nodes, resolved against one cluster.
@@ -307,20 +308,70 @@ fn eligible<'a>(
         if !checked && req.check_node(node).is_err() {
             continue;
         }
-        let Ok(limit) = access_limit(node, &req.access_request(), &c.occupants) else {
-            continue;
-        };
-        let mut cap = c.tasks.min(limit);
-        if req.exact_tpn {
-            // No node ever takes more than the exact count.
-            cap = cap.min(req.tasks_per_node.unwrap_or(u32::MAX));
-        }
+        let cap = usable_tasks(req, node, c);
         if cap > 0 {
             out.push(Slot { cand: c, node, cap });
         }
     }
     out.sort_by_key(|s| s.node.index);
     out
+}
+
+/// How many of the candidate's tasks the job may place on its node (0:
+/// none): its room, capped by node access and an exact tasks-per-node
+/// count. A candidate is a slot of the allocation when this is positive.
+pub(crate) fn usable_tasks(req: &TaskRequest, node: &EffNode, c: &Candidate) -> u32 {
+    let Ok(limit) = access_limit(node, &req.access_request(), &c.occupants) else {
+        return 0;
+    };
+    let mut cap = c.tasks.min(limit);
+    if req.exact_tpn {
+        // No node ever takes more than the exact count.
+        cap = cap.min(req.tasks_per_node.unwrap_or(u32::MAX));
+    }
+    cap
+}
+
+/// How many slots, first in the policy's order, an allocation tries
+/// before it orders them all, or `None` when it orders them all at once.
+/// Plain and single-node placements take the ordered slots first come,
+/// first served and stop when the job is placed: when the first few slots
+/// suffice, the answer is the one the whole order gives.
+pub(crate) fn first_slots(req: &TaskRequest, policy: NodeAllocationPolicy) -> Option<usize> {
+    use NodeAllocationPolicy as P;
+    let plain = req.node_count.is_none() && !(req.exact_tpn && req.tasks_per_node.is_some());
+    let ordered_by_key = !matches!(
+        policy,
+        P::Priority | P::Contiguous | P::MaxBalance | P::Local
+    );
+    (plain && ordered_by_key).then(|| (req.tasks as usize).saturating_mul(2).max(32))
+}
+
+/// The allocation of a job starting now from `candidates` that hold the
+/// first `k` ([`first_slots`]) slots of the whole order of the candidates
+/// [`allocate_checked`] would be given (and maybe others), or `None` when
+/// those slots do not hold the job: then only the whole order decides.
+/// Where it answers, it answers as [`allocate_checked`] does.
+pub(crate) fn allocate_from_first(
+    req: &TaskRequest,
+    candidates: &[Candidate],
+    cluster: &Cluster,
+    policy: NodeAllocationPolicy,
+    k: usize,
+) -> Option<Allocation> {
+    debug_assert_eq!(first_slots(req, policy), Some(k));
+    if req.tasks == 0 {
+        return None;
+    }
+    let slots = eligible(req, candidates, cluster, true);
+    let first = if k < slots.len() {
+        order::ordered_prefix(req, &slots, policy, k)
+    } else {
+        order::ordered(req, &slots, policy)
+    };
+    let mut nodes = place::place(req, &first, false)?;
+    nodes.sort_unstable();
+    Some(Allocation { nodes, policy })
 }
 
 /// Chooses nodes and tasks per node for a job by `policy`, or `None` when
@@ -398,17 +449,11 @@ fn allocate_with(
         NodeAllocationPolicy::Contiguous => place::contiguous(req, &slots),
         NodeAllocationPolicy::MaxBalance => place::max_balance(req, &slots),
         p => {
-            // Plain and single-node placements take the ordered slots
-            // first come, first served and stop when the job is placed:
-            // when the first few slots (in order) suffice, the answer is the
-            // one the whole order gives, without sorting every candidate.
-            let prefix_ok = req.node_count.is_none()
-                && !(req.exact_tpn && req.tasks_per_node.is_some())
-                && p != NodeAllocationPolicy::Priority;
-            let k = (req.tasks as usize).saturating_mul(2).max(32);
-            let first = (prefix_ok && k < slots.len())
-                .then(|| place::place(req, &order::ordered_prefix(req, &slots, p, k), false))
-                .flatten();
+            // The first slots in order, without sorting every candidate,
+            // when they suffice.
+            let first = first_slots(req, p)
+                .filter(|&k| k < slots.len())
+                .and_then(|k| place::place(req, &order::ordered_prefix(req, &slots, p, k), false));
             match first {
                 Some(x) => Some(x),
                 None => {

@@ -86,30 +86,20 @@ fn key(req: &TaskRequest, s: &Slot<'_>, policy: NodeAllocationPolicy) -> Key {
     use NodeAllocationPolicy as P;
     let mut k = [0u64; 8];
     match policy {
-        P::FirstAvailable | P::Contiguous | P::MaxBalance | P::Local | P::Priority => {}
+        P::Contiguous | P::MaxBalance | P::Local | P::Priority => {}
         // Best fit in time, then best fit in space (pack SMP nodes).
         P::LastAvailable => {
             let (none, g) = gap_key(s);
             let f = free_key(s);
             k[..6].copy_from_slice(&[none as u64, g as u64, f.0 as u64, f.1, f.2, f.3]);
         }
-        P::MinResource => {
-            let c = config_key(s);
-            let f = free_key(s);
-            k = [c.0 as u64, c.1, c.2, c.3, f.0 as u64, f.1, f.2, f.3];
-        }
-        P::CpuLoad => {
-            // Highest (configured processors - load) first.
-            k[0] = !total_bits(s.node.configured.procs as f64 - s.node.load);
-        }
-        P::Fastest => {
-            k[0] = !total_bits(s.node.speed);
-            // Higher PROCSPEED first, unknown last (None < Some, reversed).
-            k[1] = match s.node.procspeed {
-                Some(p) => u64::MAX - 1 - p as u64,
-                None => u64::MAX,
-            };
-            k[2] = shuffle_rank(s.node.index);
+        _ => {
+            let (lead, by_free) = node_rank(s.node, policy).expect("a policy led by the node");
+            k[..4].copy_from_slice(&lead);
+            if by_free {
+                let f = free_key(s);
+                k[4..].copy_from_slice(&[f.0 as u64, f.1, f.2, f.3]);
+            }
         }
     }
     (
@@ -118,6 +108,52 @@ fn key(req: &TaskRequest, s: &Slot<'_>, policy: NodeAllocationPolicy) -> Key {
         k,
         s.node.index,
     )
+}
+
+/// The part of a slot's key, after reservation affinity and preferred
+/// features, that the node alone decides, and whether what is free on it
+/// comes next (else the node index does): FIRSTAVAILABLE (nothing),
+/// MINRESOURCE (configured resources, fewest first, then the free ones),
+/// CPULOAD (most unloaded processors first), FASTEST (speed, PROCSPEED, a
+/// fixed shuffle). `None` for the policies whose order the node alone does
+/// not lead: LASTAVAILABLE (the gap after the job first), PRIORITY (the
+/// site's expression), and those that place by their own search.
+pub(crate) fn node_rank(node: &EffNode, policy: NodeAllocationPolicy) -> Option<([u64; 4], bool)> {
+    use NodeAllocationPolicy as P;
+    match policy {
+        P::FirstAvailable => Some(([0; 4], false)),
+        P::MinResource => {
+            let c = &node.configured;
+            Some(([c.procs as u64, c.mem, c.swap, c.disk], true))
+        }
+        // Highest (configured processors - load) first.
+        P::CpuLoad => Some((
+            [
+                !total_bits(node.configured.procs as f64 - node.load),
+                0,
+                0,
+                0,
+            ],
+            false,
+        )),
+        P::Fastest => {
+            // Higher PROCSPEED first, unknown last (None < Some, reversed).
+            let procspeed = match node.procspeed {
+                Some(p) => u64::MAX - 1 - p as u64,
+                None => u64::MAX,
+            };
+            Some((
+                [
+                    !total_bits(node.speed),
+                    procspeed,
+                    shuffle_rank(node.index),
+                    0,
+                ],
+                false,
+            ))
+        }
+        P::LastAvailable | P::Contiguous | P::MaxBalance | P::Local | P::Priority => None,
+    }
 }
 
 /// Slots in the order the policy prefers them. CONTIGUOUS and MAXBALANCE
@@ -176,9 +212,4 @@ fn gap_key(s: &Slot<'_>) -> (bool, i64) {
 fn free_key(s: &Slot<'_>) -> (u32, u64, u64, u64) {
     let f = &s.cand.free;
     (f.procs, f.mem, f.swap, f.disk)
-}
-
-fn config_key(s: &Slot<'_>) -> (u32, u64, u64, u64) {
-    let c = &s.node.configured;
-    (c.procs, c.mem, c.swap, c.disk)
 }

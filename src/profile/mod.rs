@@ -905,6 +905,19 @@ impl Profile {
         })
     }
 
+    /// The nodes on which some reservation claims resources at some time,
+    /// in node order: elsewhere no job has a reservation affinity.
+    pub fn claimed_nodes(&self) -> Vec<NodeIdx> {
+        (0..self.lines.len() as NodeIdx)
+            .filter(|&n| {
+                self.lines[n as usize]
+                    .segs
+                    .iter()
+                    .any(|s| s.cells.iter().any(|c| c.stack != UNCLAIMED))
+            })
+            .collect()
+    }
+
     /// Resources each reservation claims on `node` at time `t`, by reservation.
     /// Stacked capacity counts for every reservation of the stack.
     pub fn claims_at(&self, node: NodeIdx, t: Time) -> Vec<(ResIdx, Resources)> {
