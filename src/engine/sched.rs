@@ -17,6 +17,8 @@ use crate::reservation::ResKind;
 use crate::throttle::{self, Totals, Usage, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub(super) mod shortlist;
+
 /// Waiting jobs beyond this many (in priority order) get their reason from
 /// a cheap aggregate check instead of a per-node look.
 const REASON_DETAIL: usize = 2000;
@@ -402,6 +404,13 @@ struct Iter<'a> {
     base_ix: NowIndex,
     /// The engine's [`Carried::fits`], for the iteration.
     fits: crate::profile::FitCache,
+    /// Node orders for shortlists, carried with the cluster.
+    orders: shortlist::NodeOrders,
+    /// Nodes reservations claim anything on, once a shortlist needs them.
+    claimed: Option<shortlist::Claimed>,
+    /// Nodes the passes placed a job on later than now (the indexes are
+    /// not refreshed for those).
+    later: shortlist::NodeBits,
 }
 
 impl<'a> Iter<'a> {
@@ -467,36 +476,61 @@ impl<'a> Iter<'a> {
         if sum < need {
             return None;
         }
-        let mut out = Vec::with_capacity(fits.len());
-        for (node, tasks, free) in fits {
-            let n = &self.view.cluster.nodes[node as usize];
-            let mut c = Candidate::new(node, tasks, free);
-            c.affinity = self.view.profile.reserved_affinity(node, start, end, &adm);
-            if need_gap {
-                c.gap = self
-                    .view
-                    .profile
-                    .gap_after(node, start, end, &it.req.task, &adm);
-            }
-            if occupants_matter(n, it.req.access) {
-                let occ = self.view.profile.occupants(node, start, end);
-                c.job_count = occ.len() as u32;
-                c.occupants = occ
-                    .iter()
-                    .map(|o| {
-                        let (job, user, access) = match self.jobs.get(o.job as usize) {
-                            Some(oj) => (oj.id.clone(), oj.user.clone(), None),
-                            None => (format!("#{}", o.job), String::new(), None),
-                        };
-                        crate::throttle::Occupant { job, user, access }
-                    })
-                    .collect();
-            } else {
-                c.job_count = self.view.profile.occupant_count(node, start, end) as u32;
-            }
-            out.push(c);
+        let window = (start, end);
+        Some(
+            fits.into_iter()
+                .map(|(node, tasks, free)| {
+                    self.candidate(i, node, (tasks, free), window, &adm, need_gap, true)
+                })
+                .collect(),
+        )
+    }
+
+    /// Job `i`'s candidate on `node`, which holds `tasks` of its tasks
+    /// with `free` free over `window`: its affinity for the reservations
+    /// there (none when `claimed` is false: the caller knows no
+    /// reservation claims anything on the node), the gap after it when
+    /// `need_gap`, and the jobs there when node access counts them.
+    #[allow(clippy::too_many_arguments)]
+    fn candidate(
+        &self,
+        i: usize,
+        node: NodeIdx,
+        (tasks, free): (u32, Resources),
+        (start, end): (Time, Time),
+        adm: &JobAdmission<'_>,
+        need_gap: bool,
+        claimed: bool,
+    ) -> Candidate {
+        let it = &self.idle[i];
+        let n = &self.view.cluster.nodes[node as usize];
+        let mut c = Candidate::new(node, tasks, free);
+        if claimed {
+            c.affinity = self.view.profile.reserved_affinity(node, start, end, adm);
         }
-        Some(out)
+        if need_gap {
+            c.gap = self
+                .view
+                .profile
+                .gap_after(node, start, end, &it.req.task, adm);
+        }
+        if occupants_matter(n, it.req.access) {
+            let occ = self.view.profile.occupants(node, start, end);
+            c.job_count = occ.len() as u32;
+            c.occupants = occ
+                .iter()
+                .map(|o| {
+                    let (job, user, access) = match self.jobs.get(o.job as usize) {
+                        Some(oj) => (oj.id.clone(), oj.user.clone(), None),
+                        None => (format!("#{}", o.job), String::new(), None),
+                    };
+                    crate::throttle::Occupant { job, user, access }
+                })
+                .collect();
+        } else {
+            c.job_count = self.view.profile.occupant_count(node, start, end) as u32;
+        }
+        c
     }
 
     /// `check_node` of job `i` on `node`, by the job's node set: up and
@@ -604,16 +638,27 @@ impl<'a> Iter<'a> {
     ) -> Option<Vec<(NodeIdx, u32)>> {
         let (j, wall) = (self.idle[i].j, self.idle[i].wall);
         let end = start.saturating_add(wall);
-        let cands = self.candidates(i, (start, end), self.idle[i].req.tasks as u64, only)?;
-        let policy = effective_policy(&self.jobs[j], &self.cfg.params);
-        let alloc = allocate_checked(
-            &self.idle[i].req,
-            &cands,
-            &self.view.cluster,
-            policy,
-            immediate,
-            self.local,
-        )?;
+        let shortlisted = match (start == self.now && immediate, only) {
+            (true, None) => self.allocate_now_shortlisted(i),
+            _ => shortlist::Shortlisted::Undecided,
+        };
+        let alloc = match shortlisted {
+            shortlist::Shortlisted::Placed(a) => a,
+            shortlist::Shortlisted::Fails => return None,
+            shortlist::Shortlisted::Undecided => {
+                let cands =
+                    self.candidates(i, (start, end), self.idle[i].req.tasks as u64, only)?;
+                let policy = effective_policy(&self.jobs[j], &self.cfg.params);
+                allocate_checked(
+                    &self.idle[i].req,
+                    &cands,
+                    &self.view.cluster,
+                    policy,
+                    immediate,
+                    self.local,
+                )?
+            }
+        };
         self.commit(i, (start, end), &alloc.nodes)
             .then_some(alloc.nodes)
     }
@@ -651,6 +696,11 @@ impl<'a> Iter<'a> {
         self.view.table = table;
         // What is free now only changes with a start now; later
         // placements would only tighten the bounds, which stay bounds.
+        if ok && start != self.now {
+            for &(node, _) in nodes {
+                self.later.insert(node);
+            }
+        }
         if ok && start == self.now {
             for &(node, _) in nodes {
                 self.now_ix.refresh(&self.view.profile, node);
@@ -1204,6 +1254,9 @@ pub struct Carried {
     /// The node sets of requirement signatures, for the cluster they were
     /// found on (they depend on the nodes' configuration only).
     feasible: Option<(std::sync::Arc<Cluster>, Feasible)>,
+    /// The node orders of start shortlists, for the cluster they were
+    /// found on (they depend on the nodes' configuration only).
+    orders: Option<(std::sync::Arc<Cluster>, shortlist::NodeOrders)>,
 }
 
 /// Requirement signatures [`Carried`] keeps at most (a site's distinct
@@ -1220,6 +1273,14 @@ impl Carried {
                 f
             }
             _ => Feasible::default(),
+        }
+    }
+
+    /// The node orders carried for `cluster` (the same one), else none.
+    fn orders_for(&mut self, cluster: &std::sync::Arc<Cluster>) -> shortlist::NodeOrders {
+        match self.orders.take() {
+            Some((c, o)) if std::sync::Arc::ptr_eq(&c, cluster) => o,
+            _ => shortlist::NodeOrders::default(),
         }
     }
 }
@@ -1277,6 +1338,7 @@ pub fn run(
     };
     let unreserved = vec![std::cell::Cell::new(0u8); idle.len()];
     let n_idle = idle.len();
+    let orders = carried.orders_for(&view.cluster);
     let mut it = Iter {
         cfg,
         jobs,
@@ -1297,6 +1359,9 @@ pub fn run(
         unreserved,
         base_ix,
         fits: std::mem::take(&mut carried.fits),
+        orders,
+        claimed: None,
+        later: shortlist::NodeBits::default(),
     };
 
     // 5. Priority pass with job reservations. Jobs start in priority order
@@ -1655,6 +1720,7 @@ pub fn run(
         stats,
     };
     carried.fits = it.fits;
+    carried.orders = Some((std::sync::Arc::clone(&it.view.cluster), it.orders));
     carried.feasible = Some((std::sync::Arc::clone(&it.view.cluster), it.feasible));
     Outcome {
         plan,

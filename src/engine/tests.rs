@@ -1069,3 +1069,92 @@ fn requirement_node_sets_follow_the_nodes() {
     assert_eq!(started(&p), vec![("1", false)]);
     assert_eq!(p.starts[0].allocation[0].node, "n2");
 }
+
+/// A random heterogeneous cluster for [`shortlist_places_as_scoring_every_node`]:
+/// node types differ in processors, memory, features and speed; some
+/// processors are busy until a random time.
+fn mixed_cluster(types: &[u8], busy: &[(u8, u8)]) -> (Vec<Node>, Vec<Job>) {
+    const TYPES: [(u32, u64, &[&str], f64); 4] = [
+        (2, 4000, &[], 1.0),
+        (4, 8000, &["a"], 1.5),
+        (8, 16000, &["a", "b"], 0.8),
+        (4, 16000, &["b"], 1.2),
+    ];
+    let mut ns = Vec::new();
+    let mut run = Vec::new();
+    for (k, &t) in types.iter().enumerate() {
+        let (procs, mem, feats, speed) = TYPES[t as usize % 4];
+        let name = format!("n{}", k + 1);
+        let (used, hours) = busy[k % busy.len()];
+        let used = used as u32 % (procs + 1);
+        if used > 0 {
+            let mut j = idle(
+                &format!("r{k}"),
+                "r",
+                used,
+                (hours as i64 % 8 + 1) * H,
+                -2 * H,
+            );
+            j.task = Resources::procs_mem(1, 500);
+            run.push(running(j, -H, &[(&name, used)]));
+        }
+        ns.push(Node {
+            name,
+            configured: Resources::procs_mem(procs, mem),
+            features: feats.iter().map(|f| f.to_string()).collect(),
+            speed: Some(speed),
+            ..Node::default()
+        });
+    }
+    (ns, run)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, .. ProptestConfig::default() })]
+
+    /// A job that starts now is placed from a shortlist of nodes under the
+    /// policies whose order the node leads (`sched/shortlist.rs`); the plan
+    /// is the one scoring every node with room gives, with standing and
+    /// job reservations claiming some nodes, node access policies and
+    /// features, on clusters with more slots than a shortlist takes.
+    #[test]
+    fn shortlist_places_as_scoring_every_node(
+        types in proptest::collection::vec(0u8..4, 40..160),
+        busy in proptest::collection::vec((0u8..9, 0u8..8), 1..30),
+        specs in proptest::collection::vec((1u32..24, 1u32..3, 0u64..3000, 0u8..4, 1i64..10), 5..60),
+        policy in 0usize..4,
+        access in 0usize..3,
+        depth in 0u32..4,
+    ) {
+        let policy = ["MINRESOURCE", "FIRSTAVAILABLE", "FASTEST", "CPULOAD"][policy];
+        let access = ["SHARED", "SINGLEUSER", "SINGLEJOB"][access];
+        let c = cfg(&format!(
+            "NODEALLOCATIONPOLICY {policy}\nNODEACCESSPOLICY {access}\nRESERVATIONDEPTH {depth}\n\
+             BACKFILLPOLICY FIRSTFIT\n\
+             SRCFG[b] NODEFEATURES=b TASKCOUNT=3 RESOURCES=PROCS:-1 PERIOD=INFINITY USERLIST=u1\n\
+             SRCFG[day] HOSTLIST=n2,n5,n9 PERIOD=DAY STARTTIME=03:00:00 ENDTIME=09:00:00\n"
+        ));
+        let (ns, mut jobs) = mixed_cluster(&types, &busy);
+        for (k, &(tasks, procs, mem, feat, hours)) in specs.iter().enumerate() {
+            let mut j = idle(&format!("j{k}"), &format!("u{}", k % 3), tasks, hours * H, -(k as i64) * 60);
+            j.task = Resources::procs_mem(procs, mem);
+            if feat == 1 {
+                j.features = vec!["a".into()];
+            }
+            jobs.push(j);
+        }
+        let s = snap(ns, jobs);
+        let plans = |off: bool| {
+            super::sched::shortlist::OFF.with(|o| o.set(off));
+            let mut e = Engine::new(c.clone());
+            let p = (e.iterate(&s, 0), e.iterate(&s, 1800));
+            super::sched::shortlist::OFF.with(|o| o.set(false));
+            p
+        };
+        let (with, without) = (plans(false), plans(true));
+        prop_assert_eq!(&with.0.starts, &without.0.starts);
+        prop_assert_eq!(&with.0.reservations, &without.0.reservations);
+        prop_assert_eq!(&with.1.starts, &without.1.starts);
+        prop_assert_eq!(&with.1.jobs, &without.1.jobs);
+    }
+}
