@@ -10,7 +10,6 @@
 
 use crate::config::NodeAccessPolicy;
 use crate::model::EffNode;
-use std::collections::BTreeSet;
 
 /// Another job holding resources on a node during the window considered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,8 +61,11 @@ pub fn access_limit(
     occupants: &[Occupant],
 ) -> Result<u32, AccessDenial> {
     let mine = req.access.unwrap_or(node.access);
-    let mut others: BTreeSet<&str> = BTreeSet::new();
-    let mut same_user: BTreeSet<&str> = BTreeSet::new();
+    // The jobs there are only counted when the node caps them (most nodes
+    // do not: no sets to build for each candidate).
+    let counted = node.max_job.is_some() || node.max_job_per_user.is_some();
+    let mut others: Vec<&str> = Vec::new();
+    let mut same_user: Vec<&str> = Vec::new();
     for o in occupants.iter().filter(|o| o.job != req.job) {
         let theirs = o.access.unwrap_or(node.access);
         for p in [mine, theirs] {
@@ -77,10 +79,17 @@ pub fn access_limit(
                 _ => {}
             }
         }
-        others.insert(&o.job);
-        if o.user == req.user {
-            same_user.insert(&o.job);
+        if counted {
+            others.push(&o.job);
+            if o.user == req.user {
+                same_user.push(&o.job);
+            }
         }
+    }
+    // A job with several tasks there is one job.
+    for set in [&mut others, &mut same_user] {
+        set.sort_unstable();
+        set.dedup();
     }
     if let Some(m) = node.max_job {
         if others.len() as u64 + 1 > m as u64 {
