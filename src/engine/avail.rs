@@ -52,10 +52,11 @@ pub(crate) struct NowIndex {
     f0: Vec<Resources>,
     t1: Vec<Time>,
     g: Vec<Resources>,
-    /// Per node, a time before which what is free does not drop in
-    /// processors or memory: `t1` when the search found the drop or
-    /// looked at every boundary, else the first boundary it did not look
-    /// at (the bounds only need `t1`; a start now's shortlist needs this).
+    /// Per node, a time before which nothing of what is free drops
+    /// (processors, memory, swap or disk): `t1` or the first drop in swap
+    /// or disk before it when the search found the drop or looked at every
+    /// boundary, else the first boundary it did not look at (the bounds
+    /// only need `t1`; a start now's shortlist needs this).
     steady: Vec<Time>,
     /// Nodes with free processors, and with anything free.
     open: Vec<NodeIdx>,
@@ -148,10 +149,15 @@ impl NowIndex {
         // Nothing free now: nothing to drop from.
         let scan = if f0.is_zero() { 0 } else { SCAN };
         let mut looked = 0;
+        // The first drop in swap or disk (the bounds do not count them).
+        let mut other_drop = Time::MAX;
         for (c, f) in steps.by_ref().take(scan) {
             looked += 1;
             if c == Time::MAX {
                 break;
+            }
+            if other_drop == Time::MAX && (f.swap < f0.swap || f.disk < f0.disk) {
+                other_drop = c;
             }
             if f.procs < f0.procs || f.mem < f0.mem {
                 t1 = c;
@@ -162,7 +168,8 @@ impl NowIndex {
         let steady = match steps.next() {
             Some((c, _)) if t1 == Time::MAX && looked == scan => c,
             _ => t1,
-        };
+        }
+        .min(other_drop);
         let old = self.f0[k];
         let (w, b) = (k / 64, 1u64 << (k % 64));
         if self.dirty[w] & b == 0 {

@@ -1080,6 +1080,9 @@ fn mixed_cluster(types: &[u8], busy: &[(u8, u8)]) -> (Vec<Node>, Vec<Job>) {
         (8, 16000, &["a", "b"], 0.8),
         (4, 16000, &["b"], 1.2),
     ];
+    // Running jobs use some local disk: MINRESOURCE orders by free disk
+    // after processors and memory (and nodes differ in it mostly by that).
+    let disk = |k: usize| if k % 10 == 0 { 3000 } else { 2000 };
     let mut ns = Vec::new();
     let mut run = Vec::new();
     for (k, &t) in types.iter().enumerate() {
@@ -1095,12 +1098,18 @@ fn mixed_cluster(types: &[u8], busy: &[(u8, u8)]) -> (Vec<Node>, Vec<Job>) {
                 (hours as i64 % 8 + 1) * H,
                 -2 * H,
             );
-            j.task = Resources::procs_mem(1, 500);
+            j.task = Resources {
+                disk: 100 * (hours as u64 % 3),
+                ..Resources::procs_mem(1, 500)
+            };
             run.push(running(j, -H, &[(&name, used)]));
         }
         ns.push(Node {
             name,
-            configured: Resources::procs_mem(procs, mem),
+            configured: Resources {
+                disk: disk(k),
+                ..Resources::procs_mem(procs, mem)
+            },
             features: feats.iter().map(|f| f.to_string()).collect(),
             speed: Some(speed),
             ..Node::default()
@@ -1115,8 +1124,9 @@ proptest! {
     /// A job that starts now is placed from a shortlist of nodes under the
     /// policies whose order the node leads (`sched/shortlist.rs`); the plan
     /// is the one scoring every node with room gives, with standing and
-    /// job reservations claiming some nodes, node access policies and
-    /// features, on clusters with more slots than a shortlist takes.
+    /// job reservations claiming some nodes, node access policies,
+    /// features and local disk, on clusters with more slots than a
+    /// shortlist takes.
     #[test]
     fn shortlist_places_as_scoring_every_node(
         types in proptest::collection::vec(0u8..4, 40..160),
@@ -1137,7 +1147,10 @@ proptest! {
         let (ns, mut jobs) = mixed_cluster(&types, &busy);
         for (k, &(tasks, procs, mem, feat, hours)) in specs.iter().enumerate() {
             let mut j = idle(&format!("j{k}"), &format!("u{}", k % 3), tasks, hours * H, -(k as i64) * 60);
-            j.task = Resources::procs_mem(procs, mem);
+            j.task = Resources {
+                disk: if feat == 2 { 200 } else { 0 },
+                ..Resources::procs_mem(procs, mem)
+            };
             if feat == 1 {
                 j.features = vec!["a".into()];
             }
@@ -1156,5 +1169,47 @@ proptest! {
         prop_assert_eq!(&with.0.reservations, &without.0.reservations);
         prop_assert_eq!(&with.1.starts, &without.1.starts);
         prop_assert_eq!(&with.1.jobs, &without.1.jobs);
+    }
+}
+
+/// MINRESOURCE takes the node with the least free, down to disk: 40 equal
+/// nodes each run a job, the later the node the more disk its job uses,
+/// so the one-task job goes to the last node, past the first 32 slots a
+/// shortlist in node order would stop at.
+#[test]
+fn shortlist_orders_equal_nodes_by_free_disk() {
+    let ns: Vec<Node> = (1..=40)
+        .map(|k| Node {
+            name: format!("n{k}"),
+            configured: Resources {
+                disk: 10_000,
+                ..Resources::procs_mem(4, 8000)
+            },
+            ..Node::default()
+        })
+        .collect();
+    let mut jobs: Vec<Job> = (1..=40)
+        .map(|k| {
+            let mut j = idle(&format!("r{k}"), "r", 1, 4 * H, -2 * H);
+            j.task = Resources {
+                disk: 100 * k,
+                ..Resources::procs_mem(1, 1000)
+            };
+            running(j, -H, &[(&format!("n{k}"), 1)])
+        })
+        .collect();
+    jobs.push(idle("J", "u", 1, H, -60));
+    let s = snap(ns, jobs);
+    let c = cfg("NODEALLOCATIONPOLICY MINRESOURCE\n");
+    for off in [false, true] {
+        super::sched::shortlist::OFF.with(|o| o.set(off));
+        let p = Engine::new(c.clone()).iterate(&s, 0);
+        super::sched::shortlist::OFF.with(|o| o.set(false));
+        let on: Vec<&str> = p.starts[0]
+            .allocation
+            .iter()
+            .map(|a| a.node.as_str())
+            .collect();
+        assert_eq!(on, vec!["n40"], "shortlist off: {off}");
     }
 }

@@ -206,9 +206,10 @@ impl Iter<'_> {
     /// every candidate.
     ///
     /// Only nodes with room for a task now are looked at (the index's
-    /// open list). Within a run ordered by what is free (MINRESOURCE), the
-    /// free processors and memory over the job's window are those free now
-    /// on a node where they do not drop before the job would end
+    /// open list). Within a run ordered by what is free (MINRESOURCE:
+    /// processors, memory, swap, disk, then node index), what is free over
+    /// the job's window is what is free now on a node where nothing drops
+    /// before the job would end
     /// ([`NowIndex::steady_until`], and nothing placed there later than now
     /// in this iteration): such nodes are taken by what is free now, and
     /// the others are all scored.
@@ -246,12 +247,12 @@ impl Iter<'_> {
                 push(&mut out, node, true);
             }
         }
-        // (run and free processors, free memory, node): what is free now
-        // where it is what is free over the window, else both 0 (such a
-        // node's place in its run is not known beforehand, and it comes
-        // first to be scored; a node with room has processors free). In
-        // node order within a run, both are 0 throughout.
-        let mut keyed: Vec<(u64, u64, NodeIdx)> = Vec::new();
+        // (run and free processors, free memory, swap and disk, node): what
+        // is free now where it is what is free over the window, else all 0
+        // (such a node's place in its run is not known beforehand, and it
+        // comes first to be scored; a node with room has processors free).
+        // In node order within a run, all are 0 throughout.
+        let mut keyed: Vec<(u64, [u64; 3], NodeIdx)> = Vec::new();
         for &node in ix.open(task) {
             if claimed.contains(node) || !has_room(node) {
                 continue;
@@ -259,20 +260,21 @@ impl Iter<'_> {
             let run = (order.run_of[node as usize] as u64) << 32;
             if order.by_free && ix.steady_until(node) >= window.1 && !self.later.contains(node) {
                 let f = ix.free_now(node);
-                keyed.push((run | f.procs as u64, f.mem, node));
+                keyed.push((run | f.procs as u64, [f.mem, f.swap, f.disk], node));
             } else {
-                keyed.push((run, 0, node));
+                keyed.push((run, [0; 3], node));
             }
         }
         // Sorted a chunk at a time, as far as the walk goes.
         let mut sorted = 0usize;
         let mut next_chunk = k + 16;
         let mut run = u64::MAX;
-        // In the current run: slots taken in order, and what is free on
-        // each scored one that is a slot.
+        // In the current run: slots taken in order, what is free on each
+        // scored one that is a slot, and how many of those come before the
+        // last node taken.
         let mut taken = 0usize;
-        let mut scored: Vec<(u32, u64)> = Vec::new();
-        let mut last: Option<(u32, u64)> = None;
+        let mut scored: Vec<(u32, [u64; 3])> = Vec::new();
+        let mut last: Option<((u32, [u64; 3]), usize)> = None;
         for w in 0..keyed.len() {
             if w == sorted {
                 let upto = (sorted + next_chunk).min(keyed.len());
@@ -283,7 +285,7 @@ impl Iter<'_> {
                 sorted = upto;
                 next_chunk *= 2;
             }
-            let (hi, mem, node) = keyed[w];
+            let (hi, rest, node) = keyed[w];
             if hi >> 32 != run {
                 slots += taken + scored.len();
                 if slots >= k {
@@ -292,26 +294,28 @@ impl Iter<'_> {
                 (run, taken, last) = (hi >> 32, 0, None);
                 scored.clear();
             }
-            let here = (hi as u32, mem);
+            let here = (hi as u32, rest);
             if order.by_free && here.0 == 0 {
                 if let Some(f) = push(&mut out, node, false) {
-                    scored.push((f.procs, f.mem));
+                    scored.push((f.procs, [f.mem, f.swap, f.disk]));
                 }
                 continue;
             }
             // Slots certainly before this node: earlier runs', those taken
-            // in this run, and scored ones with less free.
-            if last != Some(here) || !order.by_free {
-                let before = scored.iter().filter(|&&s| s < here).count();
-                if slots + taken + before >= k {
-                    return (out, false);
-                }
+            // in this run, and scored ones with less free (ties go by node
+            // index, which is the walk's order among equal keys).
+            let before = match last {
+                Some((l, b)) if l == here => b,
+                _ => scored.iter().filter(|&&s| s < here).count(),
+            };
+            if slots + taken + before >= k {
+                return (out, false);
             }
             if let Some(f) = push(&mut out, node, false) {
-                debug_assert!(!order.by_free || (f.procs, f.mem) == here);
+                debug_assert!(!order.by_free || (f.procs, [f.mem, f.swap, f.disk]) == here);
                 taken += 1;
             }
-            last = Some(here);
+            last = Some((here, before));
         }
         (out, true)
     }
