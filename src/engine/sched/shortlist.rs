@@ -225,7 +225,10 @@ impl Iter<'_> {
         let adm = self.adm(it.j);
         let ix = self.index_for(i);
         let task = &it.req.task;
-        let mut out = Vec::new();
+        let open = ix.open(task);
+        // Claimed nodes with room, and about k others (more where k slots
+        // need more nodes): grown, the vector would copy its candidates.
+        let mut out = Vec::with_capacity(claimed.nodes.len() + k.min(open.len()) + 16);
         // Unclaimed nodes' candidates that are slots.
         let mut slots = 0usize;
         let push =
@@ -252,8 +255,8 @@ impl Iter<'_> {
         // (such a node's place in its run is not known beforehand, and it
         // comes first to be scored; a node with room has processors free).
         // In node order within a run, all are 0 throughout.
-        let mut keyed: Vec<(u64, [u64; 3], NodeIdx)> = Vec::new();
-        for &node in ix.open(task) {
+        let mut keyed: Vec<(u64, [u64; 3], NodeIdx)> = Vec::with_capacity(open.len());
+        for &node in open {
             if claimed.contains(node) || !has_room(node) {
                 continue;
             }
