@@ -411,6 +411,8 @@ struct Iter<'a> {
     /// Nodes the passes placed a job on later than now (the indexes are
     /// not refreshed for those).
     later: shortlist::NodeBits,
+    /// The shortlists' node orders, per policy, once one needs them.
+    walks: Vec<shortlist::Walk>,
 }
 
 impl<'a> Iter<'a> {
@@ -700,6 +702,7 @@ impl<'a> Iter<'a> {
             for &(node, _) in nodes {
                 self.later.insert(node);
             }
+            self.update_walks(nodes);
         }
         if ok && start == self.now {
             for &(node, _) in nodes {
@@ -708,6 +711,7 @@ impl<'a> Iter<'a> {
             }
             self.now_ix.maybe_resort();
             self.open_ix.maybe_resort();
+            self.update_walks(nodes);
         }
         ok
     }
@@ -1362,6 +1366,7 @@ pub fn run(
         orders,
         claimed: None,
         later: shortlist::NodeBits::default(),
+        walks: Vec::new(),
     };
 
     // 5. Priority pass with job reservations. Jobs start in priority order

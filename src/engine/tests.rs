@@ -1213,3 +1213,71 @@ fn shortlist_orders_equal_nodes_by_free_disk() {
         assert_eq!(on, vec!["n40"], "shortlist off: {off}");
     }
 }
+
+/// What is free over a job's window, not what is free now, orders
+/// MINRESOURCE: 40 eight-processor nodes, 39 of them with 2 processors
+/// free for hours; n40 has 6 free now, but W (7 processors, blocked now)
+/// is reserved there from 1 h, when X ends (after A started on n1). J
+/// (1 processor, 3 h) then has
+/// 1 processor on n40 over its window, the least anywhere: it goes there,
+/// not to the first of the 39 nodes a walk by what is free now would stop
+/// among.
+#[test]
+fn shortlist_orders_by_what_is_free_over_the_window() {
+    let ns: Vec<Node> = (1..=40)
+        .map(|k| Node {
+            name: format!("n{k}"),
+            configured: Resources::procs_mem(8, 64_000),
+            ..Node::default()
+        })
+        .collect();
+    let mut jobs: Vec<Job> = (1..=39)
+        .map(|k| {
+            running(
+                idle(&format!("r{k}"), "r", 6, 10 * H, -2 * H),
+                -H,
+                &[(&format!("n{k}"), 6)],
+            )
+        })
+        .collect();
+    jobs.push(running(idle("X", "r", 2, 2 * H, -2 * H), -H, &[("n40", 2)]));
+    // A starts first and fills n1: the shortlist's walk exists before W
+    // is reserved, and must learn of W's placement.
+    let mut a = idle("A", "t", 1, H, -900);
+    a.task = Resources::procs(2);
+    jobs.push(a);
+    let mut w = idle("W", "u", 1, H, -600);
+    w.task = Resources::procs(7);
+    jobs.push(w);
+    jobs.push(idle("J", "v", 1, 3 * H, -60));
+    let s = snap(ns, jobs);
+    let c = cfg("NODEALLOCATIONPOLICY MINRESOURCE\nRESERVATIONDEPTH 1\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n");
+    for off in [false, true] {
+        super::sched::shortlist::OFF.with(|o| o.set(off));
+        let p = Engine::new(c.clone()).iterate(&s, 0);
+        super::sched::shortlist::OFF.with(|o| o.set(false));
+        let w = p
+            .reservations
+            .iter()
+            .find(|r| r.job.as_deref() == Some("W"));
+        assert_eq!(
+            w.map(|r| (r.start, r.allocation[0].node.as_str())),
+            Some((H, "n40"))
+        );
+        let j: Vec<(&str, Vec<&str>)> = p
+            .starts
+            .iter()
+            .map(|s| {
+                (
+                    s.job.as_str(),
+                    s.allocation.iter().map(|a| a.node.as_str()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            j,
+            vec![("A", vec!["n1"]), ("J", vec!["n40"])],
+            "shortlist off: {off}"
+        );
+    }
+}

@@ -14,6 +14,10 @@
 //! all the node decides (not MINRESOURCE), a run is in index order too, and
 //! the walk stops within it.
 //!
+//! The walk's order ([`Walk`]) is kept through the iteration: built at a
+//! policy's first shortlist, updated on the nodes of each placement, so a
+//! shortlist costs the nodes it walks, not a sort of every node with room.
+//!
 //! The answer is [`allocate_from_first`]'s, which is the whole
 //! allocation's; when those slots cannot hold the job, the caller scores
 //! every node as before.
@@ -116,6 +120,99 @@ impl NodeBits {
     }
 }
 
+/// What a walk orders nodes by within a run: free processors, memory, swap
+/// and disk (all 0 for policies not ordered by what is free).
+type FreeKey = (u32, [u64; 3]);
+
+/// A node's place in a walk: (run, free key, node).
+type WalkKey = (u32, FreeKey, NodeIdx);
+
+fn free_key(f: &Resources) -> FreeKey {
+    (f.procs, [f.mem, f.swap, f.disk])
+}
+
+/// The unclaimed nodes with processors free now in one policy's order:
+/// by run of equal rank, then (policies ordered by free) what is free now,
+/// then index. Built at a policy's first shortlist in an iteration and
+/// kept up to date by [`Iter::update_walks`] at each placement, so a
+/// shortlist walks only as far as it needs.
+pub(super) struct Walk {
+    policy: NodeAllocationPolicy,
+    by_free: bool,
+    /// Each node's run ([`RankOrder::run_of`]).
+    run_of: Vec<u32>,
+    order: std::collections::BTreeSet<WalkKey>,
+    /// (steady until, node) for policies ordered by free: a node placed on
+    /// later than now in this iteration has `Time::MIN`.
+    steady: std::collections::BTreeSet<(Time, NodeIdx)>,
+    /// Each node's entry in both.
+    entry: Vec<Option<(WalkKey, Time)>>,
+}
+
+impl Walk {
+    fn new(
+        policy: NodeAllocationPolicy,
+        order: &RankOrder,
+        claimed: &Claimed,
+        ix: &NowIndex,
+        later: &NodeBits,
+    ) -> Walk {
+        let mut w = Walk {
+            policy,
+            by_free: order.by_free,
+            run_of: order.run_of.clone(),
+            order: Default::default(),
+            steady: Default::default(),
+            entry: vec![None; order.run_of.len()],
+        };
+        for &node in ix.open(&Resources::procs(1)) {
+            w.set(node, claimed, ix, later.contains(node));
+        }
+        w
+    }
+
+    fn run_of(&self, node: NodeIdx) -> u32 {
+        self.run_of[node as usize]
+    }
+
+    fn steady_until(&self, node: NodeIdx) -> Time {
+        self.entry[node as usize].map_or(Time::MIN, |(_, t)| t)
+    }
+
+    /// Node `node`'s entry from the index (`later`: a placement later than
+    /// now was made on it in this iteration).
+    fn set(&mut self, node: NodeIdx, claimed: &Claimed, ix: &NowIndex, later: bool) {
+        let k = node as usize;
+        if k >= self.entry.len() {
+            return;
+        }
+        if let Some((key, t)) = self.entry[k].take() {
+            self.order.remove(&key);
+            self.steady.remove(&(t, node));
+        }
+        let run = self.run_of[k];
+        let f = ix.free_now(node);
+        if run == u32::MAX || claimed.contains(node) || f.procs == 0 {
+            return;
+        }
+        let (key, t) = if self.by_free {
+            let t = if later {
+                Time::MIN
+            } else {
+                ix.steady_until(node)
+            };
+            ((run, free_key(&f), node), t)
+        } else {
+            ((run, (0, [0; 3]), node), Time::MAX)
+        };
+        self.order.insert(key);
+        if self.by_free {
+            self.steady.insert((t, node));
+        }
+        self.entry[k] = Some((key, t));
+    }
+}
+
 #[cfg(test)]
 thread_local! {
     /// Tests turn the shortlist off to compare with scoring every node.
@@ -171,8 +268,17 @@ impl Iter<'_> {
             self.claimed = Some(Claimed::of(&self.view.profile));
         }
         let claimed = self.claimed.as_ref().expect("set above");
-        let (cands, complete) = self.shortlist(i, order, claimed, k, (start, end));
+        let w = match self.walks.iter().position(|w| w.policy == policy) {
+            Some(w) => w,
+            None => {
+                let walk = Walk::new(policy, order, claimed, &self.now_ix, &self.later);
+                self.walks.push(walk);
+                self.walks.len() - 1
+            }
+        };
         self.orders = orders;
+        let claimed = self.claimed.as_ref().expect("set above");
+        let (cands, complete) = self.shortlist(i, &self.walks[w], claimed, k, (start, end));
         let it = &self.idle[i];
         let answer = if complete {
             match allocate_checked(&it.req, &cands, &cluster, policy, true, self.local) {
@@ -201,22 +307,21 @@ impl Iter<'_> {
         answer
     }
 
-    /// The candidates of the claimed nodes and of the runs of `order`
+    /// The candidates of the claimed nodes and of the runs of `walk`
     /// until they hold `k` slots on unclaimed nodes, and whether that is
     /// every candidate.
     ///
-    /// Only nodes with room for a task now are looked at (the index's
-    /// open list). Within a run ordered by what is free (MINRESOURCE:
-    /// processors, memory, swap, disk, then node index), what is free over
-    /// the job's window is what is free now on a node where nothing drops
-    /// before the job would end
+    /// Only nodes with room for a task now are looked at. Within a run
+    /// ordered by what is free (MINRESOURCE: processors, memory, swap,
+    /// disk, then node index), what is free over the job's window is what
+    /// is free now on a node where nothing drops before the job would end
     /// ([`NowIndex::steady_until`], and nothing placed there later than now
-    /// in this iteration): such nodes are taken by what is free now, and
-    /// the others are all scored.
+    /// in this iteration): such nodes are taken in the walk's order, and
+    /// the others are all scored first.
     fn shortlist(
         &self,
         i: usize,
-        order: &RankOrder,
+        walk: &Walk,
         claimed: &Claimed,
         k: usize,
         window: (Time, Time),
@@ -225,12 +330,11 @@ impl Iter<'_> {
         let adm = self.adm(it.j);
         let ix = self.index_for(i);
         let task = &it.req.task;
-        let open = ix.open(task);
         // Claimed nodes with room, and about k others (more where k slots
         // need more nodes): grown, the vector would copy its candidates.
-        let mut out = Vec::with_capacity(claimed.nodes.len() + k.min(open.len()) + 16);
-        // Unclaimed nodes' candidates that are slots.
-        let mut slots = 0usize;
+        let mut out = Vec::with_capacity(claimed.nodes.len() + k.min(walk.order.len()) + 16);
+        // A node's candidate, and what is free on it over the window when
+        // it is a slot (an unclaimed node's candidate the job can use).
         let push =
             |out: &mut Vec<Candidate>, node: NodeIdx, is_claimed: bool| -> Option<Resources> {
                 let free = self.view.profile.free(node, window.0, window.1, &adm);
@@ -250,76 +354,69 @@ impl Iter<'_> {
                 push(&mut out, node, true);
             }
         }
-        // (run and free processors, free memory, swap and disk, node): what
-        // is free now where it is what is free over the window, else all 0
-        // (such a node's place in its run is not known beforehand, and it
-        // comes first to be scored; a node with room has processors free).
-        // In node order within a run, all are 0 throughout.
-        let mut keyed: Vec<(u64, [u64; 3], NodeIdx)> = Vec::with_capacity(open.len());
-        for &node in open {
-            if claimed.contains(node) || !has_room(node) {
-                continue;
+        // The nodes where what is free may drop before the job would end,
+        // all scored: (run, what is free over the window) of those that are
+        // slots, in order.
+        let mut scored: Vec<(u32, FreeKey)> = Vec::new();
+        if walk.by_free {
+            for &(_, node) in walk.steady.range(..(window.1, 0)) {
+                if has_room(node) {
+                    if let Some(f) = push(&mut out, node, false) {
+                        scored.push((walk.run_of(node), free_key(&f)));
+                    }
+                }
             }
-            let run = (order.run_of[node as usize] as u64) << 32;
-            if order.by_free && ix.steady_until(node) >= window.1 && !self.later.contains(node) {
-                let f = ix.free_now(node);
-                keyed.push((run | f.procs as u64, [f.mem, f.swap, f.disk], node));
-            } else {
-                keyed.push((run, [0; 3], node));
-            }
+            scored.sort_unstable();
         }
-        // Sorted a chunk at a time, as far as the walk goes.
-        let mut sorted = 0usize;
-        let mut next_chunk = k + 16;
-        let mut run = u64::MAX;
-        // In the current run: slots taken in order, what is free on each
-        // scored one that is a slot, and how many of those come before the
-        // last node taken.
-        let mut taken = 0usize;
-        let mut scored: Vec<(u32, [u64; 3])> = Vec::new();
-        let mut last: Option<((u32, [u64; 3]), usize)> = None;
-        for w in 0..keyed.len() {
-            if w == sorted {
-                let upto = (sorted + next_chunk).min(keyed.len());
-                if upto < keyed.len() {
-                    keyed[sorted..].select_nth_unstable(upto - sorted);
-                }
-                keyed[sorted..upto].sort_unstable();
-                sorted = upto;
-                next_chunk *= 2;
-            }
-            let (hi, rest, node) = keyed[w];
-            if hi >> 32 != run {
-                slots += taken + scored.len();
-                if slots >= k {
-                    return (out, false);
-                }
-                (run, taken, last) = (hi >> 32, 0, None);
-                scored.clear();
-            }
-            let here = (hi as u32, rest);
-            if order.by_free && here.0 == 0 {
-                if let Some(f) = push(&mut out, node, false) {
-                    scored.push((f.procs, [f.mem, f.swap, f.disk]));
-                }
+        // The run walked; slots taken in earlier runs and in this one;
+        // scored slots in earlier runs, and this run's.
+        let mut run = u32::MAX;
+        let (mut taken_before, mut taken) = (0usize, 0usize);
+        let (mut scored_before, mut run_scored): (usize, &[(u32, FreeKey)]) = (0, &[]);
+        // The last key taken and how many of this run's scored slots come
+        // before it.
+        let mut last: Option<(FreeKey, usize)> = None;
+        for &(r, here, node) in &walk.order {
+            if walk.by_free && walk.steady_until(node) < window.1 || !has_room(node) {
                 continue;
+            }
+            if r != run {
+                (run, taken_before, taken, last) = (r, taken_before + taken, 0, None);
+                let lo = scored.partition_point(|s| s.0 < r);
+                let hi = scored.partition_point(|s| s.0 <= r);
+                (scored_before, run_scored) = (lo, &scored[lo..hi]);
             }
             // Slots certainly before this node: earlier runs', those taken
-            // in this run, and scored ones with less free (ties go by node
-            // index, which is the walk's order among equal keys).
+            // in this run, and this run's scored ones with less free (ties
+            // go by node index, which is the walk's order among equal
+            // keys).
             let before = match last {
                 Some((l, b)) if l == here => b,
-                _ => scored.iter().filter(|&&s| s < here).count(),
+                _ => run_scored.partition_point(|s| s.1 < here),
             };
-            if slots + taken + before >= k {
+            if taken_before + scored_before + taken + before >= k {
                 return (out, false);
             }
             if let Some(f) = push(&mut out, node, false) {
-                debug_assert!(!order.by_free || (f.procs, [f.mem, f.swap, f.disk]) == here);
+                debug_assert!(!walk.by_free || free_key(&f) == here);
                 taken += 1;
             }
             last = Some((here, before));
         }
         (out, true)
+    }
+
+    /// Brings the walks up to date on `nodes` after a placement there
+    /// (what is free now changed, or a placement later than now was
+    /// added: see [`Iter::later`]).
+    pub(super) fn update_walks(&mut self, nodes: &[(NodeIdx, u32)]) {
+        let Some(claimed) = &self.claimed else {
+            return;
+        };
+        for walk in &mut self.walks {
+            for &(node, _) in nodes {
+                walk.set(node, claimed, &self.now_ix, self.later.contains(node));
+            }
+        }
     }
 }
