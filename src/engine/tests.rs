@@ -2,6 +2,7 @@
 //! backfill policy, reservation depth, soft/hard passes, chunking, bypass,
 //! ADVRES, NoFit, determinism, and the no-delay property.
 
+use super::sched::shortlist::{with_mode, Mode};
 use super::*;
 use crate::model::{Cluster, HoldKind, Node, NodeTasks, Resources};
 use proptest::prelude::*;
@@ -1157,14 +1158,13 @@ proptest! {
             jobs.push(j);
         }
         let s = snap(ns, jobs);
-        let plans = |off: bool| {
-            super::sched::shortlist::OFF.with(|o| o.set(off));
-            let mut e = Engine::new(c.clone());
-            let p = (e.iterate(&s, 0), e.iterate(&s, 1800));
-            super::sched::shortlist::OFF.with(|o| o.set(false));
-            p
+        let plans = |mode| {
+            with_mode(mode, || {
+                let mut e = Engine::new(c.clone());
+                (e.iterate(&s, 0), e.iterate(&s, 1800))
+            })
         };
-        let (with, without) = (plans(false), plans(true));
+        let (with, without) = (plans(Mode::Always), plans(Mode::Off));
         prop_assert_eq!(&with.0.starts, &without.0.starts);
         prop_assert_eq!(&with.0.reservations, &without.0.reservations);
         prop_assert_eq!(&with.1.starts, &without.1.starts);
@@ -1172,23 +1172,23 @@ proptest! {
     }
 }
 
-/// MINRESOURCE takes the node with the least free, down to disk: 40 equal
+/// MINRESOURCE takes the node with the least free, down to disk: 200 equal
 /// nodes each run a job, the later the node the more disk its job uses,
 /// so the one-task job goes to the last node, past the first 32 slots a
 /// shortlist in node order would stop at.
 #[test]
 fn shortlist_orders_equal_nodes_by_free_disk() {
-    let ns: Vec<Node> = (1..=40)
+    let ns: Vec<Node> = (1..=200)
         .map(|k| Node {
             name: format!("n{k}"),
             configured: Resources {
-                disk: 10_000,
+                disk: 30_000,
                 ..Resources::procs_mem(4, 8000)
             },
             ..Node::default()
         })
         .collect();
-    let mut jobs: Vec<Job> = (1..=40)
+    let mut jobs: Vec<Job> = (1..=200)
         .map(|k| {
             let mut j = idle(&format!("r{k}"), "r", 1, 4 * H, -2 * H);
             j.task = Resources {
@@ -1201,37 +1201,35 @@ fn shortlist_orders_equal_nodes_by_free_disk() {
     jobs.push(idle("J", "u", 1, H, -60));
     let s = snap(ns, jobs);
     let c = cfg("NODEALLOCATIONPOLICY MINRESOURCE\n");
-    for off in [false, true] {
-        super::sched::shortlist::OFF.with(|o| o.set(off));
-        let p = Engine::new(c.clone()).iterate(&s, 0);
-        super::sched::shortlist::OFF.with(|o| o.set(false));
+    for mode in [Mode::Normal, Mode::Always, Mode::Off] {
+        let p = with_mode(mode, || Engine::new(c.clone()).iterate(&s, 0));
         let on: Vec<&str> = p.starts[0]
             .allocation
             .iter()
             .map(|a| a.node.as_str())
             .collect();
-        assert_eq!(on, vec!["n40"], "shortlist off: {off}");
+        assert_eq!(on, vec!["n200"], "{mode:?}");
     }
 }
 
 /// What is free over a job's window, not what is free now, orders
-/// MINRESOURCE: 40 eight-processor nodes, 39 of them with 2 processors
-/// free for hours; n40 has 6 free now, but W (7 processors, blocked now)
+/// MINRESOURCE: 200 eight-processor nodes, 199 of them with 2 processors
+/// free for hours; n200 has 6 free now, but W (7 processors, blocked now)
 /// is reserved there from 1 h, when X ends (after A started on n1). J
 /// (1 processor, 3 h) then has
-/// 1 processor on n40 over its window, the least anywhere: it goes there,
-/// not to the first of the 39 nodes a walk by what is free now would stop
-/// among.
+/// 1 processor on n200 over its window, the least anywhere: it goes
+/// there, not to the first of the 199 nodes a walk by what is free now
+/// would stop among.
 #[test]
 fn shortlist_orders_by_what_is_free_over_the_window() {
-    let ns: Vec<Node> = (1..=40)
+    let ns: Vec<Node> = (1..=200)
         .map(|k| Node {
             name: format!("n{k}"),
             configured: Resources::procs_mem(8, 64_000),
             ..Node::default()
         })
         .collect();
-    let mut jobs: Vec<Job> = (1..=39)
+    let mut jobs: Vec<Job> = (1..=199)
         .map(|k| {
             running(
                 idle(&format!("r{k}"), "r", 6, 10 * H, -2 * H),
@@ -1240,7 +1238,11 @@ fn shortlist_orders_by_what_is_free_over_the_window() {
             )
         })
         .collect();
-    jobs.push(running(idle("X", "r", 2, 2 * H, -2 * H), -H, &[("n40", 2)]));
+    jobs.push(running(
+        idle("X", "r", 2, 2 * H, -2 * H),
+        -H,
+        &[("n200", 2)],
+    ));
     // A starts first and fills n1: the shortlist's walk exists before W
     // is reserved, and must learn of W's placement.
     let mut a = idle("A", "t", 1, H, -900);
@@ -1252,17 +1254,15 @@ fn shortlist_orders_by_what_is_free_over_the_window() {
     jobs.push(idle("J", "v", 1, 3 * H, -60));
     let s = snap(ns, jobs);
     let c = cfg("NODEALLOCATIONPOLICY MINRESOURCE\nRESERVATIONDEPTH 1\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n");
-    for off in [false, true] {
-        super::sched::shortlist::OFF.with(|o| o.set(off));
-        let p = Engine::new(c.clone()).iterate(&s, 0);
-        super::sched::shortlist::OFF.with(|o| o.set(false));
+    for mode in [Mode::Normal, Mode::Always, Mode::Off] {
+        let p = with_mode(mode, || Engine::new(c.clone()).iterate(&s, 0));
         let w = p
             .reservations
             .iter()
             .find(|r| r.job.as_deref() == Some("W"));
         assert_eq!(
             w.map(|r| (r.start, r.allocation[0].node.as_str())),
-            Some((H, "n40"))
+            Some((H, "n200"))
         );
         let j: Vec<(&str, Vec<&str>)> = p
             .starts
@@ -1274,10 +1274,6 @@ fn shortlist_orders_by_what_is_free_over_the_window() {
                 )
             })
             .collect();
-        assert_eq!(
-            j,
-            vec![("A", vec!["n1"]), ("J", vec!["n40"])],
-            "shortlist off: {off}"
-        );
+        assert_eq!(j, vec![("A", vec!["n1"]), ("J", vec!["n200"])], "{mode:?}");
     }
 }
