@@ -61,6 +61,19 @@ fn snap(nodes: Vec<Node>, jobs: Vec<Job>) -> Snapshot {
     s
 }
 
+/// The plan's starts with the nodes of each.
+fn started_on(p: &Plan) -> Vec<(&str, Vec<&str>)> {
+    p.starts
+        .iter()
+        .map(|s| {
+            (
+                s.job.as_str(),
+                s.allocation.iter().map(|a| a.node.as_str()).collect(),
+            )
+        })
+        .collect()
+}
+
 fn started(p: &Plan) -> Vec<(&str, bool)> {
     p.starts
         .iter()
@@ -381,17 +394,7 @@ fn advres_job_runs_only_in_its_reservation() {
     a.advres = Some(id.clone());
     let b = idle("B", "bob", 1, H, -50);
     let p = e.iterate(&snap(nodes(3, 1), vec![a, b]), 10);
-    let s: Vec<(&str, Vec<&str>)> = p
-        .starts
-        .iter()
-        .map(|s| {
-            (
-                s.job.as_str(),
-                s.allocation.iter().map(|a| a.node.as_str()).collect(),
-            )
-        })
-        .collect();
-    assert_eq!(s, vec![("A", vec!["n2"]), ("B", vec!["n1"])]);
+    assert_eq!(started_on(&p), vec![("A", vec!["n2"]), ("B", vec!["n1"])]);
     assert_eq!(p.starts[0].reservation.as_deref(), Some(id.as_str()));
     // A job asking for a reservation that does not exist can never run.
     let mut x = idle("X", "alice", 1, H, 0);
@@ -1203,12 +1206,7 @@ fn shortlist_orders_equal_nodes_by_free_disk() {
     let c = cfg("NODEALLOCATIONPOLICY MINRESOURCE\n");
     for mode in [Mode::Normal, Mode::Always, Mode::Off] {
         let p = with_mode(mode, || Engine::new(c.clone()).iterate(&s, 0));
-        let on: Vec<&str> = p.starts[0]
-            .allocation
-            .iter()
-            .map(|a| a.node.as_str())
-            .collect();
-        assert_eq!(on, vec!["n200"], "{mode:?}");
+        assert_eq!(started_on(&p), vec![("J", vec!["n200"])], "{mode:?}");
     }
 }
 
@@ -1222,13 +1220,7 @@ fn shortlist_orders_equal_nodes_by_free_disk() {
 /// would stop among.
 #[test]
 fn shortlist_orders_by_what_is_free_over_the_window() {
-    let ns: Vec<Node> = (1..=200)
-        .map(|k| Node {
-            name: format!("n{k}"),
-            configured: Resources::procs_mem(8, 64_000),
-            ..Node::default()
-        })
-        .collect();
+    let ns = nodes(200, 8);
     let mut jobs: Vec<Job> = (1..=199)
         .map(|k| {
             running(
@@ -1264,16 +1256,10 @@ fn shortlist_orders_by_what_is_free_over_the_window() {
             w.map(|r| (r.start, r.allocation[0].node.as_str())),
             Some((H, "n200"))
         );
-        let j: Vec<(&str, Vec<&str>)> = p
-            .starts
-            .iter()
-            .map(|s| {
-                (
-                    s.job.as_str(),
-                    s.allocation.iter().map(|a| a.node.as_str()).collect(),
-                )
-            })
-            .collect();
-        assert_eq!(j, vec![("A", vec!["n1"]), ("J", vec!["n200"])], "{mode:?}");
+        assert_eq!(
+            started_on(&p),
+            vec![("A", vec!["n1"]), ("J", vec!["n200"])],
+            "{mode:?}"
+        );
     }
 }
