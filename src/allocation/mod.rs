@@ -347,6 +347,22 @@ pub(crate) fn first_slots(req: &TaskRequest, policy: NodeAllocationPolicy) -> Op
     (plain && ordered_by_key).then(|| (req.tasks as usize).saturating_mul(2).max(32))
 }
 
+/// What a slot with room for `cap` of the job's tasks counts toward its
+/// tasks in a plain placement ([`first_slots`]), so that slots first in
+/// the order whose counts add up to the job's tasks certainly hold it: a
+/// single-node job's slot counts all its tasks when it holds them all;
+/// where a node takes one task or more, a slot counts its room; where a
+/// node must take several, slots may be passed over and none counts.
+pub(crate) fn counts_toward(req: &TaskRequest, cap: u32) -> u32 {
+    if req.single_node {
+        return if cap >= req.tasks { req.tasks } else { 0 };
+    }
+    match req.tasks_per_node.unwrap_or(1).clamp(1, req.tasks.max(1)) {
+        1 => cap,
+        _ => 0,
+    }
+}
+
 /// The allocation of a job starting now from `candidates` that hold the
 /// first `k` ([`first_slots`]) slots of the whole order of the candidates
 /// [`allocate_checked`] would be given (and maybe others), or `None` when

@@ -1129,28 +1129,32 @@ proptest! {
     /// policies whose order the node leads (`sched/shortlist.rs`); the plan
     /// is the one scoring every node with room gives, with standing and
     /// job reservations claiming some nodes, node access policies,
-    /// features and local disk, on clusters with more slots than a
-    /// shortlist takes.
+    /// features, local disk, tasks per node and single-node jobs, on
+    /// clusters with more slots than a shortlist takes.
     #[test]
     fn shortlist_places_as_scoring_every_node(
         types in proptest::collection::vec(0u8..4, 40..160),
         busy in proptest::collection::vec((0u8..9, 0u8..8), 1..30),
-        specs in proptest::collection::vec((1u32..24, 1u32..3, 0u64..3000, 0u8..4, 1i64..10), 5..60),
+        specs in proptest::collection::vec((1u32..24, 1u32..3, 0u64..3000, 0u8..4, 1i64..10, 0u32..4), 5..60),
         policy in 0usize..4,
         access in 0usize..3,
         depth in 0u32..4,
+        shape in 0usize..3,
     ) {
         let policy = ["MINRESOURCE", "FIRSTAVAILABLE", "FASTEST", "CPULOAD"][policy];
         let access = ["SHARED", "SINGLEUSER", "SINGLEJOB"][access];
+        let shape = ["", "ENABLEMULTINODEJOBS FALSE", "JOBNODEMATCHPOLICY EXACTNODE"][shape];
         let c = cfg(&format!(
             "NODEALLOCATIONPOLICY {policy}\nNODEACCESSPOLICY {access}\nRESERVATIONDEPTH {depth}\n\
-             BACKFILLPOLICY FIRSTFIT\n\
+             BACKFILLPOLICY FIRSTFIT\n{shape}\n\
              SRCFG[b] NODEFEATURES=b TASKCOUNT=3 RESOURCES=PROCS:-1 PERIOD=INFINITY USERLIST=u1\n\
              SRCFG[day] HOSTLIST=n2,n5,n9 PERIOD=DAY STARTTIME=03:00:00 ENDTIME=09:00:00\n"
         ));
         let (ns, mut jobs) = mixed_cluster(&types, &busy);
-        for (k, &(tasks, procs, mem, feat, hours)) in specs.iter().enumerate() {
+        for (k, &(tasks, procs, mem, feat, hours, tpn)) in specs.iter().enumerate() {
             let mut j = idle(&format!("j{k}"), &format!("u{}", k % 3), tasks, hours * H, -(k as i64) * 60);
+            // Tasks per node of 2 and 3 besides none (0, 1).
+            j.tasks_per_node = (tpn >= 2).then_some(tpn);
             j.task = Resources {
                 disk: if feat == 2 { 200 } else { 0 },
                 ..Resources::procs_mem(procs, mem)

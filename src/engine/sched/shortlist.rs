@@ -283,14 +283,23 @@ impl Iter<'_> {
         {
             return Shortlisted::Undecided;
         }
-        // Where k slots are a quarter or more of the nodes with room
-        // (small clusters, wide jobs), the walk would not stop much
-        // earlier: scoring every node costs less than building and keeping
-        // the walk (on the 100- and 240-node simulations it cost ~1 % more
-        // instructions than it saved at twice the nodes).
-        if mode != Mode::Always && self.index_for(i).open(&it.req.task).len() <= 4 * k {
-            return Shortlisted::Undecided;
+        // Where twice the slots the job needs (at least 32) are a quarter
+        // or more of the nodes with room (small clusters, wide jobs), the
+        // walk would not stop much earlier: scoring every node costs less
+        // than building and keeping the walk (on the 100- and 240-node
+        // simulations it cost ~1 % more instructions than it saved at
+        // twice the nodes). The slots needed are guessed from the largest
+        // node the job may use.
+        if mode != Mode::Always {
+            let largest = self.feasible.of(&it.req, &self.view.cluster).1;
+            let per_node = u64::from(it.req.task.times_fits_in(&largest).max(1));
+            let slots = (u64::from(it.req.tasks).div_ceil(per_node) * 2).max(32);
+            let it = &self.idle[i];
+            if self.index_for(i).open(&it.req.task).len() as u64 <= 4 * slots {
+                return Shortlisted::Undecided;
+            }
         }
+        let it = &self.idle[i];
         let (start, end) = (self.now, self.now.saturating_add(it.wall));
         let need = it.req.tasks as u64;
         // What `candidates` checks first: most attempts fail here.
@@ -346,14 +355,19 @@ impl Iter<'_> {
         answer
     }
 
-    /// The candidates of the claimed nodes and of the runs of `walk`
-    /// until they hold `k` slots on unclaimed nodes, and whether that is
-    /// every candidate.
+    /// The candidates of the claimed nodes and of the nodes of `walk` up
+    /// to where the slots certainly before are `k` or hold the job, and
+    /// whether that is every candidate.
     ///
-    /// Only nodes with room for a task now are looked at. Within a run
-    /// ordered by what is free (MINRESOURCE: processors, memory, swap,
-    /// disk, then node index), what is free over the job's window is what
-    /// is free now on a node where nothing drops before the job would end
+    /// A plain placement takes the slots in order until the job is placed
+    /// ([`crate::allocation::first_slots`]): once `k` slots, or slots whose
+    /// counts add up to the job's tasks
+    /// ([`crate::allocation::counts_toward`]), are certainly ahead of a
+    /// node, neither that node nor any after it matters. Only nodes with
+    /// room for a task now are looked at. Within a run ordered by what is
+    /// free (MINRESOURCE: processors, memory, swap, disk, then node index),
+    /// what is free over the job's window is what is free now on a node
+    /// where nothing drops before the job would end
     /// ([`NowIndex::steady_until`], and nothing placed there later than now
     /// in this iteration): such nodes are taken in the walk's order, and
     /// the others are all scored first.
@@ -369,24 +383,35 @@ impl Iter<'_> {
         let adm = self.adm(it.j);
         let ix = self.index_for(i);
         let task = &it.req.task;
+        let full = Ahead {
+            slots: k as u64,
+            tasks: u64::from(it.req.tasks),
+        };
         // Claimed nodes with room, and about k others (more where k slots
         // need more nodes): grown, the vector would copy its candidates.
         let mut out = Vec::with_capacity(claimed.nodes.len() + k.min(walk.order.len()) + 16);
-        // A node's candidate, and what is free on it over the window when
-        // it is a slot (an unclaimed node's candidate the job can use).
-        let push =
-            |out: &mut Vec<Candidate>, node: NodeIdx, is_claimed: bool| -> Option<Resources> {
-                let free = self.view.profile.free(node, window.0, window.1, &adm);
-                let tasks = task.times_fits_in(&free);
-                if tasks == 0 {
-                    return None;
-                }
-                let c = self.candidate(i, node, (tasks, free), window, &adm, false, is_claimed);
-                let n = &self.view.cluster.nodes[node as usize];
-                let slot = !is_claimed && crate::allocation::usable_tasks(&it.req, n, &c) > 0;
-                out.push(c);
-                slot.then_some(free)
+        // A node's candidate, and when it is a slot (an unclaimed node's
+        // candidate the job can use), what is free on it over the window
+        // and what it counts toward the job's tasks.
+        let push = |out: &mut Vec<Candidate>,
+                    node: NodeIdx,
+                    is_claimed: bool|
+         -> Option<(Resources, u64)> {
+            let free = self.view.profile.free(node, window.0, window.1, &adm);
+            let tasks = task.times_fits_in(&free);
+            if tasks == 0 {
+                return None;
+            }
+            let c = self.candidate(i, node, (tasks, free), window, &adm, false, is_claimed);
+            let n = &self.view.cluster.nodes[node as usize];
+            let cap = match is_claimed {
+                true => 0,
+                false => crate::allocation::usable_tasks(&it.req, n, &c),
             };
+            out.push(c);
+            let counts = crate::allocation::counts_toward(&it.req, cap);
+            (cap > 0).then_some((free, u64::from(counts)))
+        };
         let has_room = |node: NodeIdx| task.fits_in(&ix.free_now(node)) && self.suitable(i, node);
         for &node in &claimed.nodes {
             if has_room(node) {
@@ -394,51 +419,69 @@ impl Iter<'_> {
             }
         }
         // The nodes where what is free may drop before the job would end,
-        // all scored: (run, what is free over the window) of those that are
-        // slots, in order.
-        let mut scored: Vec<(u32, FreeKey)> = Vec::new();
+        // all scored: (run, what is free over the window, what it counts)
+        // of those that are slots, in order, and what those before each
+        // come to.
+        let mut scored: Vec<(u32, FreeKey, u64)> = Vec::new();
         if walk.by_free {
             for &(_, node) in walk.steady.range(..(window.1, 0)) {
                 if has_room(node) {
-                    if let Some(f) = push(&mut out, node, false) {
-                        scored.push((walk.run_of(node), free_key(&f)));
+                    if let Some((f, counts)) = push(&mut out, node, false) {
+                        scored.push((walk.run_of(node), free_key(&f), counts));
                     }
                 }
             }
             scored.sort_unstable();
         }
-        // The run walked; slots taken in earlier runs and in this one;
-        // scored slots in earlier runs, and this run's.
-        let mut run = u32::MAX;
-        let (mut taken_before, mut taken) = (0usize, 0usize);
-        let (mut scored_before, mut run_scored): (usize, &[(u32, FreeKey)]) = (0, &[]);
-        // The last key taken and how many of this run's scored slots come
-        // before it.
-        let mut last: Option<(FreeKey, usize)> = None;
+        let mut upto = Vec::with_capacity(scored.len() + 1);
+        upto.push(Ahead::default());
+        for (n, s) in scored.iter().enumerate() {
+            upto.push(Ahead {
+                slots: n as u64 + 1,
+                tasks: upto[n].tasks + s.2,
+            });
+        }
+        // The run walked and where its scored slots are in `scored`; the
+        // slots taken in earlier runs and in this one.
+        let (mut run, mut run_scored) = (u32::MAX, 0..0);
+        let (mut taken_before, mut taken) = (Ahead::default(), Ahead::default());
+        // The last key taken and this run's scored slots before it.
+        let mut last: Option<(FreeKey, Ahead)> = None;
         for &(r, here, node) in &walk.order {
             if walk.by_free && walk.steady_until(node) < window.1 || !has_room(node) {
                 continue;
             }
             if r != run {
-                (run, taken_before, taken, last) = (r, taken_before + taken, 0, None);
+                (run, taken_before, taken, last) =
+                    (r, taken_before.plus(taken), Ahead::default(), None);
                 let lo = scored.partition_point(|s| s.0 < r);
                 let hi = scored.partition_point(|s| s.0 <= r);
-                (scored_before, run_scored) = (lo, &scored[lo..hi]);
+                run_scored = lo..hi;
             }
-            // Slots certainly before this node: earlier runs', those taken
-            // in this run, and this run's scored ones with less free (ties
-            // go by node index, which is the walk's order among equal
-            // keys).
+            // The slots certainly before this node: earlier runs' (taken
+            // and scored), those taken in this run, and this run's scored
+            // ones with less free (ties go by node index, which is the
+            // walk's order among equal keys).
             let before = match last {
                 Some((l, b)) if l == here => b,
-                _ => run_scored.partition_point(|s| s.1 < here),
+                _ => {
+                    let n = scored[run_scored.clone()].partition_point(|s| s.1 < here);
+                    upto[run_scored.start + n].minus(upto[run_scored.start])
+                }
             };
-            if taken_before + scored_before + taken + before >= k {
+            let ahead = taken_before
+                .plus(upto[run_scored.start])
+                .plus(taken)
+                .plus(before);
+            if ahead.slots >= full.slots || ahead.tasks >= full.tasks {
                 return (out, false);
             }
-            if let Some(f) = push(&mut out, node, false) {
+            if let Some((f, counts)) = push(&mut out, node, false) {
                 debug_assert!(!walk.by_free || free_key(&f) == here);
-                taken += 1;
+                taken = taken.plus(Ahead {
+                    slots: 1,
+                    tasks: counts,
+                });
             }
             last = Some((here, before));
         }
@@ -456,6 +499,30 @@ impl Iter<'_> {
             for &(node, _) in nodes {
                 walk.set(node, claimed, &self.now_ix, self.later.contains(node));
             }
+        }
+    }
+}
+
+/// Slots ahead of a node in a walk, and what they count toward the job's
+/// tasks ([`crate::allocation::counts_toward`]).
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct Ahead {
+    slots: u64,
+    tasks: u64,
+}
+
+impl Ahead {
+    fn plus(self, o: Ahead) -> Ahead {
+        Ahead {
+            slots: self.slots + o.slots,
+            tasks: self.tasks + o.tasks,
+        }
+    }
+
+    fn minus(self, o: Ahead) -> Ahead {
+        Ahead {
+            slots: self.slots - o.slots,
+            tasks: self.tasks - o.tasks,
         }
     }
 }
