@@ -291,11 +291,15 @@ impl Iter<'_> {
         // twice the nodes). The slots needed are guessed from the largest
         // node the job may use.
         if mode != Mode::Always {
+            let open = self.index_for(i).open(&it.req.task).len() as u64;
+            if open <= 4 * 32 {
+                return Shortlisted::Undecided;
+            }
             let largest = self.feasible.of(&it.req, &self.view.cluster).1;
+            let it = &self.idle[i];
             let per_node = u64::from(it.req.task.times_fits_in(&largest).max(1));
             let slots = (u64::from(it.req.tasks).div_ceil(per_node) * 2).max(32);
-            let it = &self.idle[i];
-            if self.index_for(i).open(&it.req.task).len() as u64 <= 4 * slots {
+            if open <= 4 * slots {
                 return Shortlisted::Undecided;
             }
         }
