@@ -3,7 +3,7 @@
 use super::avail::{NowIndex, Scope};
 use super::build::{self, dedicated, place_job, View};
 use super::plan::*;
-use super::state::{EngineState, JobReservation, NamedClaim};
+use super::state::{AccrualMap, EngineState, JobReservation, NamedClaim};
 use crate::allocation::{
     allocate_checked, effective_policy, Candidate, LocalAllocator, TaskRequest,
 };
@@ -979,68 +979,32 @@ fn time_block(
         .map(|at| Reason::BeginTime { at })
 }
 
-/// Positions of `ids` in string order, equal ids in the given order (a
-/// stable sort). Sorted by the first eight bytes first, as a number held
-/// in the key (zero-padded, big-endian: the same order as the bytes), so
-/// that most comparisons read no string.
-fn string_order<'s>(ids: impl Iterator<Item = &'s str>) -> Vec<usize> {
-    let prefix = |id: &str| {
-        let mut b = [0u8; 8];
-        let n = id.len().min(8);
-        b[..n].copy_from_slice(&id.as_bytes()[..n]);
-        u64::from_be_bytes(b)
-    };
-    let mut keys: Vec<(u64, &str, usize)> =
-        ids.enumerate().map(|(k, id)| (prefix(id), id, k)).collect();
-    keys.sort_unstable();
-    keys.into_iter().map(|(_, _, k)| k).collect()
-}
-
 /// Effective queue times of idle jobs given as (job, within idle limits,
-/// within active limits), their accrual brought up to `now`. The accrual
-/// map is walked once in key order beside the jobs sorted by id the same
-/// way (a look-up per job in a map of 50,000 string keys costs more than
-/// the whole walk). Each job's update is its own, so the order of updates
-/// does not matter, except between jobs with the same id, which keep the
-/// given order.
+/// within active limits), their accrual brought up to `now`. Each job's
+/// update is its own, so the order of updates does not matter, except
+/// between jobs with the same id, which keep the given order.
 fn queue_times(
     cfg: &Config,
-    accrual: &mut BTreeMap<String, QueueAccrual>,
+    accrual: &mut AccrualMap,
     jobs: &[Job],
     items: &[(usize, bool, bool)],
     now: Time,
 ) -> Vec<Secs> {
     let policy = cfg.params.job_prio_accrual_policy;
-    let mut eff: Vec<Secs> = vec![0; items.len()];
-    let by_name = string_order(items.iter().map(|it| jobs[it.0].id.as_str()));
-    let update = |acc: &mut QueueAccrual, k: usize| {
-        let (j, meets_idle, active_ok) = items[k];
-        acc.update(policy, &jobs[j], now, meets_idle, active_ok);
-        acc.effective()
-    };
-    let mut added: Vec<(String, QueueAccrual)> = Vec::new();
-    let mut known = accrual.iter_mut().peekable();
-    for k in by_name {
-        let job = &jobs[items[k].0];
-        while known
-            .next_if(|(key, _)| key.as_str() < job.id.as_str())
-            .is_some()
-        {}
-        eff[k] = match known.peek_mut() {
-            Some((key, acc)) if key.as_str() == job.id.as_str() => update(acc, k),
-            _ => match added.last_mut() {
-                Some((key, acc)) if *key == job.id => update(acc, k),
-                _ => {
-                    let mut acc = QueueAccrual::new(job);
-                    let e = update(&mut acc, k);
-                    added.push((job.id.clone(), acc));
-                    e
-                }
-            },
-        };
-    }
-    accrual.extend(added);
-    eff
+    items
+        .iter()
+        .map(|&(j, meets_idle, active_ok)| {
+            let job = &jobs[j];
+            let acc = match accrual.get_mut(job.id.as_str()) {
+                Some(acc) => acc,
+                None => accrual
+                    .entry(job.id.clone())
+                    .or_insert_with(|| QueueAccrual::new(job)),
+            };
+            acc.update(policy, job, now, meets_idle, active_ok);
+            acc.effective()
+        })
+        .collect()
 }
 
 /// What [`rank`] found.
@@ -1839,24 +1803,4 @@ fn occupants_matter(
         || job.is_some_and(limits)
         || n.max_job.is_some()
         || n.max_job_per_user.is_some()
-}
-
-#[cfg(test)]
-mod order_tests {
-    use super::string_order;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// The keyed sort is a stable sort by the ids' bytes: short and
-        /// long ids, shared prefixes of eight bytes and more, NUL bytes
-        /// (padding must not make "ab" equal "ab\0"), repeated ids.
-        #[test]
-        fn string_order_is_a_stable_sort(
-            ids in prop::collection::vec("[ab\\x00]{0,3}|1234567[89]{0,3}|[0-9]{1,12}", 0..60)
-        ) {
-            let mut want: Vec<usize> = (0..ids.len()).collect();
-            want.sort_by(|&a, &b| ids[a].cmp(&ids[b]));
-            prop_assert_eq!(string_order(ids.iter().map(|s| s.as_str())), want);
-        }
-    }
 }

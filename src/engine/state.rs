@@ -56,14 +56,29 @@ pub struct ForcedStart {
     pub by: String,
 }
 
+/// Queue-time accrual by job id.
+pub type AccrualMap = rustc_hash::FxHashMap<String, QueueAccrual>;
+
+/// Writes a hashed map as a map in key order, as a `BTreeMap` is, so that
+/// a checkpoint does not depend on the hash table's history.
+fn in_key_order<S: serde::Serializer, V: Serialize>(
+    map: &rustc_hash::FxHashMap<String, V>,
+    ser: S,
+) -> Result<S::Ok, S::Error> {
+    let sorted: BTreeMap<&String, &V> = map.iter().collect();
+    sorted.serialize(ser)
+}
+
 /// The engine's memory.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EngineState {
     /// Time of the last iteration (fairshare accrues from here).
     pub last_iteration: Option<Time>,
-    /// Effective queue time per idle job.
-    pub accrual: BTreeMap<String, QueueAccrual>,
+    /// Effective queue time per idle job (hashed: every iteration looks up
+    /// each idle job; written in key order).
+    #[serde(serialize_with = "in_key_order")]
+    pub accrual: AccrualMap,
     /// Backfill bypass counts per idle job.
     pub bypass: BTreeMap<String, u32>,
     /// System priorities set with setspri (job id to value).

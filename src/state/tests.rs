@@ -265,3 +265,36 @@ fn the_engine_state_round_trips_through_the_checkpoint() {
     assert_eq!(cp.state, s);
     fs::remove_dir_all(&root).ok();
 }
+
+/// The engine keeps queue-time accrual in a hash table, but writes it in
+/// job id order: the same state gives the same checkpoint bytes whatever
+/// order the jobs were added in.
+#[test]
+fn accrual_is_written_in_job_id_order() {
+    use crate::engine::EngineState;
+    use crate::priority::QueueAccrual;
+    let ids: Vec<String> = (0..40).map(|k| format!("job{}", (k * 17) % 40)).collect();
+    let state = |order: &mut dyn Iterator<Item = &String>| {
+        let mut s = EngineState::default();
+        for id in order {
+            let acc = QueueAccrual {
+                accrued: id.len() as i64,
+                last_update: 1_700_000_000,
+                accruing: Some(true),
+            };
+            s.accrual.insert(id.clone(), acc);
+        }
+        serde_json::to_string(&s).unwrap()
+    };
+    let forward = state(&mut ids.iter());
+    assert_eq!(forward, state(&mut ids.iter().rev()));
+    let mut sorted = ids.clone();
+    sorted.sort();
+    let at: Vec<usize> = sorted
+        .iter()
+        .map(|id| forward.find(&format!("\"{id}\":")).unwrap())
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{forward}");
+    let back: EngineState = serde_json::from_str(&forward).unwrap();
+    assert_eq!(back.accrual.len(), 40);
+}
