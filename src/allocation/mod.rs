@@ -138,6 +138,12 @@ impl TaskRequest {
         }
     }
 
+    /// The fewest tasks a node of a plain placement takes: the tasks per
+    /// node asked for, at least one and at most the job's tasks.
+    pub(crate) fn min_tasks_per_node(&self) -> u32 {
+        self.tasks_per_node.unwrap_or(1).clamp(1, self.tasks.max(1))
+    }
+
     /// Processors per node the request fixes, if any (for EXACTPROC).
     pub fn procs_per_node(&self) -> Option<u64> {
         self.tasks_per_node
@@ -357,7 +363,7 @@ pub(crate) fn counts_toward(req: &TaskRequest, cap: u32) -> u32 {
     if req.single_node {
         return if cap >= req.tasks { req.tasks } else { 0 };
     }
-    match req.tasks_per_node.unwrap_or(1).clamp(1, req.tasks.max(1)) {
+    match req.min_tasks_per_node() {
         1 => cap,
         _ => 0,
     }

@@ -25,7 +25,7 @@ pub(crate) fn place(req: &TaskRequest, slots: &[Slot<'_>], block: bool) -> Optio
     if let (Some(x), true) = (req.tasks_per_node, req.exact_tpn) {
         return exact_tpn(req, slots, block, x, max_nodes);
     }
-    let x = req.tasks_per_node.unwrap_or(1).clamp(1, tasks);
+    let x = req.min_tasks_per_node();
     if let Some(n) = req.node_count {
         if n == 0 || n > max_nodes || n as u64 * x as u64 > tasks as u64 {
             return None;
