@@ -296,6 +296,8 @@ struct Feasible {
     memo: FxMap<u64, Vec<(FeasibleKey, FeasibleNodes, u32)>>,
     /// Node sets by id (the third field of a memo entry).
     sets: Vec<NodeSet>,
+    /// The largest node of each set, by id (as in its [`FeasibleNodes`]).
+    largest: Vec<Resources>,
 }
 
 impl Feasible {
@@ -337,6 +339,11 @@ impl Feasible {
         &self.sets[id as usize]
     }
 
+    /// The largest node (each resource's most) of set `id`.
+    fn largest(&self, id: u32) -> Resources {
+        self.largest[id as usize]
+    }
+
     fn entry(&mut self, req: &TaskRequest, cluster: &Cluster) -> (u64, usize) {
         let h = Self::hash(req);
         let bucket = self.memo.entry(h).or_default();
@@ -365,6 +372,7 @@ impl Feasible {
                 );
                 bucket.push((key, (nodes, max, procs), self.sets.len() as u32));
                 self.sets.push(set);
+                self.largest.push(max);
                 bucket.len() - 1
             }
         };

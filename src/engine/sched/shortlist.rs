@@ -295,15 +295,13 @@ impl Iter<'_> {
             if open <= 4 * 32 {
                 return Shortlisted::Undecided;
             }
-            let largest = self.feasible.of(&it.req, &self.view.cluster).1;
-            let it = &self.idle[i];
+            let largest = self.feasible.largest(it.nodes);
             let per_node = u64::from(it.req.task.times_fits_in(&largest).max(1));
             let slots = (u64::from(it.req.tasks).div_ceil(per_node) * 2).max(32);
             if open <= 4 * slots {
                 return Shortlisted::Undecided;
             }
         }
-        let it = &self.idle[i];
         let (start, end) = (self.now, self.now.saturating_add(it.wall));
         let need = it.req.tasks as u64;
         // What `candidates` checks first: most attempts fail here.
