@@ -338,6 +338,9 @@ pub(crate) fn usable_tasks(req: &TaskRequest, node: &EffNode, c: &Candidate) -> 
     cap
 }
 
+/// The fewest slots [`first_slots`] tries first.
+pub(crate) const FIRST_SLOTS_MIN: usize = 32;
+
 /// How many slots, first in the policy's order, an allocation tries
 /// before it orders them all, or `None` when it orders them all at once.
 /// Plain and single-node placements take the ordered slots first come,
@@ -350,7 +353,7 @@ pub(crate) fn first_slots(req: &TaskRequest, policy: NodeAllocationPolicy) -> Op
         policy,
         P::Priority | P::Contiguous | P::MaxBalance | P::Local
     );
-    (plain && ordered_by_key).then(|| (req.tasks as usize).saturating_mul(2).max(32))
+    (plain && ordered_by_key).then(|| (req.tasks as usize).saturating_mul(2).max(FIRST_SLOTS_MIN))
 }
 
 /// What a slot with room for `cap` of the job's tasks counts toward its

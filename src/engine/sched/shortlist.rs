@@ -283,21 +283,22 @@ impl Iter<'_> {
         {
             return Shortlisted::Undecided;
         }
-        // Where twice the slots the job needs (at least 32) are a quarter
-        // or more of the nodes with room (small clusters, wide jobs), the
-        // walk would not stop much earlier: scoring every node costs less
-        // than building and keeping the walk (on the 100- and 240-node
-        // simulations it cost ~1 % more instructions than it saved at
-        // twice the nodes). The slots needed are guessed from the largest
-        // node the job may use.
+        // Where twice the slots the job needs (at least as many as
+        // `first_slots` ever tries) are a quarter or more of the nodes with
+        // room (small clusters, wide jobs), the walk would not stop much
+        // earlier: scoring every node costs less than building and keeping
+        // the walk (on the 100- and 240-node simulations it cost ~1 % more
+        // instructions than it saved at twice the nodes). The slots needed
+        // are guessed from the largest node the job may use.
         if mode != Mode::Always {
+            let least = crate::allocation::FIRST_SLOTS_MIN as u64;
             let open = self.index_for(i).open(&it.req.task).len() as u64;
-            if open <= 4 * 32 {
+            if open <= 4 * least {
                 return Shortlisted::Undecided;
             }
             let largest = self.feasible.largest(it.nodes);
             let per_node = u64::from(it.req.task.times_fits_in(&largest).max(1));
-            let slots = (u64::from(it.req.tasks).div_ceil(per_node) * 2).max(32);
+            let slots = (u64::from(it.req.tasks).div_ceil(per_node) * 2).max(least);
             if open <= 4 * slots {
                 return Shortlisted::Undecided;
             }
