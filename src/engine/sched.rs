@@ -17,6 +17,7 @@ use crate::reservation::ResKind;
 use crate::throttle::{self, Totals, Usage, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 
+mod memo;
 pub(super) mod shortlist;
 
 /// Waiting jobs beyond this many (in priority order) get their reason from
@@ -203,26 +204,6 @@ impl crate::priority::FairshareView for CachedFairshare<'_> {
     }
 }
 
-/// Requirements and credentials of a job, borrowed (see `Iter::signature`).
-type Signature<'a> = (
-    (
-        &'a [String],
-        Option<&'a str>,
-        &'a [String],
-        &'a [String],
-        Option<u32>,
-        Option<u32>,
-    ),
-    (
-        &'a str,
-        &'a str,
-        Option<&'a str>,
-        Option<&'a str>,
-        Option<&'a str>,
-        Option<&'a str>,
-    ),
-);
-
 /// A job reservation: start, end, nodes and tasks.
 type Reserved = (Time, Time, Vec<(NodeIdx, u32)>);
 
@@ -237,9 +218,10 @@ enum Reserve {
 }
 
 /// Per idle job.
-struct Idle {
+struct Idle<'a> {
     j: usize,
-    req: TaskRequest,
+    /// Its request (kept in the [`memo::JobMemo`]).
+    req: &'a TaskRequest,
     wall: Secs,
     /// Final priority.
     priority: i64,
@@ -249,6 +231,8 @@ struct Idle {
     contributions: [f64; 6],
     /// The [`NodeSet`] of nodes meeting its requirements (`Feasible`).
     nodes: u32,
+    /// Its requirement signature's id ([`Iter::dominated`]).
+    sig: u32,
     /// Set when the job cannot be started in this iteration whatever the resources.
     blocked: Option<Reason>,
 }
@@ -386,19 +370,18 @@ struct Iter<'a> {
     now: Time,
     view: View,
     usage: Usage,
-    idle: Vec<Idle>,
+    idle: Vec<Idle<'a>>,
     started: BTreeMap<usize, Start>,
     /// Job index -> (start, end, nodes) of reservations made now.
     reserved: BTreeMap<usize, Reserved>,
     local: Option<&'a dyn LocalAllocator>,
     feasible: Feasible,
-    /// Smallest failed request per requirement signature (backfill): a job
-    /// needing at least as much as a failed one cannot fit either, since
-    /// resources only shrink during the passes.
+    /// Smallest failed request per requirement signature id (backfill): a
+    /// job needing at least as much as a failed one cannot fit either,
+    /// since resources only shrink during the passes.
     failed: Vec<Vec<(u64, Resources, Secs)>>,
-    /// Signature ids (index into `failed`) and each idle job's, once known.
-    sig_ids: FxMap<Signature<'a>, u32>,
-    sig_of: Vec<std::cell::Cell<u32>>,
+    /// Some request failed (some entry of `failed` is not empty).
+    any_failed: bool,
     /// Some throttling limit is configured (else every check passes).
     throttled: bool,
     /// Bounds on what can start now, kept up to date as jobs are placed:
@@ -611,32 +594,6 @@ impl<'a> Iter<'a> {
         }))
     }
 
-    /// What makes two jobs comparable for [`Iter::dominated`]: the
-    /// job's requirements and credentials as the RM gave them (at least as
-    /// fine as the request they resolve to, so jobs sharing a key share
-    /// their placement rules and reservation access).
-    fn signature(&self, i: usize) -> Signature<'a> {
-        let job: &'a Job = &self.jobs[self.idle[i].j];
-        (
-            (
-                &job.features,
-                job.partition.as_deref(),
-                &job.hostlist,
-                &job.exclude_hosts,
-                job.tasks_per_node,
-                job.nodes,
-            ),
-            (
-                job.user.as_str(),
-                job.group.as_str(),
-                job.account.as_deref(),
-                job.class.as_deref(),
-                job.qos.as_deref(),
-                job.advres.as_deref(),
-            ),
-        )
-    }
-
     /// Tries to place job `i` over [start, start + wall) and commits it.
     /// `only`: as for [`Iter::nodes_with_room`].
     fn try_place(
@@ -660,7 +617,7 @@ impl<'a> Iter<'a> {
                     self.candidates(i, (start, end), self.idle[i].req.tasks as u64, only)?;
                 let policy = effective_policy(&self.jobs[j], &self.cfg.params);
                 allocate_checked(
-                    &self.idle[i].req,
+                    self.idle[i].req,
                     &cands,
                     &self.view.cluster,
                     policy,
@@ -886,44 +843,24 @@ impl<'a> Iter<'a> {
     /// Fast necessary check for backfill: did a job asking for no more
     /// already fail?
     fn dominated(&self, i: usize) -> bool {
-        let it = &self.idle[i];
-        if self.failed.is_empty() {
+        if !self.any_failed {
             return false;
         }
-        let id = match self.sig_of[i].get() {
-            u32::MAX => match self.sig_ids.get(&self.signature(i)) {
-                Some(&id) => {
-                    self.sig_of[i].set(id);
-                    id
-                }
-                // No job with this signature failed yet.
-                None => return false,
-            },
-            id => id,
-        };
-        self.failed[id as usize].iter().any(|(tasks, task, wall)| {
-            it.req.tasks as u64 >= *tasks && task.fits_in(&it.req.task) && it.wall >= *wall
-        })
+        let it = &self.idle[i];
+        self.failed[it.sig as usize]
+            .iter()
+            .any(|(tasks, task, wall)| {
+                it.req.tasks as u64 >= *tasks && task.fits_in(&it.req.task) && it.wall >= *wall
+            })
     }
 
     fn note_failure(&mut self, i: usize) {
         let it = &self.idle[i];
         let entry = (it.req.tasks as u64, it.req.task, it.wall);
-        let id = match self.sig_of[i].get() {
-            u32::MAX => {
-                let next = self.failed.len() as u32;
-                let id = *self.sig_ids.entry(self.signature(i)).or_insert(next);
-                if id == next {
-                    self.failed.push(Vec::new());
-                }
-                self.sig_of[i].set(id);
-                id
-            }
-            id => id,
-        };
-        let v = &mut self.failed[id as usize];
+        let v = &mut self.failed[it.sig as usize];
         if v.len() < 64 {
             v.push(entry);
+            self.any_failed = true;
         }
     }
 }
@@ -1016,9 +953,9 @@ fn queue_times(
 }
 
 /// What [`rank`] found.
-struct Ranked {
+struct Ranked<'a> {
     /// Every idle job, in priority order.
-    idle: Vec<Idle>,
+    idle: Vec<Idle<'a>>,
     /// Node sets by requirement signature.
     feasible: Feasible,
     /// Every idle job in submission order (then id), with whether it is
@@ -1032,19 +969,22 @@ struct Ranked {
 /// Queue-time accrual is brought up to `now` (again at the same `now`, a
 /// no-op). `usage` is given when throttling limits are configured;
 /// `feasible`: node sets already known for the view's cluster.
-fn rank(
+#[allow(clippy::too_many_arguments)]
+fn rank<'a>(
     cfg: &Config,
     state: &mut EngineState,
     jobs: &[Job],
     view: &View,
     usage: Option<&Usage>,
     now: Time,
-    mut feasible: Feasible,
-) -> Ranked {
+    feasible: Feasible,
+    memo: &'a memo::JobMemo,
+    slots: &[u32],
+) -> Ranked<'a> {
     let (cluster, table) = (&*view.cluster, &view.table);
     let p = &cfg.params;
     let default_wall = p.system_default_job_walltime.0;
-    let mut idle: Vec<Idle> = Vec::with_capacity(jobs.len());
+    let mut idle: Vec<Idle<'a>> = Vec::with_capacity(jobs.len());
     let mut queue_usage = Usage::new(cfg);
     // By submission, then id: `jobs` is in id order (`job_id_cmp`), so
     // submission time then position gives that order. Sorted as keys (a
@@ -1059,14 +999,14 @@ fn rank(
     let fs_caps = any_fs_cap(cfg);
     // Per idle job, in submission order: (job, request, walltime, blocked,
     // within idle limits, within active limits).
-    let mut pending: Vec<(usize, TaskRequest, Secs, Option<Reason>, bool, bool)> =
+    let mut pending: Vec<(usize, &memo::Derived, Option<Reason>, bool, bool)> =
         Vec::with_capacity(by_submit.len());
     // Per idle job, in submission order: eligible but for `time_block`.
     let mut statics: Vec<(usize, bool)> = Vec::with_capacity(by_submit.len());
     for (_, j) in by_submit {
         let job = &jobs[j];
-        let req = TaskRequest::from_job(job, cluster, cfg);
-        let wall = build::walltime(cfg, job);
+        // What is derived from the job alone (see `memo`).
+        let d = memo.get(slots[j]);
         let demand = Totals::of_job(job, now, default_wall, &cluster.total);
         // Idle (queue) limits in order of submission: the first MAXIJOB jobs
         // of a credential are considered, the rest wait. Without any limit
@@ -1096,34 +1036,7 @@ fn rank(
             None
         };
         if blocked.is_none() {
-            let (nodes_ok, max, procs) = feasible.of(&req, cluster);
-            if nodes_ok.is_empty() {
-                blocked = Some(Reason::NoFit {
-                    detail: "no node meets its requirements (features, partition, host list)"
-                        .into(),
-                });
-            } else if !req.task.fits_in(max) {
-                blocked = Some(Reason::NoFit {
-                    detail: format!("one task ({}) is larger than any suitable node", req.task),
-                });
-            } else if job.procs() > *procs {
-                blocked = Some(Reason::NoFit {
-                    detail: format!(
-                        "{} processors requested, {} exist on suitable nodes",
-                        job.procs(),
-                        procs
-                    ),
-                });
-            } else if let Some(n) = req.node_count {
-                if n as usize > nodes_ok.len() {
-                    blocked = Some(Reason::NoFit {
-                        detail: format!(
-                            "{n} nodes requested, {} suitable nodes exist",
-                            nodes_ok.len()
-                        ),
-                    });
-                }
-            }
+            blocked = d.fit.clone();
         }
         if blocked.is_none() {
             if let Some(want) = &job.advres {
@@ -1147,21 +1060,14 @@ fn rank(
         if blocked.is_none() && matches!(active_verdict, Verdict::Blocked(_)) {
             blocked = verdict_reason(&active_verdict);
         }
-        pending.push((
-            j,
-            req,
-            wall,
-            blocked,
-            meets_idle,
-            active_verdict.allows(true),
-        ));
+        pending.push((j, d, blocked, meets_idle, active_verdict.allows(true)));
     }
     let items: Vec<(usize, bool, bool)> = pending
         .iter()
-        .map(|(j, _, _, _, meets_idle, active_ok)| (*j, *meets_idle, *active_ok))
+        .map(|(j, _, _, meets_idle, active_ok)| (*j, *meets_idle, *active_ok))
         .collect();
     let eff = queue_times(cfg, &mut state.accrual, jobs, &items, now);
-    for (k, (j, req, wall, mut blocked, _, _)) in pending.into_iter().enumerate() {
+    for (k, (j, d, mut blocked, _, _)) in pending.into_iter().enumerate() {
         let job = &jobs[j];
         let ctx = PriorityContext {
             now,
@@ -1173,15 +1079,15 @@ fn rank(
         if blocked.is_none() && parts.rejected_negative {
             blocked = Some(Reason::NegativePriority);
         }
-        let nodes = feasible.set_of(&req, cluster);
         idle.push(Idle {
             j,
-            req,
-            wall,
+            req: &d.req,
+            wall: d.wall,
             priority: parts.priority,
             eff_queue_time: eff[k].max(0),
             contributions: parts.contributions,
-            nodes,
+            nodes: d.nodes,
+            sig: d.sig,
             blocked,
         });
     }
@@ -1230,6 +1136,8 @@ pub struct Carried {
     /// The node sets of requirement signatures, for the cluster they were
     /// found on (they depend on the nodes' configuration only).
     feasible: Option<(std::sync::Arc<Cluster>, Feasible)>,
+    /// What ranking derived from each idle job (see `memo`).
+    memo: Option<memo::JobMemo>,
     /// The node orders of start shortlists, for the cluster they were
     /// found on (they depend on the nodes' configuration only).
     orders: Option<(std::sync::Arc<Cluster>, shortlist::NodeOrders)>,
@@ -1250,6 +1158,13 @@ impl Carried {
             }
             _ => Feasible::default(),
         }
+    }
+
+    /// Idle jobs whose derivations the last iteration took from the
+    /// memo, not derived again.
+    #[cfg(test)]
+    pub fn memo_reused(&self) -> usize {
+        self.memo.as_ref().map_or(0, |m| m.reused())
     }
 
     /// The node orders carried for `cluster` (the same one), else none.
@@ -1288,6 +1203,14 @@ pub fn run(
     };
 
     // 2-3. Eligibility and priority.
+    let mut feasible = carried.feasible_for(&view.cluster);
+    let mut memo = memo::JobMemo::carried_or_new(
+        carried.memo.take(),
+        &view.cluster,
+        cfg,
+        !feasible.sets.is_empty(),
+    );
+    let slots = memo.refresh(jobs, cfg, &mut feasible);
     let Ranked {
         idle,
         feasible,
@@ -1299,7 +1222,9 @@ pub fn run(
         &view,
         throttled.then_some(&usage),
         now,
-        carried.feasible_for(&view.cluster),
+        feasible,
+        &memo,
+        &slots,
     );
     let base = view.profile.clone();
     let now_ix = match view.now_ix.take() {
@@ -1313,7 +1238,6 @@ pub fn run(
         NowIndex::new(&view.cluster, &view.profile, now, Scope::Unclaimed)
     };
     let unreserved = vec![std::cell::Cell::new(0u8); idle.len()];
-    let n_idle = idle.len();
     let orders = carried.orders_for(&view.cluster);
     let mut it = Iter {
         cfg,
@@ -1326,9 +1250,8 @@ pub fn run(
         reserved: BTreeMap::new(),
         local,
         feasible,
-        failed: Vec::new(),
-        sig_ids: FxMap::default(),
-        sig_of: vec![std::cell::Cell::new(u32::MAX); n_idle],
+        failed: vec![Vec::new(); memo.signatures()],
+        any_failed: false,
         throttled,
         now_ix,
         open_ix,
@@ -1699,12 +1622,15 @@ pub fn run(
     carried.fits = it.fits;
     carried.orders = Some((std::sync::Arc::clone(&it.view.cluster), it.orders));
     carried.feasible = Some((std::sync::Arc::clone(&it.view.cluster), it.feasible));
-    Outcome {
+    let out = Outcome {
         plan,
         view: it.view,
         base,
         quiet,
-    }
+    };
+    drop(it.idle);
+    carried.memo = Some(memo);
+    out
 }
 
 impl Iter<'_> {
@@ -1726,7 +1652,7 @@ impl Iter<'_> {
     /// Could the job ever fit, given the reservations that never end?
     fn feasible_now_or_later(&mut self, i: usize) -> bool {
         let it = &self.idle[i];
-        let (nodes, _, _) = self.feasible.of(&it.req, &self.view.cluster).clone();
+        let (nodes, _, _) = self.feasible.of(it.req, &self.view.cluster).clone();
         let cap: u64 = nodes
             .iter()
             .map(|&n| {

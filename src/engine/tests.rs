@@ -1267,3 +1267,124 @@ fn shortlist_orders_by_what_is_free_over_the_window() {
         );
     }
 }
+
+/// What ranking derives from each idle job alone is carried between
+/// iterations for jobs that did not change. Every field it reads changes
+/// in turn, as do the parameters it reads and the nodes: the carrying
+/// engine decides as one that derives everything anew (and debug builds
+/// check each carried derivation against a fresh one).
+#[test]
+fn carried_job_derivations_follow_changed_jobs_and_configuration() {
+    let base = "RESERVATIONDEPTH 2\nQOSCFG[hi] PRIORITY=10\n";
+    let mut ns = nodes(4, 2);
+    for n in &mut ns[..2] {
+        n.features = vec!["fast".into()];
+        n.partition = Some("p1".into());
+    }
+    for n in &mut ns[2..] {
+        n.partition = Some("p2".into());
+    }
+    // Two nodes busy for long: most of the queue waits, so it is ranked
+    // again in each iteration.
+    let mut jobs = vec![
+        running(idle("1", "r", 2, 100 * H, -H), -H, &[("n1", 2)]),
+        running(idle("2", "r", 2, 100 * H, -H), -H, &[("n3", 2)]),
+    ];
+    for k in 0..8 {
+        jobs.push(idle(
+            &format!("{}", 10 + k),
+            "u1",
+            2 + k % 3,
+            4 * H,
+            k as i64 * 60,
+        ));
+    }
+    // What changes, and how.
+    type Change = (&'static str, fn(&mut Job));
+    let steps: Vec<Change> = vec![
+        ("features", |j| j.features = vec!["fast".into()]),
+        ("no such feature", |j| j.features = vec!["nosuch".into()]),
+        ("partition", |j| j.partition = Some("p2".into())),
+        ("host list", |j| j.hostlist = vec!["n4".into()]),
+        ("excluded hosts", |j| {
+            j.exclude_hosts = vec!["n2".into(), "n4".into()]
+        }),
+        ("tasks", |j| j.tasks = 9),
+        ("task", |j| j.task = Resources::procs_mem(2, 1500)),
+        ("walltime", |j| j.walltime = Some(H / 2)),
+        ("no walltime", |j| j.walltime = None),
+        ("node count", |j| j.nodes = Some(2)),
+        ("tasks per node", |j| j.tasks_per_node = Some(1)),
+        ("qos", |j| j.qos = Some("hi".into())),
+        ("preferred features", |j| {
+            j.pref_features = vec!["fast".into()]
+        }),
+        ("user", |j| j.user = "u2".into()),
+        ("group", |j| j.group = "g2".into()),
+        ("account", |j| j.account = Some("a".into())),
+        ("class", |j| j.class = Some("c".into())),
+        ("advres", |j| j.advres = Some("nosuch".into())),
+    ];
+    let configs = [
+        (3, "QOSCFG[hi] FLAGS=DEDICATED\n"),
+        (6, "JOBNODEMATCHPOLICY EXACTNODE\n"),
+        (9, "SYSTEMDEFAULTJOBWALLTIME 00:10:00\n"),
+        (12, "ENABLEMULTINODEJOBS FALSE\n"),
+        (15, "JOBNODEMATCHPOLICY EXACTPROC\n"),
+    ];
+    let mut carrying = Engine::new(cfg(base));
+    let mut anew = Engine::new(cfg(base));
+    let mut reused = 0;
+    let mut text = base.to_string();
+    for round in 0..3usize {
+        for (k, (what, change)) in steps.iter().enumerate() {
+            let step = round * steps.len() + k;
+            let now = step as i64 * 600;
+            // One idle job changes, a different one each time.
+            let idle_jobs: Vec<usize> = (0..jobs.len())
+                .filter(|&i| jobs[i].state == JobState::Idle)
+                .collect();
+            let i = idle_jobs[step % idle_jobs.len()];
+            change(&mut jobs[i]);
+            if let Some((_, more)) = configs.iter().find(|(at, _)| *at == k) {
+                if round == 1 {
+                    text.push_str(more);
+                    carrying.cfg = cfg(&text);
+                    anew.cfg = cfg(&text);
+                }
+            }
+            if round == 2 && k == 0 {
+                // The nodes change: a feature appears.
+                ns[3].features = vec!["nosuch".into()];
+            }
+            // A job is submitted now and then, another leaves the queue.
+            if k % 5 == 4 {
+                jobs.push(idle(&format!("{}", 100 + step), "u3", 1, H, now));
+                jobs.remove(idle_jobs[0]);
+            }
+            anew.carried = Default::default();
+            let a = carrying.iterate(&snap(ns.clone(), jobs.clone()), now);
+            let b = anew.iterate(&snap(ns.clone(), jobs.clone()), now);
+            assert_eq!(
+                serde_json::to_string(&*a).unwrap(),
+                serde_json::to_string(&*b).unwrap(),
+                "step {step}: {what} of job {}",
+                jobs[i.min(jobs.len() - 1)].id
+            );
+            reused += carrying.carried.memo_reused();
+        }
+    }
+    assert_eq!(carrying.state, anew.state);
+    // Most jobs are unchanged in each iteration: their derivations are kept.
+    let iterations = 3 * steps.len();
+    assert!(
+        reused > 4 * iterations,
+        "{reused} kept in {iterations} iterations"
+    );
+    // The jobs that were made to fit nowhere say so.
+    let last = carrying.last.as_ref().unwrap();
+    assert!(last.plan.jobs.iter().any(|j| matches!(
+        &j.reason,
+        Some(Reason::NoFit { detail }) if detail.contains("no node meets")
+    )));
+}

@@ -270,7 +270,7 @@ impl Iter<'_> {
         let it = &self.idle[i];
         let job = &self.jobs[it.j];
         let policy = effective_policy(job, &self.cfg.params);
-        let Some(k) = first_slots(&it.req, policy) else {
+        let Some(k) = first_slots(it.req, policy) else {
             return Shortlisted::Undecided;
         };
         // Preferred features come before rank in the order; host lists and
@@ -332,12 +332,12 @@ impl Iter<'_> {
         let (cands, complete) = self.shortlist(i, &self.walks[w], claimed, k, (start, end));
         let it = &self.idle[i];
         let answer = if complete {
-            match allocate_checked(&it.req, &cands, &cluster, policy, true, self.local) {
+            match allocate_checked(it.req, &cands, &cluster, policy, true, self.local) {
                 Some(a) => Shortlisted::Placed(a),
                 None => Shortlisted::Fails,
             }
         } else {
-            match allocate_from_first(&it.req, &cands, &cluster, policy, k) {
+            match allocate_from_first(it.req, &cands, &cluster, policy, k) {
                 Some(a) => Shortlisted::Placed(a),
                 None => Shortlisted::Undecided,
             }
@@ -409,10 +409,10 @@ impl Iter<'_> {
             let n = &self.view.cluster.nodes[node as usize];
             let cap = match is_claimed {
                 true => 0,
-                false => crate::allocation::usable_tasks(&it.req, n, &c),
+                false => crate::allocation::usable_tasks(it.req, n, &c),
             };
             out.push(c);
-            let counts = crate::allocation::counts_toward(&it.req, cap);
+            let counts = crate::allocation::counts_toward(it.req, cap);
             (cap > 0).then_some((free, u64::from(counts)))
         };
         let has_room = |node: NodeIdx| task.fits_in(&ix.free_now(node)) && self.suitable(i, node);

@@ -1,0 +1,366 @@
+//! What ranking derives from an idle job alone, carried from one iteration
+//! to the next.
+//!
+//! A job's request resolved against the cluster ([`TaskRequest`]), its
+//! walltime, the nodes that could ever hold it and whether they can, and
+//! its requirement signature (for [`Iter::dominated`]) depend only on the
+//! job's own fields, the nodes' configuration and a few parameters. From
+//! one iteration to the next almost every queued job is unchanged, so
+//! these are kept per job ([`JobMemo`]) and derived again only for jobs
+//! that are new or whose fields changed: a queue of 50,000 jobs is not
+//! re-resolved, re-allocated and re-hashed in every iteration.
+//!
+//! An entry is used only when every field its derivation reads is equal to
+//! the job's (compared in full, not by a hash), under the same cluster and
+//! parameters; debug builds check each entry used against a fresh
+//! derivation. The decisions are those of an engine that keeps nothing
+//! (`engine::tests::carrying_the_running_profile_decides_the_same`).
+
+use super::*;
+use crate::config::CredCfg;
+use crate::model::CredKind;
+
+/// Signatures the memo keeps beyond its entries before it starts afresh
+/// (jobs come and go; their signatures would otherwise accumulate).
+const SIGNATURES_SPARE: usize = 4096;
+
+/// A job's requirements and credentials as the RM gave them: what makes
+/// two jobs comparable for [`Iter::dominated`] (at least as fine as the
+/// request they resolve to, so jobs sharing one share their placement
+/// rules and reservation access).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Signature {
+    features: Vec<String>,
+    partition: Option<String>,
+    hostlist: Vec<String>,
+    exclude_hosts: Vec<String>,
+    tasks_per_node: Option<u32>,
+    nodes: Option<u32>,
+    user: String,
+    group: String,
+    account: Option<String>,
+    class: Option<String>,
+    qos: Option<String>,
+    advres: Option<String>,
+}
+
+impl Signature {
+    fn of(job: &Job) -> Signature {
+        Signature {
+            features: job.features.clone(),
+            partition: job.partition.clone(),
+            hostlist: job.hostlist.clone(),
+            exclude_hosts: job.exclude_hosts.clone(),
+            tasks_per_node: job.tasks_per_node,
+            nodes: job.nodes,
+            user: job.user.clone(),
+            group: job.group.clone(),
+            account: job.account.clone(),
+            class: job.class.clone(),
+            qos: job.qos.clone(),
+            advres: job.advres.clone(),
+        }
+    }
+
+    /// True when `job`'s fields are these (no copy made).
+    fn is_of(&self, job: &Job) -> bool {
+        self.tasks_per_node == job.tasks_per_node
+            && self.nodes == job.nodes
+            && self.user == job.user
+            && self.group == job.group
+            && self.features == job.features
+            && self.partition == job.partition
+            && self.hostlist == job.hostlist
+            && self.exclude_hosts == job.exclude_hosts
+            && self.account == job.account
+            && self.class == job.class
+            && self.qos == job.qos
+            && self.advres == job.advres
+    }
+
+    /// The hash of `job`'s signature, as [`Signature`]'s own `Hash` gives
+    /// it (fields in declaration order).
+    fn hash_of(job: &Job) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        job.features.hash(&mut h);
+        job.partition.hash(&mut h);
+        job.hostlist.hash(&mut h);
+        job.exclude_hosts.hash(&mut h);
+        job.tasks_per_node.hash(&mut h);
+        job.nodes.hash(&mut h);
+        job.user.hash(&mut h);
+        job.group.hash(&mut h);
+        job.account.hash(&mut h);
+        job.class.hash(&mut h);
+        job.qos.hash(&mut h);
+        job.advres.hash(&mut h);
+        h.finish()
+    }
+}
+
+/// What ranking derives from one job ([`JobMemo::derive`]).
+pub(super) struct Derived {
+    pub req: TaskRequest,
+    pub wall: Secs,
+    /// The [`NodeSet`] id of the nodes meeting its requirements.
+    pub nodes: u32,
+    /// Its signature's id (index into `Iter::failed`).
+    pub sig: u32,
+    /// Why no node could ever hold it, if so.
+    pub fit: Option<Reason>,
+    /// The fields read besides the request's and the signature's.
+    extra: Extra,
+}
+
+/// The job fields a derivation reads that neither its [`TaskRequest`] nor
+/// its [`Signature`] keeps as given.
+#[derive(Clone, Debug, PartialEq)]
+struct Extra {
+    pref_features: Vec<String>,
+    walltime: Option<Secs>,
+}
+
+/// The parameters a derivation reads besides the cluster.
+#[derive(Clone, Debug, PartialEq)]
+struct Params {
+    match_policy: crate::config::JobNodeMatch,
+    multi_node: bool,
+    default_wall: Secs,
+    /// QOSCFG (DEDICATED and the other flags of `QosFlags`).
+    qos: Option<BTreeMap<String, CredCfg>>,
+}
+
+impl Params {
+    fn of(cfg: &Config) -> Params {
+        let p = &cfg.params;
+        Params {
+            match_policy: p.job_node_match_policy,
+            multi_node: p.enable_multi_node_jobs,
+            default_wall: p.system_default_job_walltime.0,
+            qos: cfg.creds.get(&CredKind::Qos).cloned(),
+        }
+    }
+}
+
+/// No slot (a job that is not idle).
+pub(super) const NO_SLOT: u32 = u32::MAX;
+
+/// The derivations of the idle jobs, for one cluster and one set of
+/// parameters, each in a slot that stays its job's while the job is
+/// unchanged.
+pub(super) struct JobMemo {
+    cluster: std::sync::Arc<Cluster>,
+    params: Params,
+    /// Derivations by slot.
+    slots: Vec<Derived>,
+    /// Slots no job holds (their contents are stale).
+    free: Vec<u32>,
+    /// The slots of the last iteration's idle jobs, in job order
+    /// ([`crate::engine::job_id_cmp`]).
+    order: Vec<u32>,
+    /// Signatures by id, and ids by hash.
+    sigs: Vec<Signature>,
+    sig_ids: FxMap<u64, Vec<u32>>,
+    /// Jobs whose derivation the last [`JobMemo::refresh`] kept.
+    reused: usize,
+}
+
+impl JobMemo {
+    /// The memo carried (`carried`) if it was made for `cluster` and the
+    /// parameters of `cfg` and the node sets its entries name still exist
+    /// (`sets_kept`), else an empty one.
+    pub(super) fn carried_or_new(
+        carried: Option<JobMemo>,
+        cluster: &std::sync::Arc<Cluster>,
+        cfg: &Config,
+        sets_kept: bool,
+    ) -> JobMemo {
+        let params = Params::of(cfg);
+        match carried {
+            Some(m)
+                if sets_kept
+                    && std::sync::Arc::ptr_eq(&m.cluster, cluster)
+                    && m.params == params
+                    && m.sigs.len() <= m.order.len() + SIGNATURES_SPARE
+                    && m.free.len() <= m.order.len() + SIGNATURES_SPARE =>
+            {
+                m
+            }
+            _ => JobMemo {
+                cluster: std::sync::Arc::clone(cluster),
+                params,
+                slots: Vec::new(),
+                free: Vec::new(),
+                order: Vec::new(),
+                sigs: Vec::new(),
+                sig_ids: FxMap::default(),
+                reused: 0,
+            },
+        }
+    }
+
+    /// Number of signature ids given so far (bounds every [`Derived::sig`]).
+    pub(super) fn signatures(&self) -> usize {
+        self.sigs.len()
+    }
+
+    /// Jobs whose derivation the last [`JobMemo::refresh`] kept.
+    #[cfg(test)]
+    pub(super) fn reused(&self) -> usize {
+        self.reused
+    }
+
+    /// The derivation in `slot`.
+    pub(super) fn get(&self, slot: u32) -> &Derived {
+        &self.slots[slot as usize]
+    }
+
+    /// Brings the memo to `jobs` (in job order): each idle job keeps the
+    /// slot of the last iteration's job of its id when its fields are
+    /// unchanged, is derived again in that slot when they changed, and is
+    /// derived into a free slot when it is new. The slot of each job
+    /// ([`NO_SLOT`] for jobs that are not idle).
+    pub(super) fn refresh(
+        &mut self,
+        jobs: &[Job],
+        cfg: &Config,
+        feasible: &mut Feasible,
+    ) -> Vec<u32> {
+        let mut slot_of = vec![NO_SLOT; jobs.len()];
+        let order = std::mem::take(&mut self.order);
+        let mut old = order.iter().copied().peekable();
+        let mut new_jobs: Vec<usize> = Vec::new();
+        self.reused = 0;
+        for (j, job) in jobs.iter().enumerate() {
+            if job.state != JobState::Idle {
+                continue;
+            }
+            while let Some(&s) = old.peek() {
+                match crate::engine::job_id_cmp(&self.slots[s as usize].req.job, &job.id) {
+                    std::cmp::Ordering::Less => {
+                        self.free.push(s);
+                        old.next();
+                    }
+                    std::cmp::Ordering::Equal => {
+                        old.next();
+                        if self.derived_from(&self.slots[s as usize], job) {
+                            #[cfg(debug_assertions)]
+                            self.check(s, job, cfg, feasible);
+                            self.reused += 1;
+                        } else {
+                            self.slots[s as usize] = self.derive(job, cfg, feasible);
+                        }
+                        slot_of[j] = s;
+                        break;
+                    }
+                    std::cmp::Ordering::Greater => break,
+                }
+            }
+            if slot_of[j] == NO_SLOT {
+                new_jobs.push(j);
+            }
+        }
+        self.free.extend(old);
+        for j in new_jobs {
+            let d = self.derive(&jobs[j], cfg, feasible);
+            slot_of[j] = match self.free.pop() {
+                Some(s) => {
+                    self.slots[s as usize] = d;
+                    s
+                }
+                None => {
+                    self.slots.push(d);
+                    self.slots.len() as u32 - 1
+                }
+            };
+        }
+        let mut order = order;
+        order.clear();
+        order.extend(slot_of.iter().copied().filter(|&s| s != NO_SLOT));
+        self.order = order;
+        slot_of
+    }
+
+    /// True when `d` was derived from a job with `job`'s fields (the
+    /// cluster and parameters are the memo's).
+    fn derived_from(&self, d: &Derived, job: &Job) -> bool {
+        d.req.tasks == job.tasks
+            && d.req.task == job.task
+            && d.extra.walltime == job.walltime
+            && d.req.job == job.id
+            && d.extra.pref_features == job.pref_features
+            && self.sigs[d.sig as usize].is_of(job)
+    }
+
+    /// Derives what ranking needs of `job`.
+    fn derive(&mut self, job: &Job, cfg: &Config, feasible: &mut Feasible) -> Derived {
+        let cluster = &*self.cluster;
+        let req = TaskRequest::from_job(job, cluster, cfg);
+        let (nodes_ok, max, procs) = feasible.of(&req, cluster);
+        let fit = if nodes_ok.is_empty() {
+            Some(Reason::NoFit {
+                detail: "no node meets its requirements (features, partition, host list)".into(),
+            })
+        } else if !req.task.fits_in(max) {
+            Some(Reason::NoFit {
+                detail: format!("one task ({}) is larger than any suitable node", req.task),
+            })
+        } else if job.procs() > *procs {
+            Some(Reason::NoFit {
+                detail: format!(
+                    "{} processors requested, {} exist on suitable nodes",
+                    job.procs(),
+                    procs
+                ),
+            })
+        } else {
+            match req.node_count {
+                Some(n) if n as usize > nodes_ok.len() => Some(Reason::NoFit {
+                    detail: format!(
+                        "{n} nodes requested, {} suitable nodes exist",
+                        nodes_ok.len()
+                    ),
+                }),
+                _ => None,
+            }
+        };
+        let nodes = feasible.set_of(&req, cluster);
+        Derived {
+            wall: build::walltime(cfg, job),
+            nodes,
+            sig: self.sig_id(job),
+            fit,
+            extra: Extra {
+                pref_features: job.pref_features.clone(),
+                walltime: job.walltime,
+            },
+            req,
+        }
+    }
+
+    /// The id of `job`'s signature, given on first sight.
+    fn sig_id(&mut self, job: &Job) -> u32 {
+        let bucket = self.sig_ids.entry(Signature::hash_of(job)).or_default();
+        if let Some(&id) = bucket.iter().find(|&&id| self.sigs[id as usize].is_of(job)) {
+            return id;
+        }
+        let id = self.sigs.len() as u32;
+        bucket.push(id);
+        self.sigs.push(Signature::of(job));
+        id
+    }
+
+    /// Debug builds: the derivation kept in `slot` is what a fresh one
+    /// of `job` gives.
+    #[cfg(debug_assertions)]
+    fn check(&mut self, slot: u32, job: &Job, cfg: &Config, feasible: &mut Feasible) {
+        let fresh = self.derive(job, cfg, feasible);
+        let d = &self.slots[slot as usize];
+        assert_eq!(d.req, fresh.req, "memo: request of {}", job.id);
+        assert_eq!(d.wall, fresh.wall, "memo: walltime of {}", job.id);
+        assert_eq!(d.nodes, fresh.nodes, "memo: node set of {}", job.id);
+        assert_eq!(d.sig, fresh.sig, "memo: signature of {}", job.id);
+        assert_eq!(d.fit, fresh.fit, "memo: fit of {}", job.id);
+    }
+}
