@@ -935,21 +935,37 @@ fn queue_times(
     items: &[(usize, bool, bool)],
     now: Time,
 ) -> Vec<Secs> {
-    let policy = cfg.params.job_prio_accrual_policy;
     items
         .iter()
         .map(|&(j, meets_idle, active_ok)| {
-            let job = &jobs[j];
-            let acc = match accrual.get_mut(job.id.as_str()) {
-                Some(acc) => acc,
-                None => accrual
-                    .entry(job.id.clone())
-                    .or_insert_with(|| QueueAccrual::new(job)),
-            };
-            acc.update(policy, job, now, meets_idle, active_ok);
-            acc.effective()
+            queue_time(cfg, accrual, &jobs[j], meets_idle, active_ok, now)
         })
         .collect()
+}
+
+/// One job's part of [`queue_times`].
+fn queue_time(
+    cfg: &Config,
+    accrual: &mut AccrualMap,
+    job: &Job,
+    meets_idle: bool,
+    active_ok: bool,
+    now: Time,
+) -> Secs {
+    let acc = match accrual.get_mut(job.id.as_str()) {
+        Some(acc) => acc,
+        None => accrual
+            .entry(job.id.clone())
+            .or_insert_with(|| QueueAccrual::new(job)),
+    };
+    acc.update(
+        cfg.params.job_prio_accrual_policy,
+        job,
+        now,
+        meets_idle,
+        active_ok,
+    );
+    acc.effective()
 }
 
 /// What [`rank`] found.
@@ -995,35 +1011,39 @@ fn rank<'a>(
         .collect();
     by_submit.sort_unstable();
     let fs = &state.fairshare;
+    let accrual = &mut state.accrual;
     let cached_fs = CachedFairshare::new(fs);
     let fs_caps = any_fs_cap(cfg);
-    // Per idle job, in submission order: (job, request, walltime, blocked,
-    // within idle limits, within active limits).
-    let mut pending: Vec<(usize, &memo::Derived, Option<Reason>, bool, bool)> =
-        Vec::with_capacity(by_submit.len());
+    let ctx = PriorityContext {
+        now,
+        cfg,
+        total: cluster.total,
+        fairshare: &cached_fs,
+    };
     // Per idle job, in submission order: eligible but for `time_block`.
     let mut statics: Vec<(usize, bool)> = Vec::with_capacity(by_submit.len());
     for (_, j) in by_submit {
         let job = &jobs[j];
         // What is derived from the job alone (see `memo`).
         let d = memo.get(slots[j]);
-        let demand = Totals::of_job(job, now, default_wall, &cluster.total);
         // Idle (queue) limits in order of submission: the first MAXIJOB jobs
         // of a credential are considered, the rest wait. Without any limit
         // configured every check passes.
-        let idle_verdict = if usage.is_some() {
-            throttle::check_idle(cfg, job, &demand, &queue_usage)
-        } else {
-            Verdict::FitsSoft
+        let (idle_verdict, active_verdict) = match usage {
+            Some(usage) => {
+                let demand = Totals::of_job(job, now, default_wall, &cluster.total);
+                let idle_verdict = throttle::check_idle(cfg, job, &demand, &queue_usage);
+                if idle_verdict.allows(true) {
+                    queue_usage.add_idle(job, &demand);
+                }
+                (
+                    idle_verdict,
+                    throttle::check_active(cfg, job, &demand, usage),
+                )
+            }
+            None => (Verdict::FitsSoft, Verdict::FitsSoft),
         };
         let meets_idle = idle_verdict.allows(true);
-        if meets_idle {
-            queue_usage.add_idle(job, &demand);
-        }
-        let active_verdict = match usage {
-            Some(usage) => throttle::check_active(cfg, job, &demand, usage),
-            None => Verdict::FitsSoft,
-        };
         let mut blocked = if let Some(h) = job.holds.first() {
             Some(Reason::Hold { kind: *h })
         } else if !job.dependency_satisfied {
@@ -1060,22 +1080,15 @@ fn rank<'a>(
         if blocked.is_none() && matches!(active_verdict, Verdict::Blocked(_)) {
             blocked = verdict_reason(&active_verdict);
         }
-        pending.push((j, d, blocked, meets_idle, active_verdict.allows(true)));
-    }
-    let items: Vec<(usize, bool, bool)> = pending
-        .iter()
-        .map(|(j, _, _, meets_idle, active_ok)| (*j, *meets_idle, *active_ok))
-        .collect();
-    let eff = queue_times(cfg, &mut state.accrual, jobs, &items, now);
-    for (k, (j, d, mut blocked, _, _)) in pending.into_iter().enumerate() {
-        let job = &jobs[j];
-        let ctx = PriorityContext {
-            now,
+        let eff = queue_time(
             cfg,
-            total: cluster.total,
-            fairshare: &cached_fs,
-        };
-        let parts = priority::job_priority_parts(&ctx, job, eff[k]);
+            accrual,
+            job,
+            meets_idle,
+            active_verdict.allows(true),
+            now,
+        );
+        let parts = priority::job_priority_parts(&ctx, job, eff);
         if blocked.is_none() && parts.rejected_negative {
             blocked = Some(Reason::NegativePriority);
         }
@@ -1084,7 +1097,7 @@ fn rank<'a>(
             req: &d.req,
             wall: d.wall,
             priority: parts.priority,
-            eff_queue_time: eff[k].max(0),
+            eff_queue_time: eff.max(0),
             contributions: parts.contributions,
             nodes: d.nodes,
             sig: d.sig,
