@@ -302,6 +302,7 @@ impl Engine {
             .map(|l| l.jobs)
             .unwrap_or_default();
         let mut jobs = jobs_by_id_into(&snap.jobs, reuse);
+        let qdef = any_qdef(&self.cfg);
         for j in &mut jobs {
             if let Some(b) = self.state.bypass.get(&j.id) {
                 j.bypass_count = j.bypass_count.max(*b);
@@ -309,7 +310,7 @@ impl Engine {
             if j.system_priority.is_none() {
                 j.system_priority = self.state.system_priority.get(&j.id).copied();
             }
-            if j.qos.is_none() {
+            if j.qos.is_none() && qdef {
                 j.qos = default_qos(&self.cfg, j);
             }
         }
@@ -487,6 +488,16 @@ fn strip_starts(out: &mut sched::Outcome, jobs: &[Job], stop: &StopInfo) {
 
 /// QDEF: the default QOS of a job that asks for none (user, group, account,
 /// class, then SYSCFG).
+/// True when some credential or SYSCFG names a default QOS (QDEF): else
+/// [`default_qos`] is `None` for every job.
+fn any_qdef(cfg: &Config) -> bool {
+    cfg.system.qdef.is_some()
+        || cfg
+            .creds
+            .values()
+            .any(|m| m.values().any(|c| c.qdef.is_some()))
+}
+
 fn default_qos(cfg: &Config, job: &Job) -> Option<String> {
     use crate::model::CredKind;
     for kind in [

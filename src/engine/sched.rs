@@ -1020,6 +1020,8 @@ fn rank<'a>(
         total: cluster.total,
         fairshare: &cached_fs,
     };
+    // What priority reads of the credentials, per credential set.
+    let mut cred_terms: Vec<Option<priority::CredTerms>> = vec![None; memo.credential_sets()];
     // Per idle job, in submission order: eligible but for `time_block`.
     let mut statics: Vec<(usize, bool)> = Vec::with_capacity(by_submit.len());
     for (_, j) in by_submit {
@@ -1088,7 +1090,13 @@ fn rank<'a>(
             active_verdict.allows(true),
             now,
         );
-        let parts = priority::job_priority_parts(&ctx, job, eff);
+        let terms = cred_terms[memo.creds_of(d.sig) as usize]
+            .get_or_insert_with(|| priority::cred_terms(&ctx, job, None));
+        debug_assert_eq!(
+            format!("{terms:?}"),
+            format!("{:?}", priority::cred_terms(&ctx, job, None))
+        );
+        let parts = priority::job_priority_parts_with(&ctx, job, eff, terms);
         if blocked.is_none() && parts.rejected_negative {
             blocked = Some(Reason::NegativePriority);
         }

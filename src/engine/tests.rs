@@ -6,6 +6,7 @@ use super::sched::shortlist::{with_mode, Mode};
 use super::*;
 use crate::model::{Cluster, HoldKind, Node, NodeTasks, Resources};
 use proptest::prelude::*;
+use std::collections::BTreeSet;
 
 const H: i64 = 3600;
 
@@ -1387,4 +1388,71 @@ fn carried_job_derivations_follow_changed_jobs_and_configuration() {
         &j.reason,
         Some(Reason::NoFit { detail }) if detail.contains("no node meets")
     )));
+}
+
+/// An iteration looks up what priority reads of the credentials once per
+/// set of credentials. Jobs of 32 sets (each credential kind with its own
+/// PRIORITY, fairshare target and weight, a QOS with its own QUEUETIME and
+/// XFACTOR weights), two jobs per set: every job's priority and component
+/// points are those of its own full breakdown (`checkjob`).
+#[test]
+fn credential_lookups_shared_by_jobs_give_each_its_own_priority() {
+    let c = cfg(
+        "CREDWEIGHT 1\nUSERWEIGHT 1\nGROUPWEIGHT 2\nACCOUNTWEIGHT 3\n\
+                 QOSWEIGHT 4\nCLASSWEIGHT 5\n\
+                 FSWEIGHT 1\nFSUSERWEIGHT 1\nFSGROUPWEIGHT 2\nFSACCOUNTWEIGHT 3\n\
+                 FSQOSWEIGHT 4\nFSCLASSWEIGHT 5\nFSPOLICY DEDICATEDPS\n\
+                 QUEUETIMEWEIGHT 1\nXFACTORWEIGHT 10\n\
+                 USERCFG[a] PRIORITY=10 FSTARGET=20\nUSERCFG[b] PRIORITY=20\n\
+                 GROUPCFG[g1] PRIORITY=100 FSTARGET=30\n\
+                 ACCOUNTCFG[x] PRIORITY=1000 FSTARGET=5\n\
+                 CLASSCFG[c1] PRIORITY=7 FSTARGET=40\n\
+                 QOSCFG[hi] PRIORITY=50 QTWEIGHT=3 XFWEIGHT=2 FSTARGET=50\n\
+                 QOSCFG[DEFAULT] FSTARGET=10\n",
+    );
+    let mut e = Engine::new(c);
+    // Usage for some credentials: a job of user a, group g1 and account x
+    // ran on both nodes for a while.
+    let mut ran = idle("0", "a", 2, 10 * H, -4 * H);
+    ran.group = "g1".into();
+    ran.account = Some("x".into());
+    let mut jobs = vec![running(ran, -3 * H, &[("n1", 1), ("n2", 1)])];
+    let mut k = 0;
+    for user in ["a", "b"] {
+        for group in ["g1", "g2"] {
+            for account in [None, Some("x")] {
+                for class in [None, Some("c1")] {
+                    for qos in [None, Some("hi")] {
+                        for copy in 0..2 {
+                            k += 1;
+                            let mut j =
+                                idle(&k.to_string(), user, 1 + copy, (1 + k) * 600, -k * 300);
+                            j.group = group.into();
+                            j.account = account.map(String::from);
+                            j.class = class.map(String::from);
+                            j.qos = qos.map(String::from);
+                            jobs.push(j);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    e.iterate(&snap(nodes(2, 2), jobs.clone()), 0);
+    let p = e.iterate(&snap(nodes(2, 2), jobs), H);
+    let last = e.last.as_ref().unwrap();
+    let mut priorities = BTreeSet::new();
+    for jp in p.jobs.iter().filter(|j| j.job != "0") {
+        let b = last.priority_breakdown(&jp.job).unwrap();
+        assert_eq!(jp.priority, b.priority, "job {}", jp.job);
+        let points: Vec<f64> = b.components.iter().map(|c| c.contribution).collect();
+        assert_eq!(jp.components.to_vec(), points, "job {}", jp.job);
+        priorities.insert(jp.priority);
+    }
+    assert_eq!(p.jobs.len(), 64);
+    assert!(
+        priorities.len() > 32,
+        "{} distinct priorities",
+        priorities.len()
+    );
 }

@@ -376,11 +376,12 @@ pub fn fs_sub_weight(cfg: &Config, kind: CredKind) -> i64 {
 pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> PriorityBreakdown {
     let mut components = Vec::with_capacity(6);
     let mut fs = Vec::with_capacity(CredKind::ALL.len());
+    let terms = cred_terms(ctx, job, Some(&mut fs));
     let core = priority_core(
         ctx,
         job,
         eff_queue_time,
-        Some(&mut fs),
+        &terms,
         |kind, weight, cap, subs| {
             let c = Component::build(kind, weight, cap, subs);
             let points = c.contribution;
@@ -427,12 +428,30 @@ pub struct PriorityParts {
 /// [`job_priority`]'s priority and component contributions, computed the
 /// same way, with no allocation.
 pub fn job_priority_parts(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> PriorityParts {
+    job_priority_parts_with(ctx, job, eff_queue_time, &cred_terms(ctx, job, None))
+}
+
+/// [`job_priority_parts`] with the job's [`CredTerms`] at hand (`terms`
+/// must be `cred_terms(ctx, job, None)`, or those of a job with the same
+/// credentials under the same `ctx`).
+pub fn job_priority_parts_with(
+    ctx: &PriorityContext,
+    job: &Job,
+    eff_queue_time: Secs,
+    terms: &CredTerms,
+) -> PriorityParts {
     let mut contributions = [0.0; 6];
-    let core = priority_core(ctx, job, eff_queue_time, None, |kind, weight, cap, subs| {
-        let points = component_points(weight, cap, subs).2;
-        contributions[kind as usize] = points;
-        points
-    });
+    let core = priority_core(
+        ctx,
+        job,
+        eff_queue_time,
+        terms,
+        |kind, weight, cap, subs| {
+            let points = component_points(weight, cap, subs).2;
+            contributions[kind as usize] = points;
+            points
+        },
+    );
     PriorityParts {
         priority: core.priority,
         rejected_negative: core.rejected_negative,
@@ -462,22 +481,37 @@ fn component_points(weight: i64, cap: f64, subs: Subs) -> (f64, Option<f64>, f64
     (sum, cap, weight as f64 * capped)
 }
 
-/// What [`job_priority`] and [`job_priority_value`] share: the
-/// subcomponents of each component in the guide's order are handed to
-/// `component`, which returns the points the component adds; the FS
-/// details go to `fs_detail` when given.
+/// What a job's priority reads of its credentials: their settings under
+/// the configuration and their fairshare usage. Jobs with the same
+/// credentials share them, so an iteration looks them up once per set of
+/// credentials ([`cred_terms`]) rather than once per job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CredTerms {
+    /// PRIORITY of the USER, GROUP, ACCOUNT, QOS and CLASS credentials
+    /// (the CRED subcomponents' values).
+    cred: [f64; 5],
+    /// Fairshare delta of each (the FS subcomponents' values).
+    fs: [f64; 5],
+    /// The QOS's QTWEIGHT and XFWEIGHT (added to the SERV weights).
+    qt_weight: Option<i64>,
+    xf_weight: Option<i64>,
+    /// The QOS's QTTARGET and XFTARGET.
+    qt_target: Option<Secs>,
+    xf_target: Option<f64>,
+}
+
+/// The [`CredTerms`] of `job`'s credentials; each fairshare credential
+/// looked at is described in `fs_detail` when given.
 ///
 /// Without details only the points matter: a subcomponent whose weight
 /// (or whose component's weight) is zero adds nothing whatever its value,
 /// so its value is not looked up (credential settings, fairshare usage)
 /// and counts as 0. The points are the same but for the sign of a zero.
-fn priority_core(
+pub fn cred_terms(
     ctx: &PriorityContext,
     job: &Job,
-    eff_queue_time: Secs,
     mut fs_detail: Option<&mut Vec<FsDetail>>,
-    mut component: impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
-) -> Core {
+) -> CredTerms {
     let cfg = ctx.cfg;
     let p = &cfg.params;
     let detail = fs_detail.is_some();
@@ -485,7 +519,6 @@ fn priority_core(
     // both its weight and its component's are non-zero.
     let counts = |component_w: i64, w: i64| detail || (component_w != 0 && w != 0);
     let qos = cred_name(job, CredKind::Qos).unwrap_or("DEFAULT");
-    let qos_attr = |get: fn(&CredCfg) -> Option<i64>| cred_attr(cfg, CredKind::Qos, qos, get);
 
     // CRED
     let cred_prio = |kind, w: i64| {
@@ -496,30 +529,20 @@ fn priority_core(
             .and_then(|n| cred_attr(cfg, kind, n, |c| c.priority))
             .unwrap_or(0) as f64
     };
-    let cred_subs = [
-        ("USER", CredKind::User, p.user_weight),
-        ("GROUP", CredKind::Group, p.group_weight),
-        ("ACCOUNT", CredKind::Account, p.account_weight),
-        ("QOS", CredKind::Qos, p.qos_weight),
-        ("CLASS", CredKind::Class, p.class_weight),
+    let cred = [
+        (CredKind::User, p.user_weight),
+        (CredKind::Group, p.group_weight),
+        (CredKind::Account, p.account_weight),
+        (CredKind::Qos, p.qos_weight),
+        (CredKind::Class, p.class_weight),
     ]
-    .map(|(name, kind, w)| (name, cred_prio(kind, w), w as f64));
-    let cred = component(ComponentKind::Cred, p.cred_weight, p.cred_cap, &cred_subs);
+    .map(|(kind, w)| cred_prio(kind, w));
 
     // FS
-    let mut fs_subs = [("", 0.0, 0.0); 5];
-    for (k, (kind, sub)) in [
-        (CredKind::User, "FSUSER"),
-        (CredKind::Group, "FSGROUP"),
-        (CredKind::Account, "FSACCOUNT"),
-        (CredKind::Qos, "FSQOS"),
-        (CredKind::Class, "FSCLASS"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    let mut fs = [0.0; 5];
+    for (k, kind) in FS_KINDS.into_iter().enumerate() {
         let w = fs_sub_weight(cfg, kind);
-        let delta = match cred_name(job, kind) {
+        fs[k] = match cred_name(job, kind) {
             Some(_) if !counts(p.fs_weight, w) => 0.0,
             Some(name) => {
                 let target = cred_attr(cfg, kind, name, |c| c.fs_target);
@@ -538,8 +561,74 @@ fn priority_core(
             }
             None => 0.0,
         };
-        fs_subs[k] = (sub, delta, w as f64);
     }
+
+    // SERV (the QOS adds to the subcomponent weights) and TARG
+    let qos_attr = |get: fn(&CredCfg) -> Option<i64>| {
+        if counts(p.serv_weight, 1) {
+            cred_attr(cfg, CredKind::Qos, qos, get)
+        } else {
+            None
+        }
+    };
+    CredTerms {
+        cred,
+        fs,
+        qt_weight: qos_attr(|c| c.qt_weight),
+        xf_weight: qos_attr(|c| c.xf_weight),
+        qt_target: counts(p.targ_weight, p.target_queuetime_weight)
+            .then(|| cred_attr(cfg, CredKind::Qos, qos, |c| c.qt_target))
+            .flatten(),
+        xf_target: counts(p.targ_weight, p.target_xfactor_weight)
+            .then(|| cred_attr(cfg, CredKind::Qos, qos, |c| c.xf_target))
+            .flatten(),
+    }
+}
+
+/// The credential kinds of the FS subcomponents, in their order.
+const FS_KINDS: [CredKind; 5] = [
+    CredKind::User,
+    CredKind::Group,
+    CredKind::Account,
+    CredKind::Qos,
+    CredKind::Class,
+];
+
+/// What [`job_priority`] and [`job_priority_value`] share: the
+/// subcomponents of each component in the guide's order are handed to
+/// `component`, which returns the points the component adds. What the job's
+/// credentials give is in `terms` ([`cred_terms`]).
+fn priority_core(
+    ctx: &PriorityContext,
+    job: &Job,
+    eff_queue_time: Secs,
+    terms: &CredTerms,
+    mut component: impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
+) -> Core {
+    let cfg = ctx.cfg;
+    let p = &cfg.params;
+
+    // CRED
+    let cred_subs = [
+        ("USER", p.user_weight),
+        ("GROUP", p.group_weight),
+        ("ACCOUNT", p.account_weight),
+        ("QOS", p.qos_weight),
+        ("CLASS", p.class_weight),
+    ];
+    let cred_subs: [(&str, f64, f64); 5] =
+        std::array::from_fn(|k| (cred_subs[k].0, terms.cred[k], cred_subs[k].1 as f64));
+    let cred = component(ComponentKind::Cred, p.cred_weight, p.cred_cap, &cred_subs);
+
+    // FS
+    let fs_names = ["FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS"];
+    let fs_subs: [(&str, f64, f64); 5] = std::array::from_fn(|k| {
+        (
+            fs_names[k],
+            terms.fs[k],
+            fs_sub_weight(cfg, FS_KINDS[k]) as f64,
+        )
+    });
     let fs = component(ComponentKind::Fs, p.fs_weight, p.fs_cap, &fs_subs);
 
     // RES
@@ -570,13 +659,6 @@ fn priority_core(
     // SERV (the QOS adds to the subcomponent weights)
     let eff = eff_queue_time.max(0);
     let xf = xfactor(eff, walltime, p.xf_min_wclimit.0);
-    let qos_attr = |get: fn(&CredCfg) -> Option<i64>| {
-        if counts(p.serv_weight, 1) {
-            qos_attr(get)
-        } else {
-            None
-        }
-    };
     let serv = component(
         ComponentKind::Serv,
         p.serv_weight,
@@ -585,12 +667,12 @@ fn priority_core(
             (
                 "QUEUETIME",
                 opt_cap(eff as f64 / 60.0, p.queuetime_cap),
-                (p.queuetime_weight + qos_attr(|c| c.qt_weight).unwrap_or(0)) as f64,
+                (p.queuetime_weight + terms.qt_weight.unwrap_or(0)) as f64,
             ),
             (
                 "XFACTOR",
                 opt_cap(xf, p.xfactor_cap),
-                (p.xfactor_weight + qos_attr(|c| c.xf_weight).unwrap_or(0)) as f64,
+                (p.xfactor_weight + terms.xf_weight.unwrap_or(0)) as f64,
             ),
             (
                 "BYPASS",
@@ -601,12 +683,7 @@ fn priority_core(
     );
 
     // TARG
-    let qt_target = counts(p.targ_weight, p.target_queuetime_weight)
-        .then(|| cred_attr(cfg, CredKind::Qos, qos, |c| c.qt_target))
-        .flatten();
-    let xf_target = counts(p.targ_weight, p.target_xfactor_weight)
-        .then(|| cred_attr(cfg, CredKind::Qos, qos, |c| c.xf_target))
-        .flatten();
+    let (qt_target, xf_target) = (terms.qt_target, terms.xf_target);
     let tq = qt_target
         .filter(|t| *t > 0)
         .map_or(0.0, |t| target_value(eff as f64 / t as f64));

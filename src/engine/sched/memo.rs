@@ -78,6 +78,27 @@ impl Signature {
             && self.advres == job.advres
     }
 
+    /// True when `job`'s credentials are these.
+    fn creds_of(&self, job: &Job) -> bool {
+        self.user == job.user
+            && self.group == job.group
+            && self.account == job.account
+            && self.class == job.class
+            && self.qos == job.qos
+    }
+
+    /// A hash of `job`'s credentials.
+    fn creds_hash(job: &Job) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        job.user.hash(&mut h);
+        job.group.hash(&mut h);
+        job.account.hash(&mut h);
+        job.class.hash(&mut h);
+        job.qos.hash(&mut h);
+        h.finish()
+    }
+
     /// The hash of `job`'s signature, as [`Signature`]'s own `Hash` gives
     /// it (fields in declaration order).
     fn hash_of(job: &Job) -> u64 {
@@ -162,6 +183,12 @@ pub(super) struct JobMemo {
     /// Signatures by id, and ids by hash.
     sigs: Vec<Signature>,
     sig_ids: FxMap<u64, Vec<u32>>,
+    /// The credential set of each signature, by signature id (jobs of one
+    /// signature share their credentials; see [`priority::CredTerms`]).
+    sig_creds: Vec<u32>,
+    /// A signature of each credential set, and set ids by hash.
+    creds: Vec<u32>,
+    cred_ids: FxMap<u64, Vec<u32>>,
     /// Jobs whose derivation the last [`JobMemo::refresh`] kept.
     reused: usize,
 }
@@ -195,6 +222,9 @@ impl JobMemo {
                 order: Vec::new(),
                 sigs: Vec::new(),
                 sig_ids: FxMap::default(),
+                sig_creds: Vec::new(),
+                creds: Vec::new(),
+                cred_ids: FxMap::default(),
                 reused: 0,
             },
         }
@@ -203,6 +233,16 @@ impl JobMemo {
     /// Number of signature ids given so far (bounds every [`Derived::sig`]).
     pub(super) fn signatures(&self) -> usize {
         self.sigs.len()
+    }
+
+    /// Number of credential sets seen so far (bounds [`JobMemo::creds_of`]).
+    pub(super) fn credential_sets(&self) -> usize {
+        self.creds.len()
+    }
+
+    /// The id of the credential set of the jobs of signature `sig`.
+    pub(super) fn creds_of(&self, sig: u32) -> u32 {
+        self.sig_creds[sig as usize]
     }
 
     /// Jobs whose derivation the last [`JobMemo::refresh`] kept.
@@ -348,6 +388,24 @@ impl JobMemo {
         let id = self.sigs.len() as u32;
         bucket.push(id);
         self.sigs.push(Signature::of(job));
+        let cred = self.cred_id(job, id);
+        self.sig_creds.push(cred);
+        id
+    }
+
+    /// The id of `job`'s credential set, given on first sight (`sig`: the
+    /// id of `job`'s signature, which keeps them).
+    fn cred_id(&mut self, job: &Job, sig: u32) -> u32 {
+        let bucket = self.cred_ids.entry(Signature::creds_hash(job)).or_default();
+        if let Some(&id) = bucket
+            .iter()
+            .find(|&&id| self.sigs[self.creds[id as usize] as usize].creds_of(job))
+        {
+            return id;
+        }
+        let id = self.creds.len() as u32;
+        bucket.push(id);
+        self.creds.push(sig);
         id
     }
 
