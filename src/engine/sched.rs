@@ -974,9 +974,11 @@ struct Ranked<'a> {
     idle: Vec<Idle<'a>>,
     /// Node sets by requirement signature.
     feasible: Feasible,
-    /// Every idle job in submission order (then id), with whether it is
+    /// Every idle job in the order `rank` looked at them (job order, or
+    /// submission then job order under idle limits), with whether it is
     /// eligible but for what time alone can change ([`time_block`]),
-    /// priority aside.
+    /// priority aside. Ties of priority and submission fall to this order
+    /// as to the id ([`still_quiet`]).
     statics: Vec<(usize, bool)>,
 }
 
@@ -1002,14 +1004,20 @@ fn rank<'a>(
     let default_wall = p.system_default_job_walltime.0;
     let mut idle: Vec<Idle<'a>> = Vec::with_capacity(jobs.len());
     let mut queue_usage = Usage::new(cfg);
-    // By submission, then id: `jobs` is in id order (`job_id_cmp`), so
-    // submission time then position gives that order. Sorted as keys (a
-    // look-up into a large `Job` at each comparison misses the cache).
-    let mut by_submit: Vec<(Time, usize)> = (0..jobs.len())
+    // The idle jobs in the order they are looked at. Idle (queue) limits
+    // count jobs in order of submission, then id: `jobs` is in id order
+    // (`job_id_cmp`), so submission time then position gives that order
+    // (sorted as keys: a look-up into a large `Job` at each comparison
+    // misses the cache). Without limits each job is looked at on its own,
+    // so in job order: the order of `jobs` in memory. Either way `idle`
+    // breaks ties of priority and submission by id (below).
+    let mut order: Vec<(Time, usize)> = (0..jobs.len())
         .filter(|&j| jobs[j].state == JobState::Idle)
         .map(|j| (jobs[j].submit_time, j))
         .collect();
-    by_submit.sort_unstable();
+    if usage.is_some() {
+        order.sort_unstable();
+    }
     let fs = &state.fairshare;
     let accrual = &mut state.accrual;
     let cached_fs = CachedFairshare::new(fs);
@@ -1022,9 +1030,9 @@ fn rank<'a>(
     };
     // What priority reads of the credentials, per credential set.
     let mut cred_terms: Vec<Option<priority::CredTerms>> = vec![None; memo.credential_sets()];
-    // Per idle job, in submission order: eligible but for `time_block`.
-    let mut statics: Vec<(usize, bool)> = Vec::with_capacity(by_submit.len());
-    for (_, j) in by_submit {
+    // Per idle job, in that order: eligible but for `time_block`.
+    let mut statics: Vec<(usize, bool)> = Vec::with_capacity(order.len());
+    for (_, j) in order {
         let job = &jobs[j];
         // What is derived from the job alone (see `memo`).
         let d = memo.get(slots[j]);
@@ -1113,9 +1121,9 @@ fn rank<'a>(
         });
     }
     // Priority order: priority, then submission, then id. Sorted as keys
-    // with positions, then moved once (an `Idle` is large). `idle` is in
-    // submission then id order, so its position breaks the remaining ties
-    // as the id would.
+    // with positions, then moved once. `idle` is in id order, or in
+    // submission then id order, so either way its position breaks the
+    // remaining ties as the id would.
     let mut keys: Vec<(std::cmp::Reverse<i64>, Time, usize)> = idle
         .iter()
         .enumerate()

@@ -1456,3 +1456,42 @@ fn credential_lookups_shared_by_jobs_give_each_its_own_priority() {
         priorities.len()
     );
 }
+
+/// Jobs of equal priority are ranked by submission, then id, whether the
+/// queue is looked at in job order (no idle limits) or in submission order
+/// (MAXIJOB counts the first jobs submitted). Here submission runs against
+/// the ids, two jobs at each time.
+#[test]
+fn priority_ties_fall_to_submission_then_id() {
+    let flat = "QUEUETIMEWEIGHT 0\nXFACTORWEIGHT 0\nFSWEIGHT 0\n";
+    let blocker = running(idle("0", "r", 1, 100 * H, -H), -H, &[("n1", 1)]);
+    let mut jobs = vec![blocker];
+    for (id, submit) in [
+        ("1", -100),
+        ("2", -100),
+        ("3", -300),
+        ("4", -300),
+        ("5", -600),
+        ("6", -600),
+    ] {
+        jobs.push(idle(id, "u", 1, H, submit));
+    }
+    let order = |p: &Plan| p.jobs.iter().map(|j| j.job.clone()).collect::<Vec<_>>();
+    let p = Engine::new(cfg(flat)).iterate(&snap(nodes(1, 1), jobs.clone()), 0);
+    assert_eq!(order(&p), ["5", "6", "3", "4", "1", "2"]);
+    assert!(p.jobs.windows(2).all(|w| w[0].priority == w[1].priority));
+    let limited = format!("{flat}USERCFG[u] MAXIJOB=4\n");
+    let p = Engine::new(cfg(&limited)).iterate(&snap(nodes(1, 1), jobs), 0);
+    assert_eq!(order(&p), ["5", "6", "3", "4", "1", "2"]);
+    let blocked: Vec<&str> = p
+        .jobs
+        .iter()
+        .filter(|j| matches!(j.reason, Some(Reason::Policy { .. })))
+        .map(|j| j.job.as_str())
+        .collect();
+    assert_eq!(
+        blocked,
+        ["1", "2"],
+        "MAXIJOB takes the first four submitted"
+    );
+}
