@@ -233,6 +233,9 @@ struct Idle<'a> {
     nodes: u32,
     /// Its requirement signature's id ([`Iter::dominated`]).
     sig: u32,
+    /// Processors it asks for (`Job::procs`), at hand where the passes
+    /// walk the queue in priority order.
+    procs: u64,
     /// Set when the job cannot be started in this iteration whatever the resources.
     blocked: Option<Reason>,
 }
@@ -1117,6 +1120,7 @@ fn rank<'a>(
             contributions: parts.contributions,
             nodes: d.nodes,
             sig: d.sig,
+            procs: job.procs(),
             blocked,
         });
     }
@@ -1337,7 +1341,7 @@ pub fn run(
                 continue;
             }
         }
-        let small = chunk_on && job.procs() < p.bf_chunk_size as u64;
+        let small = chunk_on && it.idle[i].procs < p.bf_chunk_size as u64;
         let may_start = !blocked_seen || (p.backfill_policy == BackfillPolicy::FirstFit && !small);
         if may_start && !(blocked_seen && it.dominated(i)) {
             if it.start_now(i, blocked_seen) {
@@ -1351,7 +1355,7 @@ pub fn run(
             blocked_seen = true;
             decisive = Some(i);
         }
-        if chunking && !chunk_triggered && job.procs() >= p.bf_chunk_size as u64 {
+        if chunking && !chunk_triggered && it.idle[i].procs >= p.bf_chunk_size as u64 {
             // A large job is blocked: freed resources are kept for large jobs
             // for BFCHUNKDURATION.
             chunk_triggered = true;
@@ -1361,14 +1365,21 @@ pub fn run(
         if p.reservation_policy == ReservationPolicy::Never {
             continue;
         }
-        let qos = job.qos.as_deref().unwrap_or("DEFAULT");
         // The first stack admitting the job's QOS that still has room (a
         // job that ever held one keeps it under RESERVATIONPOLICY HIGHEST).
+        // Once the stacks are used, most jobs end here: the job itself is
+        // looked at only where needed.
         let keep = p.reservation_policy == ReservationPolicy::Highest
             && state.ever_reserved.contains_key(&job.id);
-        let admits = |k: usize| stacks[k].1.qos.0.is_empty() || stacks[k].1.qos.contains(qos);
+        let admits = |k: usize| {
+            stacks[k].1.qos.0.is_empty()
+                || stacks[k]
+                    .1
+                    .qos
+                    .contains(job.qos.as_deref().unwrap_or("DEFAULT"))
+        };
         let stack = (0..stacks.len())
-            .find(|&k| admits(k) && stack_left[k] > 0)
+            .find(|&k| stack_left[k] > 0 && admits(k))
             .or_else(|| {
                 keep.then(|| (0..stacks.len()).find(|&k| admits(k)))
                     .flatten()
@@ -1406,7 +1417,7 @@ pub fn run(
                         && !it.started.contains_key(&x.j)
                         && !it.reserved.contains_key(&x.j)
                         && (hard || !soft_deferred.contains_key(&i))
-                        && (!chunk_on || jobs[x.j].procs() >= p.bf_chunk_size as u64)
+                        && (!chunk_on || x.procs >= p.bf_chunk_size as u64)
                 })
                 .take(if p.backfill_depth == 0 {
                     usize::MAX
@@ -1436,12 +1447,11 @@ pub fn run(
                             let fits: Vec<BfJob> = pool
                                 .iter()
                                 .filter(|&&i| {
-                                    it.idle[i].wall <= w.duration
-                                        && jobs[it.idle[i].j].procs() <= w.procs
+                                    it.idle[i].wall <= w.duration && it.idle[i].procs <= w.procs
                                 })
                                 .map(|&i| BfJob {
                                     key: i,
-                                    procs: jobs[it.idle[i].j].procs(),
+                                    procs: it.idle[i].procs,
                                     seconds: it.idle[i].wall,
                                 })
                                 .collect();
@@ -1514,7 +1524,7 @@ pub fn run(
         } else if detail_budget > 0 {
             detail_budget -= 1;
             Some(it.why_waiting(i, &base))
-        } else if job.procs()
+        } else if it.idle[i].procs
             > *total_free_now.get_or_insert_with(|| {
                 (0..it.view.cluster.nodes.len() as NodeIdx)
                     .filter(|&n| it.view.cluster.nodes[n as usize].usable)
