@@ -233,9 +233,12 @@ struct Idle<'a> {
     nodes: u32,
     /// Its requirement signature's id ([`Iter::dominated`]).
     sig: u32,
-    /// Processors it asks for (`Job::procs`), at hand where the passes
-    /// walk the queue in priority order.
+    /// Processors it asks for (`Job::procs`), its id and its bypass count
+    /// as the RM gave them: at hand where the passes and the plan walk the
+    /// queue in priority order, without a look into the (large) job.
     procs: u64,
+    id: &'a str,
+    bypass_count: u32,
     /// Set when the job cannot be started in this iteration whatever the resources.
     blocked: Option<Reason>,
 }
@@ -884,7 +887,6 @@ fn verdict_reason(v: &Verdict) -> Option<Reason> {
 fn reconcile(cfg: &Config, state: &mut EngineState, jobs: &[Job], total: &Resources, now: Time) {
     accrue_usage(cfg, state, jobs, total, now);
     // Fx-hashed: built over every job in each iteration.
-    let present: FxSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
     let idle_ids: FxSet<&str> = jobs
         .iter()
         .filter(|j| j.state == JobState::Idle)
@@ -892,9 +894,14 @@ fn reconcile(cfg: &Config, state: &mut EngineState, jobs: &[Job], total: &Resour
         .collect();
     state.accrual.retain(|k, _| idle_ids.contains(k.as_str()));
     state.bypass.retain(|k, _| idle_ids.contains(k.as_str()));
-    state
-        .system_priority
-        .retain(|k, _| present.contains(k.as_str()));
+    // System priorities (setspri) are few: every job's id is hashed only
+    // when there are some.
+    if !state.system_priority.is_empty() {
+        let present: FxSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+        state
+            .system_priority
+            .retain(|k, _| present.contains(k.as_str()));
+    }
     state
         .ever_reserved
         .retain(|k, _| idle_ids.contains(k.as_str()));
@@ -994,7 +1001,7 @@ struct Ranked<'a> {
 fn rank<'a>(
     cfg: &Config,
     state: &mut EngineState,
-    jobs: &[Job],
+    jobs: &'a [Job],
     view: &View,
     usage: Option<&Usage>,
     now: Time,
@@ -1121,6 +1128,8 @@ fn rank<'a>(
             nodes: d.nodes,
             sig: d.sig,
             procs: job.procs(),
+            id: &job.id,
+            bypass_count: job.bypass_count,
             blocked,
         });
     }
@@ -1513,7 +1522,6 @@ pub fn run(
     let mut detail_budget = REASON_DETAIL;
     for i in 0..it.idle.len() {
         let (j, blocked) = (it.idle[i].j, it.idle[i].blocked.clone());
-        let job = &jobs[j];
         let started = it.started.contains_key(&j);
         let reason = if started {
             None
@@ -1539,17 +1547,13 @@ pub fn run(
         let x = &it.idle[i];
         let res = it.reserved.get(&x.j);
         plan_jobs.push(JobPlan {
-            job: job.id.clone(),
+            job: x.id.to_string(),
             priority: x.priority,
             started,
             reason,
             estimated_start: if started { Some(now) } else { res.map(|r| r.0) },
-            reservation: res.map(|_| job.id.clone()),
-            bypass_count: state
-                .bypass
-                .get(&job.id)
-                .copied()
-                .unwrap_or(job.bypass_count),
+            reservation: res.map(|_| x.id.to_string()),
+            bypass_count: state.bypass.get(x.id).copied().unwrap_or(x.bypass_count),
             eff_queue_time: x.eff_queue_time,
             components: x.contributions,
         });

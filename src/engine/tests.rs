@@ -1495,3 +1495,37 @@ fn priority_ties_fall_to_submission_then_id() {
         "MAXIJOB takes the first four submitted"
     );
 }
+
+/// What the engine remembers per job is forgotten once the job leaves:
+/// accrual, bypass counts and held reservations when it is no longer idle,
+/// a system priority (setspri) when the RM no longer lists it at all.
+#[test]
+fn what_is_remembered_of_jobs_that_left_is_forgotten() {
+    let mut e = Engine::new(cfg("RESERVATIONPOLICY HIGHEST\n"));
+    let run = running(idle("1", "u", 1, H, -H), -H, &[("n1", 1)]);
+    let jobs = vec![run, idle("2", "u", 1, H, -H)];
+    for id in ["1", "2", "gone"] {
+        e.state.system_priority.insert(id.into(), 5);
+        e.state.bypass.insert(id.into(), 3);
+        e.state.ever_reserved.insert(id.into(), -H);
+    }
+    e.iterate(&snap(nodes(1, 1), jobs), 0);
+    let keys = |m: Vec<&String>| m.into_iter().cloned().collect::<BTreeSet<String>>();
+    let only = |ids: &[&str]| {
+        ids.iter()
+            .map(|s| s.to_string())
+            .collect::<BTreeSet<String>>()
+    };
+    assert_eq!(
+        keys(e.state.system_priority.keys().collect()),
+        only(&["1", "2"])
+    );
+    assert_eq!(keys(e.state.bypass.keys().collect()), only(&["2"]));
+    assert_eq!(keys(e.state.ever_reserved.keys().collect()), only(&["2"]));
+    assert_eq!(keys(e.state.accrual.keys().collect()), only(&["2"]));
+    // Without system priorities nothing else changes.
+    e.state.system_priority.clear();
+    e.iterate(&snap(nodes(1, 1), vec![idle("2", "u", 1, H, -H)]), 60);
+    assert!(e.state.system_priority.is_empty());
+    assert_eq!(keys(e.state.accrual.keys().collect()), only(&["2"]));
+}
