@@ -28,7 +28,7 @@ const SIGNATURES_SPARE: usize = 4096;
 /// two jobs comparable for [`Iter::dominated`] (at least as fine as the
 /// request they resolve to, so jobs sharing one share their placement
 /// rules and reservation access).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq)]
 struct Signature {
     features: Vec<String>,
     partition: Option<String>,
@@ -66,16 +66,12 @@ impl Signature {
     fn is_of(&self, job: &Job) -> bool {
         self.tasks_per_node == job.tasks_per_node
             && self.nodes == job.nodes
-            && self.user == job.user
-            && self.group == job.group
             && self.features == job.features
             && self.partition == job.partition
             && self.hostlist == job.hostlist
             && self.exclude_hosts == job.exclude_hosts
-            && self.account == job.account
-            && self.class == job.class
-            && self.qos == job.qos
             && self.advres == job.advres
+            && self.creds_of(job)
     }
 
     /// True when `job`'s credentials are these.
@@ -87,20 +83,25 @@ impl Signature {
             && self.qos == job.qos
     }
 
+    /// Feeds `job`'s credentials to `h`.
+    fn hash_creds(job: &Job, h: &mut rustc_hash::FxHasher) {
+        use std::hash::Hash;
+        job.user.hash(h);
+        job.group.hash(h);
+        job.account.hash(h);
+        job.class.hash(h);
+        job.qos.hash(h);
+    }
+
     /// A hash of `job`'s credentials.
     fn creds_hash(job: &Job) -> u64 {
-        use std::hash::{Hash, Hasher};
+        use std::hash::Hasher;
         let mut h = rustc_hash::FxHasher::default();
-        job.user.hash(&mut h);
-        job.group.hash(&mut h);
-        job.account.hash(&mut h);
-        job.class.hash(&mut h);
-        job.qos.hash(&mut h);
+        Self::hash_creds(job, &mut h);
         h.finish()
     }
 
-    /// The hash of `job`'s signature, as [`Signature`]'s own `Hash` gives
-    /// it (fields in declaration order).
+    /// A hash of `job`'s signature.
     fn hash_of(job: &Job) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = rustc_hash::FxHasher::default();
@@ -110,12 +111,8 @@ impl Signature {
         job.exclude_hosts.hash(&mut h);
         job.tasks_per_node.hash(&mut h);
         job.nodes.hash(&mut h);
-        job.user.hash(&mut h);
-        job.group.hash(&mut h);
-        job.account.hash(&mut h);
-        job.class.hash(&mut h);
-        job.qos.hash(&mut h);
         job.advres.hash(&mut h);
+        Self::hash_creds(job, &mut h);
         h.finish()
     }
 }
