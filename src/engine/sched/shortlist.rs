@@ -348,7 +348,7 @@ impl Iter<'_> {
         if !matches!(answer, Shortlisted::Undecided) {
             let all = self
                 .candidates(i, (start, end), need, None)
-                .and_then(|c| allocate_checked(&it.req, &c, &cluster, policy, true, self.local));
+                .and_then(|c| allocate_checked(it.req, &c, &cluster, policy, true, self.local));
             let got = match &answer {
                 Shortlisted::Placed(a) => Some(a),
                 _ => None,
