@@ -42,7 +42,9 @@ mod tests;
 
 pub use plan::{Action, ActionKind, JobPlan, Plan, PlanReservation, Reason, Start, Stats};
 pub use sched::idle_iterations_are_neutral;
-pub use state::{EngineState, ForcedStart, JobReservation, NamedClaim, StopInfo};
+pub use state::{
+    AccrualMap, AccrualRebuild, EngineState, ForcedStart, JobReservation, NamedClaim, StopInfo,
+};
 
 use crate::allocation::LocalAllocator;
 use crate::config::Config;

@@ -892,7 +892,8 @@ fn reconcile(cfg: &Config, state: &mut EngineState, jobs: &[Job], total: &Resour
         .filter(|j| j.state == JobState::Idle)
         .map(|j| j.id.as_str())
         .collect();
-    state.accrual.retain(|k, _| idle_ids.contains(k.as_str()));
+    // Queue-time accrual of jobs no longer idle is forgotten as `rank`
+    // rebuilds the table.
     state.bypass.retain(|k, _| idle_ids.contains(k.as_str()));
     // System priorities (setspri) are few: every job's id is hashed only
     // when there are some.
@@ -962,19 +963,14 @@ fn queue_time(
     active_ok: bool,
     now: Time,
 ) -> Secs {
-    let acc = match accrual.get_mut(job.id.as_str()) {
-        Some(acc) => acc,
-        None => accrual
-            .entry(job.id.clone())
-            .or_insert_with(|| QueueAccrual::new(job)),
-    };
-    acc.update(
-        cfg.params.job_prio_accrual_policy,
-        job,
-        now,
-        meets_idle,
-        active_ok,
-    );
+    let policy = cfg.params.job_prio_accrual_policy;
+    if let Some(acc) = accrual.get_mut(&job.id) {
+        acc.update(policy, job, now, meets_idle, active_ok);
+        return acc.effective();
+    }
+    let mut acc = QueueAccrual::new(job);
+    acc.update(policy, job, now, meets_idle, active_ok);
+    accrual.insert(job.id.clone(), acc);
     acc.effective()
 }
 
@@ -1029,7 +1025,10 @@ fn rank<'a>(
         order.sort_unstable();
     }
     let fs = &state.fairshare;
-    let accrual = &mut state.accrual;
+    // Every idle job's accrual, brought to `now`; what is kept of jobs no
+    // longer idle is forgotten.
+    let mut accrual = state.accrual.rebuild();
+    let policy = p.job_prio_accrual_policy;
     let cached_fs = CachedFairshare::new(fs);
     let fs_caps = any_fs_cap(cfg);
     let ctx = PriorityContext {
@@ -1100,14 +1099,10 @@ fn rank<'a>(
         if blocked.is_none() && matches!(active_verdict, Verdict::Blocked(_)) {
             blocked = verdict_reason(&active_verdict);
         }
-        let eff = queue_time(
-            cfg,
-            accrual,
-            job,
-            meets_idle,
-            active_verdict.allows(true),
-            now,
-        );
+        let active_ok = active_verdict.allows(true);
+        let eff = accrual.record(j, job, |acc| {
+            acc.update(policy, job, now, meets_idle, active_ok)
+        });
         let terms = cred_terms[memo.creds_of(d.sig) as usize]
             .get_or_insert_with(|| priority::cred_terms(&ctx, job, None));
         debug_assert_eq!(
@@ -1133,6 +1128,7 @@ fn rank<'a>(
             blocked,
         });
     }
+    state.accrual.finish(accrual, jobs);
     // Priority order: priority, then submission, then id. Sorted as keys
     // with positions, then moved once. `idle` is in id order, or in
     // submission then id order, so either way its position breaks the

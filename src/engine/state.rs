@@ -2,7 +2,7 @@
 //! the checkpoint).
 
 use crate::fairshare::Fairshare;
-use crate::model::{NodeTasks, Resources, Time};
+use crate::model::{Job, NodeTasks, Resources, Time};
 use crate::priority::QueueAccrual;
 use crate::reservation::AdminStore;
 use serde::{Deserialize, Serialize};
@@ -56,17 +56,149 @@ pub struct ForcedStart {
     pub by: String,
 }
 
-/// Queue-time accrual by job id.
-pub type AccrualMap = rustc_hash::FxHashMap<String, QueueAccrual>;
+/// Queue-time accrual by job id, kept in job order
+/// ([`crate::engine::job_id_cmp`]): an iteration brings every idle job's
+/// record up to date walking the jobs in that order
+/// ([`AccrualMap::rebuild`]), so the table is read and rebuilt in one
+/// sequential pass instead of a hash look-up per job. Written to the
+/// checkpoint as a map in key (string) order, as a `BTreeMap` is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AccrualMap {
+    entries: Vec<(String, QueueAccrual)>,
+}
 
-/// Writes a hashed map as a map in key order, as a `BTreeMap` is, so that
-/// a checkpoint does not depend on the hash table's history.
-fn in_key_order<S: serde::Serializer, V: Serialize>(
-    map: &rustc_hash::FxHashMap<String, V>,
-    ser: S,
-) -> Result<S::Ok, S::Error> {
-    let sorted: BTreeMap<&String, &V> = map.iter().collect();
-    sorted.serialize(ser)
+impl AccrualMap {
+    fn find(&self, id: &str) -> Result<usize, usize> {
+        self.entries
+            .binary_search_by(|(k, _)| crate::engine::job_id_cmp(k, id))
+    }
+
+    /// The record of job `id`.
+    pub fn get(&self, id: &str) -> Option<&QueueAccrual> {
+        self.find(id).ok().map(|k| &self.entries[k].1)
+    }
+
+    /// The record of job `id`, to change.
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut QueueAccrual> {
+        self.find(id).ok().map(|k| &mut self.entries[k].1)
+    }
+
+    /// Sets the record of job `id`; the one it had, if any.
+    pub fn insert(&mut self, id: String, acc: QueueAccrual) -> Option<QueueAccrual> {
+        match self.find(&id) {
+            Ok(k) => Some(std::mem::replace(&mut self.entries[k].1, acc)),
+            Err(k) => {
+                self.entries.insert(k, (id, acc));
+                None
+            }
+        }
+    }
+
+    /// Keeps the records `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(&String, &mut QueueAccrual) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+    }
+
+    /// Job ids, in job order.
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when there are no records.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Starts bringing the table to one iteration's idle jobs: each is
+    /// handed its record ([`AccrualRebuild::record`]); [`AccrualMap::finish`]
+    /// then keeps exactly those records, so the records of jobs that are
+    /// no longer idle are forgotten.
+    pub fn rebuild(&mut self) -> AccrualRebuild {
+        AccrualRebuild {
+            old: std::mem::take(&mut self.entries),
+            next: 0,
+            records: Vec::new(),
+        }
+    }
+
+    /// Ends a [`AccrualMap::rebuild`] over `jobs` (the iteration's jobs,
+    /// in job order).
+    pub fn finish(&mut self, mut r: AccrualRebuild, jobs: &[Job]) {
+        if !r.records.is_sorted_by_key(|x| x.0) {
+            r.records.sort_by_key(|x| x.0);
+        }
+        let mut old = r.old;
+        self.entries = Vec::with_capacity(r.records.len());
+        for (j, k, acc) in r.records {
+            let id = match old.get_mut(k) {
+                Some((id, _)) if !id.is_empty() => std::mem::take(id),
+                _ => jobs[j].id.clone(),
+            };
+            self.entries.push((id, acc));
+        }
+    }
+}
+
+/// An [`AccrualMap`] being brought to one iteration's idle jobs.
+pub struct AccrualRebuild {
+    /// The table before the iteration.
+    old: Vec<(String, QueueAccrual)>,
+    /// Where the next job in job order is looked for in `old`.
+    next: usize,
+    /// (job index, its place in `old` or `usize::MAX`, its record).
+    records: Vec<(usize, usize, QueueAccrual)>,
+}
+
+impl AccrualRebuild {
+    /// The record of `job`, the `j`th of the iteration's jobs (each idle
+    /// job once), updated by `update`; its effective queue time. Jobs
+    /// taken in job order are found by walking the old table; others by a
+    /// binary search.
+    pub fn record(
+        &mut self,
+        j: usize,
+        job: &Job,
+        update: impl FnOnce(&mut QueueAccrual),
+    ) -> crate::model::Secs {
+        let k = match self.old.get(self.next) {
+            Some((id, _)) if *id == job.id => Ok(self.next),
+            _ => self
+                .old
+                .binary_search_by(|(k, _)| crate::engine::job_id_cmp(k, &job.id)),
+        };
+        let (k, mut acc) = match k {
+            Ok(k) => {
+                self.next = k + 1;
+                (k, self.old[k].1)
+            }
+            Err(_) => (usize::MAX, QueueAccrual::new(job)),
+        };
+        update(&mut acc);
+        self.records.push((j, k, acc));
+        acc.effective()
+    }
+}
+
+impl Serialize for AccrualMap {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let sorted: BTreeMap<&String, &QueueAccrual> =
+            self.entries.iter().map(|(k, v)| (k, v)).collect();
+        sorted.serialize(ser)
+    }
+}
+
+impl<'de> Deserialize<'de> for AccrualMap {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let map = BTreeMap::<String, QueueAccrual>::deserialize(de)?;
+        let mut entries: Vec<(String, QueueAccrual)> = map.into_iter().collect();
+        entries.sort_by(|a, b| crate::engine::job_id_cmp(&a.0, &b.0));
+        Ok(AccrualMap { entries })
+    }
 }
 
 /// The engine's memory.
@@ -75,9 +207,7 @@ fn in_key_order<S: serde::Serializer, V: Serialize>(
 pub struct EngineState {
     /// Time of the last iteration (fairshare accrues from here).
     pub last_iteration: Option<Time>,
-    /// Effective queue time per idle job (hashed: every iteration looks up
-    /// each idle job; written in key order).
-    #[serde(serialize_with = "in_key_order")]
+    /// Effective queue time per idle job.
     pub accrual: AccrualMap,
     /// Backfill bypass counts per idle job.
     pub bypass: BTreeMap<String, u32>,

@@ -298,3 +298,69 @@ fn accrual_is_written_in_job_id_order() {
     let back: EngineState = serde_json::from_str(&forward).unwrap();
     assert_eq!(back.accrual.len(), 40);
 }
+
+/// The accrual table is rebuilt over each iteration's idle jobs: walked in
+/// job order or in any other (submission order under idle limits), each
+/// job gets its own record back or a fresh one, the records of jobs no
+/// longer idle are gone, and the table reads back the same from its
+/// checkpoint form, in job order ("9" before "10").
+#[test]
+fn accrual_table_is_rebuilt_over_the_idle_jobs() {
+    use crate::engine::{job_id_cmp, AccrualMap};
+    use crate::model::Job;
+    use crate::priority::QueueAccrual;
+    let job = |id: &str, submit: i64| Job {
+        id: id.into(),
+        user: "u".into(),
+        submit_time: submit,
+        tasks: 1,
+        ..Job::default()
+    };
+    let rec = |accrued: i64| QueueAccrual {
+        accrued,
+        last_update: 100,
+        accruing: Some(true),
+    };
+    let mut before = AccrualMap::default();
+    for (id, a) in [("10", 10), ("9", 9), ("11", 11), ("gone", 1)] {
+        before.insert(id.into(), rec(a));
+    }
+    assert_eq!(
+        before.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["9", "10", "11", "gone"]
+    );
+    // This iteration's jobs, in job order: 9 and 11 stay, 10 left, 12 is new.
+    let mut jobs = vec![job("9", 5), job("11", 1), job("12", 50)];
+    jobs.sort_by(|a, b| job_id_cmp(&a.id, &b.id));
+    let walk = |order: &[usize]| {
+        let mut t = before.clone();
+        let mut r = t.rebuild();
+        let mut eff = Vec::new();
+        for &j in order {
+            eff.push((j, r.record(j, &jobs[j], |a| a.accrued += 1)));
+        }
+        t.finish(r, &jobs);
+        eff.sort();
+        (t, eff)
+    };
+    let (in_order, eff) = walk(&[0, 1, 2]);
+    assert_eq!(walk(&[2, 0, 1]), (in_order.clone(), eff.clone()));
+    assert_eq!(walk(&[1, 2, 0]).0, in_order);
+    assert_eq!(
+        in_order.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["9", "11", "12"]
+    );
+    assert_eq!(in_order.get("9").unwrap().accrued, 10);
+    assert_eq!(in_order.get("11").unwrap().accrued, 12);
+    // A new job starts from its submission.
+    let fresh = in_order.get("12").unwrap();
+    assert_eq!((fresh.accrued, fresh.last_update), (1, 50));
+    assert!(in_order.get("10").is_none() && in_order.get("gone").is_none());
+    let json = serde_json::to_string(&in_order).unwrap();
+    assert!(
+        json.find("\"11\"") < json.find("\"9\""),
+        "string order: {json}"
+    );
+    let back: AccrualMap = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, in_order);
+}
