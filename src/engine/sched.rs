@@ -946,32 +946,24 @@ fn queue_times(
     items: &[(usize, bool, bool)],
     now: Time,
 ) -> Vec<Secs> {
+    let policy = cfg.params.job_prio_accrual_policy;
+    // Items come in job order (those of `still_quiet`): each record is
+    // looked for after the last one found.
+    let mut next = 0;
     items
         .iter()
         .map(|&(j, meets_idle, active_ok)| {
-            queue_time(cfg, accrual, &jobs[j], meets_idle, active_ok, now)
+            let job = &jobs[j];
+            if let Some(acc) = accrual.get_mut_next(&mut next, &job.id) {
+                acc.update(policy, job, now, meets_idle, active_ok);
+                return acc.effective();
+            }
+            let mut acc = QueueAccrual::new(job);
+            acc.update(policy, job, now, meets_idle, active_ok);
+            accrual.insert(job.id.clone(), acc);
+            acc.effective()
         })
         .collect()
-}
-
-/// One job's part of [`queue_times`].
-fn queue_time(
-    cfg: &Config,
-    accrual: &mut AccrualMap,
-    job: &Job,
-    meets_idle: bool,
-    active_ok: bool,
-    now: Time,
-) -> Secs {
-    let policy = cfg.params.job_prio_accrual_policy;
-    if let Some(acc) = accrual.get_mut(&job.id) {
-        acc.update(policy, job, now, meets_idle, active_ok);
-        return acc.effective();
-    }
-    let mut acc = QueueAccrual::new(job);
-    acc.update(policy, job, now, meets_idle, active_ok);
-    accrual.insert(job.id.clone(), acc);
-    acc.effective()
 }
 
 /// What [`rank`] found.

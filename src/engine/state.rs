@@ -83,6 +83,17 @@ impl AccrualMap {
         self.find(id).ok().map(|k| &mut self.entries[k].1)
     }
 
+    /// [`AccrualMap::get_mut`] for look-ups that come in job order: the
+    /// record after the last one found (`next`) is tried first.
+    pub fn get_mut_next(&mut self, next: &mut usize, id: &str) -> Option<&mut QueueAccrual> {
+        let k = match self.entries.get(*next) {
+            Some((k, _)) if k == id => *next,
+            _ => self.find(id).ok()?,
+        };
+        *next = k + 1;
+        Some(&mut self.entries[k].1)
+    }
+
     /// Sets the record of job `id`; the one it had, if any.
     pub fn insert(&mut self, id: String, acc: QueueAccrual) -> Option<QueueAccrual> {
         match self.find(&id) {

@@ -363,4 +363,15 @@ fn accrual_table_is_rebuilt_over_the_idle_jobs() {
     );
     let back: AccrualMap = serde_json::from_str(&json).unwrap();
     assert_eq!(back, in_order);
+    // Look-ups in job order start after the last record found; any other
+    // order finds the same records.
+    let mut t = in_order.clone();
+    for ids in [["9", "11", "12"], ["12", "9", "11"]] {
+        let mut next = 0;
+        for id in ids {
+            let want = in_order.get(id).copied();
+            assert_eq!(t.get_mut_next(&mut next, id).copied(), want, "{id}");
+        }
+        assert!(t.get_mut_next(&mut next, "10").is_none());
+    }
 }
