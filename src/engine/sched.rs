@@ -970,8 +970,6 @@ fn queue_times(
 struct Ranked<'a> {
     /// Every idle job, in priority order.
     idle: Vec<Idle<'a>>,
-    /// Node sets by requirement signature.
-    feasible: Feasible,
     /// Every idle job in the order `rank` looked at them (job order, or
     /// submission then job order under idle limits), with whether it is
     /// eligible but for what time alone can change ([`time_block`]),
@@ -984,7 +982,8 @@ struct Ranked<'a> {
 /// eligibility, in priority order (priority, then submission, then id).
 /// Queue-time accrual is brought up to `now` (again at the same `now`, a
 /// no-op). `usage` is given when throttling limits are configured;
-/// `feasible`: node sets already known for the view's cluster.
+/// `memo` holds what is derived from each idle job alone, in the slot
+/// `slots` gives by job index ([`memo::JobMemo::refresh`]).
 #[allow(clippy::too_many_arguments)]
 fn rank<'a>(
     cfg: &Config,
@@ -993,7 +992,6 @@ fn rank<'a>(
     view: &View,
     usage: Option<&Usage>,
     now: Time,
-    feasible: Feasible,
     memo: &'a memo::JobMemo,
     slots: &[u32],
 ) -> Ranked<'a> {
@@ -1146,11 +1144,7 @@ fn rank<'a>(
             r = from;
         }
     }
-    Ranked {
-        idle,
-        feasible,
-        statics,
-    }
+    Ranked { idle, statics }
 }
 
 /// What the engine carries from one iteration to the next besides its
@@ -1241,18 +1235,13 @@ pub fn run(
         !feasible.sets.is_empty(),
     );
     let slots = memo.refresh(jobs, cfg, &mut feasible);
-    let Ranked {
-        idle,
-        feasible,
-        statics,
-    } = rank(
+    let Ranked { idle, statics } = rank(
         cfg,
         state,
         jobs,
         &view,
         throttled.then_some(&usage),
         now,
-        feasible,
         &memo,
         &slots,
     );
