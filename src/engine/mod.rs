@@ -488,8 +488,6 @@ fn strip_starts(out: &mut sched::Outcome, jobs: &[Job], stop: &StopInfo) {
     out.plan.stats.started_backfill = 0;
 }
 
-/// QDEF: the default QOS of a job that asks for none (user, group, account,
-/// class, then SYSCFG).
 /// True when some credential or SYSCFG names a default QOS (QDEF): else
 /// [`default_qos`] is `None` for every job.
 fn any_qdef(cfg: &Config) -> bool {
@@ -500,6 +498,8 @@ fn any_qdef(cfg: &Config) -> bool {
             .any(|m| m.values().any(|c| c.qdef.is_some()))
 }
 
+/// QDEF: the default QOS of a job that asks for none (user, group, account,
+/// class, then SYSCFG).
 fn default_qos(cfg: &Config, job: &Job) -> Option<String> {
     use crate::model::CredKind;
     for kind in [

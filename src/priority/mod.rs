@@ -356,6 +356,19 @@ fn opt_cap(v: f64, cap: f64) -> f64 {
     }
 }
 
+/// The CRED subcomponent weight of a credential kind (USERWEIGHT,
+/// GROUPWEIGHT, ...).
+fn cred_sub_weight(cfg: &Config, kind: CredKind) -> i64 {
+    let p = &cfg.params;
+    match kind {
+        CredKind::User => p.user_weight,
+        CredKind::Group => p.group_weight,
+        CredKind::Account => p.account_weight,
+        CredKind::Qos => p.qos_weight,
+        CredKind::Class => p.class_weight,
+    }
+}
+
 /// The fairshare subcomponent weight of a credential kind (FSUSERWEIGHT,
 /// FSGROUPWEIGHT, ...).
 pub fn fs_sub_weight(cfg: &Config, kind: CredKind) -> i64 {
@@ -529,18 +542,11 @@ pub fn cred_terms(
             .and_then(|n| cred_attr(cfg, kind, n, |c| c.priority))
             .unwrap_or(0) as f64
     };
-    let cred = [
-        (CredKind::User, p.user_weight),
-        (CredKind::Group, p.group_weight),
-        (CredKind::Account, p.account_weight),
-        (CredKind::Qos, p.qos_weight),
-        (CredKind::Class, p.class_weight),
-    ]
-    .map(|(kind, w)| cred_prio(kind, w));
+    let cred = SUB_KINDS.map(|kind| cred_prio(kind, cred_sub_weight(cfg, kind)));
 
     // FS
     let mut fs = [0.0; 5];
-    for (k, kind) in FS_KINDS.into_iter().enumerate() {
+    for (k, kind) in SUB_KINDS.into_iter().enumerate() {
         let w = fs_sub_weight(cfg, kind);
         fs[k] = match cred_name(job, kind) {
             Some(_) if !counts(p.fs_weight, w) => 0.0,
@@ -585,8 +591,9 @@ pub fn cred_terms(
     }
 }
 
-/// The credential kinds of the FS subcomponents, in their order.
-const FS_KINDS: [CredKind; 5] = [
+/// The credential kinds of the CRED and of the FS subcomponents, in their
+/// order.
+const SUB_KINDS: [CredKind; 5] = [
     CredKind::User,
     CredKind::Group,
     CredKind::Account,
@@ -608,27 +615,24 @@ fn priority_core(
     let cfg = ctx.cfg;
     let p = &cfg.params;
 
-    // CRED
-    let cred_subs = [
-        ("USER", p.user_weight),
-        ("GROUP", p.group_weight),
-        ("ACCOUNT", p.account_weight),
-        ("QOS", p.qos_weight),
-        ("CLASS", p.class_weight),
-    ];
-    let cred_subs: [(&str, f64, f64); 5] =
-        std::array::from_fn(|k| (cred_subs[k].0, terms.cred[k], cred_subs[k].1 as f64));
+    // CRED and FS: a subcomponent per credential kind (`SUB_KINDS`).
+    let subs =
+        |names: [&'static str; 5], values: &[f64; 5], weight: fn(&Config, CredKind) -> i64| {
+            let subs: [(&str, f64, f64); 5] =
+                std::array::from_fn(|k| (names[k], values[k], weight(cfg, SUB_KINDS[k]) as f64));
+            subs
+        };
+    let cred_subs = subs(
+        ["USER", "GROUP", "ACCOUNT", "QOS", "CLASS"],
+        &terms.cred,
+        cred_sub_weight,
+    );
     let cred = component(ComponentKind::Cred, p.cred_weight, p.cred_cap, &cred_subs);
-
-    // FS
-    let fs_names = ["FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS"];
-    let fs_subs: [(&str, f64, f64); 5] = std::array::from_fn(|k| {
-        (
-            fs_names[k],
-            terms.fs[k],
-            fs_sub_weight(cfg, FS_KINDS[k]) as f64,
-        )
-    });
+    let fs_subs = subs(
+        ["FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS"],
+        &terms.fs,
+        fs_sub_weight,
+    );
     let fs = component(ComponentKind::Fs, p.fs_weight, p.fs_cap, &fs_subs);
 
     // RES

@@ -20,9 +20,10 @@ use super::*;
 use crate::config::CredCfg;
 use crate::model::CredKind;
 
-/// Signatures the memo keeps beyond its entries before it starts afresh
-/// (jobs come and go; their signatures would otherwise accumulate).
-const SIGNATURES_SPARE: usize = 4096;
+/// Signatures, and slots no job holds, the memo keeps beyond its entries
+/// before it starts afresh (jobs come and go; their signatures would
+/// accumulate, and a queue that shrank would keep its slots).
+const SPARE: usize = 4096;
 
 /// A job's requirements and credentials as the RM gave them: what makes
 /// two jobs comparable for [`Iter::dominated`] (at least as fine as the
@@ -206,8 +207,8 @@ impl JobMemo {
                 if sets_kept
                     && std::sync::Arc::ptr_eq(&m.cluster, cluster)
                     && m.params == params
-                    && m.sigs.len() <= m.order.len() + SIGNATURES_SPARE
-                    && m.free.len() <= m.order.len() + SIGNATURES_SPARE =>
+                    && m.sigs.len() <= m.order.len() + SPARE
+                    && m.free.len() <= m.order.len() + SPARE =>
             {
                 m
             }
