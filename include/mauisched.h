@@ -49,7 +49,7 @@
 /** ABI major version of this header: a library with another major is refused. */
 #define MAUISCHED_ABI_MAJOR 1
 /** ABI minor version of this header: later minors only add. */
-#define MAUISCHED_ABI_MINOR 1
+#define MAUISCHED_ABI_MINOR 2
 /** True when the library loaded at run time has this header's ABI major
  * version (`mauisched_abi_version() >> 16`); a front end refuses to run
  * otherwise. Its minor version may be higher (additions only). */
@@ -371,6 +371,33 @@ typedef struct mauisched_options_t {
    */
   const char *admin_socket;
 } mauisched_options_t;
+
+/**
+ * What a front end's own loop needs from the maui.cfg in force (ABI 1.2),
+ * so that no front end reads maui.cfg beside the library. Set `size` to
+ * `sizeof(mauisched_settings_t)`; the library fills the fields that fit in
+ * it (later minor versions append fields).
+ */
+typedef struct mauisched_settings_t {
+  /**
+   * `sizeof(mauisched_settings_t)` as the caller compiled it.
+   */
+  uintptr_t size;
+  /**
+   * RMPOLLINTERVAL in seconds (Maui's default 60): the longest time
+   * between iterations when nothing in the resource manager changes.
+   */
+  int64_t rm_poll_interval_s;
+  /**
+   * JOBNODEMATCHPOLICY has EXACTNODE: node counts and tasks per node
+   * are exact, as Slurm reads `-N` and `--ntasks-per-node`.
+   */
+  bool exact_node;
+  /**
+   * JOBNODEMATCHPOLICY has EXACTPROC.
+   */
+  bool exact_proc;
+} mauisched_settings_t;
 
 /**
  * A node as the RM reports it. Zero the struct, set `size` to
@@ -946,6 +973,17 @@ enum mauisched_status_t mauisched_set_log(struct mauisched_t *h,
  * `h` is a live handle; `config_path` is NULL or a valid string.
  */
 enum mauisched_status_t mauisched_reconfigure(struct mauisched_t *h, const char *config_path);
+
+/**
+ * Fills `*out` from the configuration in force: the one given to
+ * `mauisched_new`, or the last one `mauisched_reconfigure` accepted.
+ * `out->size` must be set and cover at least `size` itself; fields beyond
+ * it are left alone. Ask again after each successful reconfigure.
+ *
+ * # Safety
+ * `h` is a live handle; `out` is NULL or valid for `out->size` bytes.
+ */
+enum mauisched_status_t mauisched_settings(struct mauisched_t *h, struct mauisched_settings_t *out);
 
 /**
  * Writes the state now (fairshare files, then the checkpoint), whatever

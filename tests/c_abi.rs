@@ -251,6 +251,11 @@ fn local_allocation_callback() {
 }
 
 #[test]
+fn settings_for_front_ends() {
+    check_program("settings", &[]);
+}
+
+#[test]
 fn the_library_carries_its_soname() {
     let so = setup().lib.join("libmauisched.so.1");
     let o = Command::new("readelf")

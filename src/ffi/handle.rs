@@ -703,6 +703,65 @@ pub unsafe extern "C" fn mauisched_reconfigure(
     })
 }
 
+/// What a front end's own loop needs from the maui.cfg in force (ABI 1.2),
+/// so that no front end reads maui.cfg beside the library. Set `size` to
+/// `sizeof(mauisched_settings_t)`; the library fills the fields that fit in
+/// it (later minor versions append fields).
+#[repr(C)]
+pub struct mauisched_settings_t {
+    /// `sizeof(mauisched_settings_t)` as the caller compiled it.
+    pub size: usize,
+    /// RMPOLLINTERVAL in seconds (Maui's default 60): the longest time
+    /// between iterations when nothing in the resource manager changes.
+    pub rm_poll_interval_s: i64,
+    /// JOBNODEMATCHPOLICY has EXACTNODE: node counts and tasks per node
+    /// are exact, as Slurm reads `-N` and `--ntasks-per-node`.
+    pub exact_node: bool,
+    /// JOBNODEMATCHPOLICY has EXACTPROC.
+    pub exact_proc: bool,
+}
+
+/// Fills `*out` from the configuration in force: the one given to
+/// `mauisched_new`, or the last one `mauisched_reconfigure` accepted.
+/// `out->size` must be set and cover at least `size` itself; fields beyond
+/// it are left alone. Ask again after each successful reconfigure.
+///
+/// # Safety
+/// `h` is a live handle; `out` is NULL or valid for `out->size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_settings(
+    h: *mut mauisched_t,
+    out: *mut mauisched_settings_t,
+) -> mauisched_status_t {
+    with_handle(h, |hd| {
+        if out.is_null() {
+            return Err(FfiError::new(MAUISCHED_NULL_ARG, "out is NULL"));
+        }
+        let size = std::ptr::addr_of!((*out).size).read_unaligned();
+        if size < std::mem::size_of::<usize>() {
+            return Err(FfiError::new(
+                MAUISCHED_BAD_STRUCT_SIZE,
+                "out->size is smaller than the size field: set it to sizeof(mauisched_settings_t)",
+            ));
+        }
+        let p = &hd.engine.cfg.params;
+        // Write only what the caller's (possibly older, smaller) struct has.
+        macro_rules! put {
+            ($field:ident, $ty:ty, $v:expr) => {
+                let end =
+                    std::mem::offset_of!(mauisched_settings_t, $field) + std::mem::size_of::<$ty>();
+                if size >= end {
+                    std::ptr::addr_of_mut!((*out).$field).write($v);
+                }
+            };
+        }
+        put!(rm_poll_interval_s, i64, p.rm_poll_interval.0);
+        put!(exact_node, bool, p.job_node_match_policy.exact_node);
+        put!(exact_proc, bool, p.job_node_match_policy.exact_proc);
+        Ok(())
+    })
+}
+
 /// Rereads maui.cfg (from `path`, or the handle's current one): the one
 /// path behind `mauisched_reconfigure` and the admin socket's
 /// `schedctl -r`. A file with errors is refused and changes nothing;
