@@ -59,33 +59,15 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-#include <slurm/slurm_version.h>
-/* For slurm_info/slurm_error: exported to all plugins, declared there. */
-#include <slurm/spank.h>
-
 #include "maui_gate.h"
-
-/* Slurm's allocator, exported by libslurmfull: what slurmctld frees with
- * xfree() must come from it (a malloc()ed string crashes slurmctld). */
-extern char *slurm_xstrdup(const char *str);
-extern void slurm_xfree(void **item);
+#include "slurm_compat.h"
 
 /*
- * The job_submit plugin API is not versioned by Slurm; it changes between
- * major releases. Slurm 22.05 calls job_modify with THREE arguments
- * (job_desc, job_ptr, submit_uid), as the disassembly of
- * job_submit_plugin_modify in slurmctld 22.05.8 shows, although other
- * releases, and plugins written for them, have a fourth, err_msg. A plugin
- * that declares and writes err_msg on 22.05 writes through whatever the
- * caller left in that register. Refuse to build for a release whose
- * signatures have not been checked.
+ * job_modify's signature differs between releases (slurm_compat.h): three
+ * arguments in 22.05, a fourth, err_msg, from 23.02. Where it exists the
+ * refused user reads our own text; on 22.05 the standard text of the
+ * error code, which the codes below are chosen for.
  */
-#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 5, 0) || \
-	SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(22, 6, 0)
-#error "job_submit/maui: the job_submit API is verified for Slurm 22.05 only; check job_submit_plugin_submit/modify in this release's slurmctld before changing this test"
-#endif
 
 /* Plugin identification, read by Slurm's plugin loader. plugin_version must
  * equal the running slurmctld's version, so it comes from the headers the
@@ -94,9 +76,9 @@ const char plugin_name[] = "mauisched hold-at-submit gate";
 const char plugin_type[] = "job_submit/maui";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* What the refused user is told: slurmctld gives job_modify no way to send
- * a text of our own in 22.05, so the answer is an error code and the user
- * reads its standard text. These two say the truth in each case. */
+/* What the refused user is told: the error code's standard text says the
+ * truth in each case (and is all 22.05 can send); from 23.02 a text of our
+ * own goes with it (refuse()). */
 #define GATE_RELEASE_REFUSED ESLURM_JOB_HELD        /* "Job is in held state, pending scheduler release" */
 #define GATE_PRIORITY_REFUSED ESLURM_ACCESS_DENIED  /* "Access/permission denied" */
 #define GATE_NICE_REFUSED ESLURM_ACCESS_DENIED
@@ -235,9 +217,25 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 	return SLURM_SUCCESS;
 }
 
+/* The answer to a refused update: `code`, and from 23.02 `text` for the
+ * user (slurmctld frees it with xfree, so it comes from Slurm's
+ * allocator). */
+static int refuse(char **err_msg, int code, const char *text)
+{
+	if (err_msg && !*err_msg)
+		*err_msg = slurm_xstrdup(text);
+	return code;
+}
+
+#if MAUI_JOB_MODIFY_HAS_ERR_MSG
+#define ERR_MSG err_msg
+#else
+#define ERR_MSG NULL
+#endif
+
 /*
  * Called for every update of an existing job, before slurmctld applies it.
- * 22.05 signature: three arguments, see the version check at the top.
+ * Three arguments on 22.05, four from 23.02 (slurm_compat.h).
  * job_ptr is slurmctld's internal job record: not part of any public
  * header, so it is not looked at.
  *
@@ -254,7 +252,7 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
  * Without sched/maui (the gate alone, e.g. with sched/builtin) a user's
  * release is refused and root's release is Slurm's own.
  */
-int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
+int job_modify(MAUI_JOB_MODIFY_ARGS)
 {
 	char buf[32];
 	const char *ref;
@@ -275,7 +273,8 @@ int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
 		slurm_info("job_submit/maui: refused nice change of job %s by "
 			   "uid %u: only the scheduler sets priorities",
 			   ref, submit_uid);
-		return GATE_NICE_REFUSED;
+		return refuse(ERR_MSG, GATE_NICE_REFUSED,
+			      "only the scheduler (mauisched) sets priorities: nice changes are refused");
 	}
 	/* NO_VAL: the update leaves the priority alone. */
 	if (job_desc->priority == NO_VAL)
@@ -292,8 +291,11 @@ int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
 		slurm_info("job_submit/maui: refused priority %u for job %s of "
 			   "uid %u by uid %u: not the owner", job_desc->priority,
 			   ref, job_desc->user_id, submit_uid);
-		return job_desc->priority == INFINITE ? GATE_RELEASE_REFUSED :
-							GATE_PRIORITY_REFUSED;
+		return job_desc->priority == INFINITE ?
+		       refuse(ERR_MSG, GATE_RELEASE_REFUSED,
+			      "only the job's owner may release it, and only from a hold the owner placed; mauisched starts it") :
+		       refuse(ERR_MSG, GATE_PRIORITY_REFUSED,
+			      "only the scheduler (mauisched) sets priorities");
 	}
 
 	/* A hold can only delay the job: passed on, and recorded. */
@@ -329,7 +331,10 @@ int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
 			   "%u: only the scheduler releases jobs%s",
 			   ref, submit_uid,
 			   answer == 2 ? " (the job has no user hold)" : "");
-		return GATE_RELEASE_REFUSED;
+		return refuse(ERR_MSG, GATE_RELEASE_REFUSED,
+			      answer == 2 ?
+			      "the job has no user hold to release; mauisched starts it when its turn comes" :
+			      "only the scheduler (mauisched) releases jobs");
 	}
 
 	if (privileged) {
@@ -341,5 +346,6 @@ int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
 	slurm_info("job_submit/maui: refused priority %u for job %s by uid "
 		   "%u: only the scheduler sets priorities",
 		   job_desc->priority, ref, submit_uid);
-	return GATE_PRIORITY_REFUSED;
+	return refuse(ERR_MSG, GATE_PRIORITY_REFUSED,
+		      "only the scheduler (mauisched) sets priorities");
 }
