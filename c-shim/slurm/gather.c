@@ -34,7 +34,7 @@ int gather_poll(struct ctx *c, bool *changed)
 
 	*changed = false;
 	rc = slurm_load_jobs(c->jobs ? c->jobs->last_update : 0, &j,
-			     SHOW_ALL | SHOW_DETAIL);
+			     MAUI_JOB_SHOW_FLAGS);
 	if (rc == SLURM_SUCCESS) {
 		if (c->jobs)
 			slurm_free_job_info_msg(c->jobs);
@@ -265,12 +265,19 @@ static int started_cmp(const void *a, const void *b)
 
 static struct started_alloc *started_find(struct ctx *c, const char *id)
 {
-	struct started_alloc key;
+	struct started_alloc key, *hit = NULL;
+	size_t k;
 
-	if (!c->nstarted)
-		return NULL;
 	snprintf(key.id, sizeof(key.id), "%s", id);
-	return bsearch(&key, c->started, c->nstarted, sizeof(key), started_cmp);
+	if (c->nstarted_sorted)
+		hit = bsearch(&key, c->started, c->nstarted_sorted, sizeof(key),
+			      started_cmp);
+	/* This iteration's starts are appended unsorted (a burst of starts
+	 * would otherwise sort the table once per start). */
+	for (k = c->nstarted_sorted; !hit && k < c->nstarted; k++)
+		if (!strcmp(c->started[k].id, id))
+			hit = &c->started[k];
+	return hit;
 }
 
 void gather_remember_start(struct ctx *c, const char *id, const char *alloc)
@@ -299,7 +306,6 @@ void gather_remember_start(struct ctx *c, const char *id, const char *alloc)
 	s = &c->started[c->nstarted++];
 	snprintf(s->id, sizeof(s->id), "%s", id);
 	s->alloc = copy;
-	qsort(c->started, c->nstarted, sizeof(*s), started_cmp);
 }
 
 /* Forgets the starts of jobs that are no longer pending or running, so
@@ -314,7 +320,7 @@ static void forget_gone(struct ctx *c)
 		else
 			free(c->started[k].alloc);
 	}
-	c->nstarted = n;
+	c->nstarted = c->nstarted_sorted = n;
 }
 
 /* Tasks on `host` in a remembered "node:tasks,..." list; 0 if absent. */
@@ -735,6 +741,10 @@ struct jrec *gather_find(struct ctx *c, const char *id)
 
 void gather_build(struct ctx *c, const struct gate_event *ev, size_t nev)
 {
+	/* The last iteration's starts join the sorted part. */
+	if (c->nstarted > c->nstarted_sorted)
+		qsort(c->started, c->nstarted, sizeof(*c->started), started_cmp);
+	c->nstarted_sorted = c->nstarted;
 	map_partitions(c);
 	build_records(c, ev, nev);
 	index_records(c);
@@ -779,7 +789,7 @@ void gather_free(struct ctx *c)
 		free(c->started[k].alloc);
 	free(c->started);
 	c->started = NULL;
-	c->nstarted = c->capstarted = 0;
+	c->nstarted = c->nstarted_sorted = c->capstarted = 0;
 	free(c->jr);
 	free(c->by_id);
 	free(c->node_part);

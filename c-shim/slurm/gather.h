@@ -67,9 +67,10 @@ struct ctx {
 	char **part_nodes;       /* per partition: its nodes, comma-separated */
 	bool *part_exclusive;    /* per partition: none of its nodes elsewhere */
 	bool *part_up;
-	/* Kept across iterations, sorted by id. */
+	/* Kept across iterations: sorted by id up to nstarted_sorted, then
+	 * the starts since the last gather_build. */
 	struct started_alloc *started;
-	size_t nstarted, capstarted;
+	size_t nstarted, nstarted_sorted, capstarted;
 };
 
 /* Loads what changed since the last load; *changed says whether any did.

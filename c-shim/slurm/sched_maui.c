@@ -100,9 +100,13 @@ static void iterate(struct ctx *c, bool force)
 		mauisched_node_t mn;
 		gather_node(c, i, &mn);
 		st = L.snapshot_add_node(c->h, &mn);
-		if (st != MAUISCHED_OK)
-			mlog(MAUISCHED_LOG_ERROR, "node %s: %s", mn.name,
-			     handle_error(c->h));
+		if (st != MAUISCHED_OK) {
+			const char *msg = handle_error(c->h);
+			char cause[512];
+			snprintf(cause, sizeof(cause), "node %s: %.400s", mn.name, msg);
+			mlog_once(MAUISCHED_LOG_ERROR, cause, "node %s: %s; no iteration runs while the library refuses it",
+				  mn.name, msg);
+		}
 	}
 	for (k = 0; st == MAUISCHED_OK && k < c->njr; k++) {
 		struct jrec *r = &c->jr[k];
@@ -128,9 +132,13 @@ static void iterate(struct ctx *c, bool force)
 		st = L.run(c->h, &plan);
 	t_engine = mono_ms();
 	if (st != MAUISCHED_OK) {
-		mlog(MAUISCHED_LOG_ERROR,
-		     "iteration failed (%s): %s; Slurm and its jobs are left as they are",
-		     L.status_name(st), handle_error(c->h));
+		const char *msg = handle_error(c->h);
+		char cause[512];
+		/* The same failure tends to come back every poll: once. */
+		snprintf(cause, sizeof(cause), "iteration %d: %.400s", (int) st, msg);
+		mlog_once(MAUISCHED_LOG_ERROR, cause,
+			  "iteration failed (%s): %s; Slurm and its jobs are left as they are (logged once for this cause)",
+			  L.status_name(st), msg);
 		if (st == MAUISCHED_POISONED || st == MAUISCHED_PANIC) {
 			mlog(MAUISCHED_LOG_ERROR,
 			     "the library panicked: its handle is dropped and opened again");

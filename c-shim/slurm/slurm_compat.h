@@ -92,6 +92,9 @@ static inline char *maui_hostlist_ranged(maui_hostlist_t hl)
  */
 #if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 0)
 #define MAUI_HAVE_JOB_CPUS_ON_NODE 1
+/* SHOW_DETAIL adds only job_resrcs and GRES details to each job
+ * (job_mgr.c pack_job at both releases): needed for the accessor. */
+#define MAUI_JOB_SHOW_FLAGS (SHOW_ALL | SHOW_DETAIL)
 static inline int maui_job_cpus_on_node(const slurm_job_info_t *ji, int i)
 {
 	return ji->job_resrcs ?
@@ -99,6 +102,9 @@ static inline int maui_job_cpus_on_node(const slurm_job_info_t *ji, int i)
 }
 #else
 #define MAUI_HAVE_JOB_CPUS_ON_NODE 0
+/* Nothing of SHOW_DETAIL is read without the accessor: slurmctld packs,
+ * and the plugin unpacks, less for every job at every load. */
+#define MAUI_JOB_SHOW_FLAGS SHOW_ALL
 static inline int maui_job_cpus_on_node(const slurm_job_info_t *ji, int i)
 {
 	(void) ji;
