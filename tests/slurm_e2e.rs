@@ -22,6 +22,8 @@
 //! 8. 1,000 queued jobs on 64 nodes: start latencies and iteration times, reported.
 //! 9. Maui's commands live: showq in the plan's order, checkjob on a waiting
 //!    job, schedctl -r, setres/releaseres on two nodes.
+//! 10. without its library slurmctld runs, no job starts and pending jobs say
+//!     why; once the library is in place they start.
 //!
 //! Needs root and the Slurm packages (`scripts/deps.sh test` installs them);
 //! without them each test says why and passes, unless
@@ -305,6 +307,10 @@ struct Spec<'a> {
     node_spec: Option<&'a str>,
     maui_cfg: &'a str,
     extra: &'a [&'a str],
+    /// maui_library= (default: the test's library); when it is given the
+    /// start does not wait for a first iteration (the library may be
+    /// missing on purpose).
+    library: Option<&'a Path>,
 }
 
 impl Default for Spec<'_> {
@@ -314,6 +320,7 @@ impl Default for Spec<'_> {
             node_spec: Some(NODE_SPEC),
             maui_cfg: "",
             extra: &[],
+            library: None,
         }
     }
 }
@@ -335,7 +342,10 @@ impl Cluster {
         std::fs::create_dir_all(&base).unwrap();
         let b = base.to_str().unwrap().to_string();
         std::fs::write(base.join("maui.cfg"), spec.maui_cfg).unwrap();
-        let lib = setup.plugins.join("libmauisched.so.1");
+        let lib = spec.library.map_or_else(
+            || setup.plugins.join("libmauisched.so.1"),
+            Path::to_path_buf,
+        );
         let params = format!(
             "maui_config={b}/maui.cfg,maui_library={},batch_sched_delay=0,sched_interval=2",
             lib.display()
@@ -375,7 +385,9 @@ impl Cluster {
         };
         ok(started, "cluster.sh start");
         // sched/maui is up once it has run its first iteration.
-        c.wait_log("sched/maui: iteration 1:", 60);
+        if spec.library.is_none() {
+            c.wait_log("sched/maui: iteration 1:", 60);
+        }
         c
     }
 
@@ -1856,4 +1868,56 @@ fn slurmctld_log_stamps_are_read_as_epoch_seconds() {
     let t = log_stamp("[2024-02-29T23:59:59.000] x", 3600).unwrap();
     assert!((t - (1_709_251_199.0 - 3600.0)).abs() < 1e-6, "{t}");
     assert_eq!(log_stamp("no stamp", 0), None);
+}
+
+/// Scenario 10: the library cannot be loaded. slurmctld runs on, a job
+/// submitted meanwhile stays pending, its AdminComment says why, and the
+/// log says so; once the library is in place (the plugin retries every
+/// 10 s) the job starts.
+#[test]
+fn s10_without_the_library_jobs_wait_and_say_why() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let lib_dir =
+        std::env::temp_dir().join(format!("mauisched-e2e-{}-s10-lib", std::process::id()));
+    let _ = std::fs::remove_dir_all(&lib_dir);
+    std::fs::create_dir_all(&lib_dir).unwrap();
+    let lib = lib_dir.join("libmauisched.so.1");
+    let mut c = Cluster::start(
+        setup,
+        "s10",
+        Spec {
+            nodes: 2,
+            node_spec: None,
+            maui_cfg: "JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n",
+            library: Some(&lib),
+            ..Spec::default()
+        },
+    );
+    c.wait_log("no job is started until it loads", 60);
+    let id = c.submit(
+        USER_A,
+        &["-n", "1", "--mem=100", "-t", "5", "--wrap", "sleep 60"],
+    );
+    c.wait_until("the job's AdminComment saying why it waits", 40, || {
+        c.admin_comment(&id)
+            .contains("not scheduled: mauisched is not running (cannot load")
+    });
+    let ac = c.admin_comment(&id);
+    let (tags, _) = marker(&ac);
+    assert_eq!(tags, ["gated"], "still under the gate: {ac}");
+    assert_eq!(c.field(&id, "JobState"), "PENDING");
+    assert!(
+        ac.contains(lib.to_str().unwrap()),
+        "the reason names the library: {ac}"
+    );
+    // The library arrives: the next retry loads it and the job starts.
+    std::fs::copy(setup.plugins.join("libmauisched.so.1"), &lib).unwrap();
+    c.wait_state(&id, "RUNNING", 40);
+    assert!(
+        c.ctld_log().contains("sched/maui: loaded"),
+        "the load is logged"
+    );
+    c.stop();
+    let _ = std::fs::remove_dir_all(&lib_dir);
 }
