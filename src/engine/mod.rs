@@ -30,18 +30,22 @@
 //! No clock, no I/O: the caller persists [`EngineState`] (the checkpoint)
 //! and the fairshare files.
 
+mod accel;
 mod avail;
 pub mod build;
 pub mod command;
+mod passes;
 pub mod plan;
+mod quiet;
+#[cfg(test)]
+mod reference;
 pub mod render;
-mod sched;
 pub mod state;
 #[cfg(test)]
 mod tests;
 
 pub use plan::{Action, ActionKind, JobPlan, Plan, PlanReservation, Reason, Start, Stats};
-pub use sched::idle_iterations_are_neutral;
+pub use quiet::idle_iterations_are_neutral;
 pub use state::{
     AccrualMap, AccrualRebuild, EngineState, ForcedStart, JobReservation, NamedClaim, StopInfo,
 };
@@ -72,7 +76,7 @@ pub struct LastIteration {
     pub forced: Vec<String>,
     /// Set when a poll over the same jobs may be answered without the
     /// passes ([`Engine::iterate_again`]).
-    quiet: Option<sched::Quiet>,
+    quiet: Option<quiet::Quiet>,
     /// What the priorities were computed from, when the engine keeps
     /// breakdowns ([`Engine::priority_breakdowns`]).
     priority_inputs: Option<Box<PriorityInputs>>,
@@ -149,7 +153,7 @@ pub struct Engine {
     cluster_cache: Option<ClusterCache>,
     /// The profile of running jobs and other shortcuts, carried between
     /// iterations.
-    carried: sched::Carried,
+    carried: accel::Carried,
     /// The last iteration can give every idle job's priority breakdown
     /// ([`LastIteration::priority_breakdowns`]: `diagnose -p`, `checkjob`):
     /// it keeps a copy of the configuration and fairshare usage the
@@ -252,7 +256,7 @@ impl Engine {
             local: None,
             last: None,
             cluster_cache: None,
-            carried: sched::Carried::default(),
+            carried: accel::Carried::default(),
             priority_breakdowns: true,
         }
     }
@@ -265,7 +269,7 @@ impl Engine {
             local: None,
             last: None,
             cluster_cache: None,
-            carried: sched::Carried::default(),
+            carried: accel::Carried::default(),
             priority_breakdowns: true,
         }
     }
@@ -354,7 +358,7 @@ impl Engine {
         }
         let cluster = self.cluster(&snap.nodes, same_nodes);
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
-        let mut out = sched::run(
+        let mut out = passes::run(
             &self.cfg,
             &mut self.state,
             &jobs,
@@ -412,7 +416,7 @@ impl Engine {
     /// held or removed since, and that neither the nodes nor the
     /// configuration changed (the simulator). When the last iteration
     /// started nothing and the same jobs still come first in priority order
-    /// (see `sched::still_quiet` for why that decides it), this iteration
+    /// (see `quiet::still_quiet` for why that decides it), this iteration
     /// would start nothing and reserve the same: `None` is returned, with
     /// fairshare and queue-time accrual brought to `now` as the iteration
     /// would, and [`Engine::last`] left as the earlier iteration's.
@@ -426,7 +430,7 @@ impl Engine {
             if let Some(q) = last.quiet.as_ref().filter(|_| seen == last.jobs.len()) {
                 // The nodes are the last iteration's too.
                 let cluster = &last.view.cluster;
-                if sched::still_quiet(&self.cfg, &mut self.state, &last.jobs, cluster, now, q) {
+                if quiet::still_quiet(&self.cfg, &mut self.state, &last.jobs, cluster, now, q) {
                     return None;
                 }
             }
@@ -466,7 +470,7 @@ impl Engine {
 /// While scheduling is stopped: the starts the passes chose are withdrawn
 /// (their jobs wait with reason `Stopped`) and taken out of the view, so
 /// showbf and showq show the cluster as it stays.
-fn strip_starts(out: &mut sched::Outcome, jobs: &[Job], stop: &StopInfo) {
+fn strip_starts(out: &mut passes::Outcome, jobs: &[Job], stop: &StopInfo) {
     let starts = std::mem::take(&mut out.plan.starts);
     for s in &starts {
         if let Some(j) = jobs.iter().position(|j| j.id == s.job) {

@@ -2,7 +2,7 @@
 //! backfill policy, reservation depth, soft/hard passes, chunking, bypass,
 //! ADVRES, NoFit, determinism, and the no-delay property.
 
-use super::sched::shortlist::{with_mode, Mode};
+use super::accel::shortlist::{with_mode, Mode};
 use super::*;
 use crate::model::{Cluster, HoldKind, Node, NodeTasks, Resources};
 use proptest::prelude::*;
@@ -1123,60 +1123,127 @@ fn mixed_cluster(types: &[u8], busy: &[(u8, u8)]) -> (Vec<Node>, Vec<Job>) {
     (ns, run)
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 40, .. ProptestConfig::default() })]
+/// An administrator reservation of `hosts` for `users` over [start,
+/// start + hours) in engine `e`, on the cluster of `ns`.
+fn admin_reservation(
+    e: &mut Engine,
+    ns: &[Node],
+    hosts: &str,
+    users: &str,
+    start: i64,
+    hours: i64,
+) {
+    let cl = Cluster::build(ns, &e.cfg);
+    let mut profile = crate::profile::Profile::from_cluster(&cl, 0);
+    let req = crate::reservation::AdminRequest {
+        hosts: Some(hosts.into()),
+        users: Some(users.into()),
+        start: Some(start),
+        duration: Some(hours * H),
+        ..Default::default()
+    };
+    let order = crate::reservation::place::RmOrder;
+    e.state
+        .admin
+        .create(req, 0, &cl, &mut profile, 0, &order, &|_, _| false)
+        .unwrap();
+}
 
-    /// A job that starts now is placed from a shortlist of nodes under the
-    /// policies whose order the node leads (`sched/shortlist.rs`); the plan
-    /// is the one scoring every node with room gives, with standing and
-    /// job reservations claiming some nodes, node access policies,
-    /// features, local disk, tasks per node and single-node jobs, on
-    /// clusters with more slots than a shortlist takes.
+/// Random idle jobs for [`the_reference_decides_alike`]: sizes, tasks
+/// per node, features, local disk, credentials, ADVRES, host lists,
+/// holds and begin times.
+fn random_jobs(specs: &[(u32, u32, u64, u8, i64, u32)], extra: &[u8]) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for (k, &(tasks, procs, mem, feat, hours, tpn)) in specs.iter().enumerate() {
+        let mut j = idle(
+            &format!("j{k}"),
+            &format!("u{}", k % 3),
+            tasks,
+            hours * H,
+            -(k as i64) * 60,
+        );
+        // Tasks per node of 2 and 3 besides none (0, 1).
+        j.tasks_per_node = (tpn >= 2).then_some(tpn);
+        j.task = Resources {
+            disk: if feat == 2 { 200 } else { 0 },
+            ..Resources::procs_mem(procs, mem)
+        };
+        if feat == 1 {
+            j.features = vec!["a".into()];
+        }
+        match extra[k % extra.len()] {
+            1 => j.qos = Some("high".into()),
+            2 => j.advres = Some("day".into()),
+            3 => j.hostlist = vec!["n1".into(), "n3".into(), "n4".into()],
+            4 => j.earliest_start = Some(2 * H),
+            5 => j.holds = vec![HoldKind::User],
+            6 => j.group = "g2".into(),
+            _ => {}
+        }
+        jobs.push(j);
+    }
+    jobs
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    /// The accelerated placer (`engine::accel`: node sets, now-indexes,
+    /// shortlists, fit cache, dominance) decides as the reference, which
+    /// asks the profile directly (`engine::reference`): the same plans,
+    /// byte for byte, over two iterations, on random clusters and queues
+    /// with standing, administrator and job reservations, node access
+    /// policies, allocation and backfill policies, features, local disk,
+    /// tasks per node, host lists, ADVRES and throttling. The shortlist
+    /// runs as in production and wherever it applies, however few the
+    /// nodes with room.
     #[test]
-    fn shortlist_places_as_scoring_every_node(
-        types in proptest::collection::vec(0u8..4, 40..160),
+    fn the_reference_decides_alike(
+        types in proptest::collection::vec(0u8..4, 8..120),
         busy in proptest::collection::vec((0u8..9, 0u8..8), 1..30),
         specs in proptest::collection::vec((1u32..24, 1u32..3, 0u64..3000, 0u8..4, 1i64..10, 0u32..4), 5..60),
-        policy in 0usize..4,
+        extra in proptest::collection::vec(0u8..12, 1..20),
+        policy in 0usize..6,
         access in 0usize..3,
+        backfill in 0usize..4,
         depth in 0u32..4,
         shape in 0usize..3,
+        limits in 0usize..3,
+        admin in proptest::option::of((0i64..4, 1i64..6)),
     ) {
-        let policy = ["MINRESOURCE", "FIRSTAVAILABLE", "FASTEST", "CPULOAD"][policy];
+        let policy = ["MINRESOURCE", "FIRSTAVAILABLE", "FASTEST", "CPULOAD", "LASTAVAILABLE", "PRIORITY"][policy];
         let access = ["SHARED", "SINGLEUSER", "SINGLEJOB"][access];
+        let backfill = ["FIRSTFIT", "BESTFIT", "GREEDY", "NONE"][backfill];
         let shape = ["", "ENABLEMULTINODEJOBS FALSE", "JOBNODEMATCHPOLICY EXACTNODE"][shape];
+        let limits = ["", "USERCFG[u1] MAXPROC=12\nGROUPCFG[g2] MAXJOB=2,4", "USERCFG[DEFAULT] MAXJOB=3\nQOSCFG[high] PRIORITY=1000"][limits];
         let c = cfg(&format!(
             "NODEALLOCATIONPOLICY {policy}\nNODEACCESSPOLICY {access}\nRESERVATIONDEPTH {depth}\n\
-             BACKFILLPOLICY FIRSTFIT\n{shape}\n\
+             BACKFILLPOLICY {backfill}\n{shape}\n{limits}\n\
              SRCFG[b] NODEFEATURES=b TASKCOUNT=3 RESOURCES=PROCS:-1 PERIOD=INFINITY USERLIST=u1\n\
              SRCFG[day] HOSTLIST=n2,n5,n9 PERIOD=DAY STARTTIME=03:00:00 ENDTIME=09:00:00\n"
         ));
         let (ns, mut jobs) = mixed_cluster(&types, &busy);
-        for (k, &(tasks, procs, mem, feat, hours, tpn)) in specs.iter().enumerate() {
-            let mut j = idle(&format!("j{k}"), &format!("u{}", k % 3), tasks, hours * H, -(k as i64) * 60);
-            // Tasks per node of 2 and 3 besides none (0, 1).
-            j.tasks_per_node = (tpn >= 2).then_some(tpn);
-            j.task = Resources {
-                disk: if feat == 2 { 200 } else { 0 },
-                ..Resources::procs_mem(procs, mem)
-            };
-            if feat == 1 {
-                j.features = vec!["a".into()];
+        jobs.extend(random_jobs(&specs, &extra));
+        let s = snap(ns.clone(), jobs);
+        let plans = |reference: bool, mode| {
+            let mut e = Engine::new(c.clone());
+            if let Some((start, hours)) = admin {
+                admin_reservation(&mut e, &ns, "n1,n2,n3,n4", "u2", start * H, hours);
             }
-            jobs.push(j);
-        }
-        let s = snap(ns, jobs);
-        let plans = |mode| {
-            with_mode(mode, || {
-                let mut e = Engine::new(c.clone());
-                (e.iterate(&s, 0), e.iterate(&s, 1800))
-            })
+            let mut run = || (e.iterate(&s, 0), e.iterate(&s, 1800));
+            with_mode(mode, || if reference { super::reference::with_reference(run) } else { run() })
         };
-        let (with, without) = (plans(Mode::Always), plans(Mode::Off));
-        prop_assert_eq!(&with.0.starts, &without.0.starts);
-        prop_assert_eq!(&with.0.reservations, &without.0.reservations);
-        prop_assert_eq!(&with.1.starts, &without.1.starts);
-        prop_assert_eq!(&with.1.jobs, &without.1.jobs);
+        let want = plans(true, Mode::Normal);
+        for mode in [Mode::Normal, Mode::Always] {
+            let got = plans(false, mode);
+            for (g, w) in [(&got.0, &want.0), (&got.1, &want.1)] {
+                prop_assert_eq!(
+                    serde_json::to_string(&**g).unwrap(),
+                    serde_json::to_string(&**w).unwrap(),
+                    "{:?}", mode
+                );
+            }
+        }
     }
 }
 

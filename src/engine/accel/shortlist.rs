@@ -267,9 +267,9 @@ impl Iter<'_> {
         if mode == Mode::Off {
             return Shortlisted::Undecided;
         }
-        let it = &self.idle[i];
-        let job = &self.jobs[it.j];
-        let policy = effective_policy(job, &self.cfg.params);
+        let it = &self.cx.idle[i];
+        let job = &self.cx.jobs[it.j];
+        let policy = effective_policy(job, &self.cx.cfg.params);
         let Some(k) = first_slots(it.req, policy) else {
             return Shortlisted::Undecided;
         };
@@ -303,20 +303,20 @@ impl Iter<'_> {
                 return Shortlisted::Undecided;
             }
         }
-        let (start, end) = (self.now, self.now.saturating_add(it.wall));
+        let (start, end) = (self.cx.now, self.cx.now.saturating_add(it.wall));
         let need = it.req.tasks as u64;
         // What `candidates` checks first: most attempts fail here.
         if self.tasks_available(i, start, end, need) < need {
             return Shortlisted::Fails;
         }
-        let cluster = std::sync::Arc::clone(&self.view.cluster);
+        let cluster = std::sync::Arc::clone(&self.cx.view.cluster);
         let mut orders = std::mem::take(&mut self.orders);
         let Some(order) = orders.of(policy, &cluster) else {
             self.orders = orders;
             return Shortlisted::Undecided;
         };
         if self.claimed.is_none() {
-            self.claimed = Some(Claimed::of(&self.view.profile));
+            self.claimed = Some(Claimed::of(&self.cx.view.profile));
         }
         let claimed = self.claimed.as_ref().expect("set above");
         let w = match self.walks.iter().position(|w| w.policy == policy) {
@@ -330,9 +330,9 @@ impl Iter<'_> {
         self.orders = orders;
         let claimed = self.claimed.as_ref().expect("set above");
         let (cands, complete) = self.shortlist(i, &self.walks[w], claimed, k, (start, end));
-        let it = &self.idle[i];
+        let it = &self.cx.idle[i];
         let answer = if complete {
-            match allocate_checked(it.req, &cands, &cluster, policy, true, self.local) {
+            match allocate_checked(it.req, &cands, &cluster, policy, true, self.cx.local) {
                 Some(a) => Shortlisted::Placed(a),
                 None => Shortlisted::Fails,
             }
@@ -348,7 +348,7 @@ impl Iter<'_> {
         if !matches!(answer, Shortlisted::Undecided) {
             let all = self
                 .candidates(i, (start, end), need, None)
-                .and_then(|c| allocate_checked(it.req, &c, &cluster, policy, true, self.local));
+                .and_then(|c| allocate_checked(it.req, &c, &cluster, policy, true, self.cx.local));
             let got = match &answer {
                 Shortlisted::Placed(a) => Some(a),
                 _ => None,
@@ -382,8 +382,8 @@ impl Iter<'_> {
         k: usize,
         window: (Time, Time),
     ) -> (Vec<Candidate>, bool) {
-        let it = &self.idle[i];
-        let adm = self.adm(it.j);
+        let it = &self.cx.idle[i];
+        let adm = self.cx.adm(it.j);
         let ix = self.index_for(i);
         let task = &it.req.task;
         let full = Ahead {
@@ -400,13 +400,15 @@ impl Iter<'_> {
                     node: NodeIdx,
                     is_claimed: bool|
          -> Option<(Resources, u64)> {
-            let free = self.view.profile.free(node, window.0, window.1, &adm);
+            let free = self.cx.view.profile.free(node, window.0, window.1, &adm);
             let tasks = task.times_fits_in(&free);
             if tasks == 0 {
                 return None;
             }
-            let c = self.candidate(i, node, (tasks, free), window, &adm, false, is_claimed);
-            let n = &self.view.cluster.nodes[node as usize];
+            let c = self
+                .cx
+                .candidate(i, node, (tasks, free), window, &adm, false, is_claimed);
+            let n = &self.cx.view.cluster.nodes[node as usize];
             let cap = match is_claimed {
                 true => 0,
                 false => crate::allocation::usable_tasks(it.req, n, &c),

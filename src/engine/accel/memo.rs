@@ -17,6 +17,12 @@
 //! (`engine::tests::carrying_the_running_profile_decides_the_same`).
 
 use super::*;
+use crate::allocation::TaskRequest;
+use crate::model::{Job, JobState};
+use std::collections::BTreeMap;
+
+/// A hash map with the Fx hash (lookups only, never iterated).
+type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 use crate::config::CredCfg;
 use crate::model::CredKind;
 
@@ -119,7 +125,7 @@ impl Signature {
 }
 
 /// What ranking derives from one job ([`JobMemo::derive`]).
-pub(super) struct Derived {
+pub(in crate::engine) struct Derived {
     pub req: TaskRequest,
     pub wall: Secs,
     /// The [`NodeSet`] id of the nodes meeting its requirements.
@@ -163,12 +169,12 @@ impl Params {
 }
 
 /// No slot (a job that is not idle).
-pub(super) const NO_SLOT: u32 = u32::MAX;
+pub(in crate::engine) const NO_SLOT: u32 = u32::MAX;
 
 /// The derivations of the idle jobs, for one cluster and one set of
 /// parameters, each in a slot that stays its job's while the job is
 /// unchanged.
-pub(super) struct JobMemo {
+pub(in crate::engine) struct JobMemo {
     cluster: std::sync::Arc<Cluster>,
     params: Params,
     /// Derivations by slot.
@@ -195,7 +201,7 @@ impl JobMemo {
     /// The memo carried (`carried`) if it was made for `cluster` and the
     /// parameters of `cfg` and the node sets its entries name still exist
     /// (`sets_kept`), else an empty one.
-    pub(super) fn carried_or_new(
+    pub(in crate::engine) fn carried_or_new(
         carried: Option<JobMemo>,
         cluster: &std::sync::Arc<Cluster>,
         cfg: &Config,
@@ -229,28 +235,28 @@ impl JobMemo {
     }
 
     /// Number of signature ids given so far (bounds every [`Derived::sig`]).
-    pub(super) fn signatures(&self) -> usize {
+    pub(in crate::engine) fn signatures(&self) -> usize {
         self.sigs.len()
     }
 
     /// Number of credential sets seen so far (bounds [`JobMemo::creds_of`]).
-    pub(super) fn credential_sets(&self) -> usize {
+    pub(in crate::engine) fn credential_sets(&self) -> usize {
         self.creds.len()
     }
 
     /// The id of the credential set of the jobs of signature `sig`.
-    pub(super) fn creds_of(&self, sig: u32) -> u32 {
+    pub(in crate::engine) fn creds_of(&self, sig: u32) -> u32 {
         self.sig_creds[sig as usize]
     }
 
     /// Jobs whose derivation the last [`JobMemo::refresh`] kept.
     #[cfg(test)]
-    pub(super) fn reused(&self) -> usize {
+    pub(in crate::engine) fn reused(&self) -> usize {
         self.reused
     }
 
     /// The derivation in `slot`.
-    pub(super) fn get(&self, slot: u32) -> &Derived {
+    pub(in crate::engine) fn get(&self, slot: u32) -> &Derived {
         &self.slots[slot as usize]
     }
 
@@ -259,7 +265,7 @@ impl JobMemo {
     /// unchanged, is derived again in that slot when they changed, and is
     /// derived into a free slot when it is new. The slot of each job
     /// ([`NO_SLOT`] for jobs that are not idle).
-    pub(super) fn refresh(
+    pub(in crate::engine) fn refresh(
         &mut self,
         jobs: &[Job],
         cfg: &Config,

@@ -1,0 +1,197 @@
+//! Step 7: the plan. Every idle job with its decision or the reason it
+//! waits, the reservations, and what a later poll may reuse.
+
+use super::{AdmitAll, Passes, Placer};
+use crate::engine::build;
+use crate::engine::plan::{JobPlan, Plan, PlanReservation, Reason, Start, Stats};
+use crate::engine::quiet::{quiet_allowed, Quiet};
+use crate::engine::state::{JobReservation, NamedClaim};
+use crate::model::{NodeIdx, NodeTasks, Time};
+use crate::profile::Profile;
+use crate::reservation::ResKind;
+
+/// Waiting jobs beyond this many (in priority order) get their reason from
+/// a cheap aggregate check instead of a per-node look.
+const REASON_DETAIL: usize = 2000;
+
+impl<'a, P: Placer<'a>> Passes<'_, P> {
+    pub(super) fn plan(&mut self, base: &Profile) -> Plan {
+        let jobs = self.plan_jobs(base);
+        let mut reservations = self.job_reservations();
+        let cx = self.p.cx();
+        for r in &cx.view.table {
+            let kind = match &r.kind {
+                ResKind::Admin => "User",
+                ResKind::Standing { .. } => "Standing",
+                ResKind::Job { .. } => "Job",
+            };
+            reservations.push(PlanReservation {
+                id: r.id.clone(),
+                kind: kind.into(),
+                job: None,
+                start: r.start,
+                end: r.end,
+                allocation: r
+                    .claims
+                    .iter()
+                    .map(|c| NodeTasks {
+                        node: cx.view.cluster.nodes[c.node as usize].name.clone(),
+                        tasks: c.tasks,
+                    })
+                    .collect(),
+            });
+        }
+        let stats = Stats {
+            idle: cx.idle.len(),
+            eligible: cx.idle.iter().filter(|x| x.blocked.is_none()).count(),
+            running: cx.jobs.iter().filter(|j| j.state.is_active()).count(),
+            started_priority: self.started.values().filter(|s| !s.backfill).count(),
+            started_backfill: self.started.values().filter(|s| s.backfill).count(),
+            job_reservations: self.reserved.len(),
+        };
+        let starts: Vec<Start> = cx
+            .idle
+            .iter()
+            .filter_map(|x| self.started.get(&x.j).cloned())
+            .collect();
+        Plan {
+            now: cx.now,
+            starts,
+            jobs,
+            reservations,
+            actions: Vec::new(),
+            stats,
+        }
+    }
+
+    /// Every idle job in priority order: started, or why it waits.
+    fn plan_jobs(&mut self, base: &Profile) -> Vec<JobPlan> {
+        let now = self.p.cx().now;
+        // Only jobs past the detail budget need it: a walk over every node,
+        // done at most once and only in iterations with such a queue.
+        let mut total_free_now: Option<u64> = None;
+        let mut plan_jobs = Vec::with_capacity(self.idle().len());
+        let mut detail_budget = REASON_DETAIL;
+        for i in 0..self.idle().len() {
+            let (j, blocked) = (self.idle()[i].j, self.idle()[i].blocked.clone());
+            let started = self.started.contains_key(&j);
+            let reason = if started {
+                None
+            } else if let Some(r) = blocked {
+                Some(r)
+            } else if let Some(r) = self.soft_deferred.get(&i) {
+                Some(r.clone())
+            } else if detail_budget > 0 {
+                detail_budget -= 1;
+                Some(self.p.why_waiting(i, base))
+            } else if self.idle()[i].procs
+                > *total_free_now.get_or_insert_with(|| {
+                    let cluster = &self.p.cx().view.cluster;
+                    (0..cluster.nodes.len() as NodeIdx)
+                        .filter(|&n| cluster.nodes[n as usize].usable)
+                        .map(|n| base.free(n, now, now + 1, &AdmitAll).procs as u64)
+                        .sum()
+                })
+            {
+                Some(Reason::Resources)
+            } else {
+                Some(Reason::Priority)
+            };
+            let x = &self.idle()[i];
+            let res = self.reserved.get(&x.j);
+            plan_jobs.push(JobPlan {
+                job: x.id.to_string(),
+                priority: x.priority,
+                started,
+                reason,
+                estimated_start: if started { Some(now) } else { res.map(|r| r.0) },
+                reservation: res.map(|_| x.id.to_string()),
+                bypass_count: self
+                    .state
+                    .bypass
+                    .get(x.id)
+                    .copied()
+                    .unwrap_or(x.bypass_count),
+                eff_queue_time: x.eff_queue_time,
+                components: x.contributions,
+            });
+        }
+        plan_jobs
+    }
+
+    /// The job reservations made, for the plan; the state keeps them.
+    fn job_reservations(&mut self) -> Vec<PlanReservation> {
+        let cx = self.p.cx();
+        let mut reservations: Vec<PlanReservation> = Vec::new();
+        self.state.job_reservations.clear();
+        for (j, (s, e, nodes)) in &self.reserved {
+            let job = &cx.jobs[*j];
+            reservations.push(PlanReservation {
+                id: job.id.clone(),
+                kind: "Job".into(),
+                job: Some(job.id.clone()),
+                start: *s,
+                end: *e,
+                allocation: cx.named(nodes),
+            });
+            let task = cx
+                .idle
+                .iter()
+                .find(|x| x.j == *j)
+                .map(|x| x.req.task)
+                .unwrap_or(job.task);
+            self.state.job_reservations.push(JobReservation {
+                job: job.id.clone(),
+                start: *s,
+                end: *e,
+                claims: nodes
+                    .iter()
+                    .map(|&(n, t)| NamedClaim {
+                        node: cx.view.cluster.nodes[n as usize].name.clone(),
+                        tasks: t,
+                        resources: task.checked_mul(t).unwrap_or(task),
+                    })
+                    .collect(),
+            });
+        }
+        reservations
+    }
+
+    /// What a poll over the same jobs may reuse ([`Quiet`]), when this
+    /// iteration started nothing. `eligible0`: eligibility before the
+    /// passes.
+    pub(super) fn quiet(&self, eligible0: &[bool], statics: Vec<(usize, bool)>) -> Option<Quiet> {
+        let cx = self.p.cx();
+        let (cfg, now) = (cx.cfg, cx.now);
+        // The profile's next change: a running job's window ends (those past
+        // their walltime hold a window that moves with `now`: no memo) or a
+        // reservation made now begins (one beginning now: no memo either).
+        let until = cx
+            .jobs
+            .iter()
+            .filter(|j| j.state.is_active())
+            .map(|j| {
+                j.start_time
+                    .unwrap_or(now)
+                    .saturating_add(build::walltime(cfg, j).max(0))
+            })
+            .chain(self.reserved.values().map(|r| r.0))
+            .min()
+            .unwrap_or(Time::MAX);
+        if !(self.started.is_empty() && until > now && quiet_allowed(cfg, self.state)) {
+            return None;
+        }
+        let head_end = self.decisive.map_or(0, |d| d + 1);
+        let eligible_at = |r: std::ops::Range<usize>| -> Vec<usize> {
+            r.filter(|&i| eligible0[i]).map(|i| cx.idle[i].j).collect()
+        };
+        let mut eligible = eligible_at(0..cx.idle.len());
+        eligible.sort_unstable();
+        Some(Quiet {
+            head: eligible_at(0..head_end),
+            eligible,
+            statics,
+            until,
+        })
+    }
+}
