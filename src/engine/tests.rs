@@ -1186,7 +1186,7 @@ fn random_jobs(specs: &[(u32, u32, u64, u8, i64, u32)], extra: &[u8]) -> Vec<Job
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
 
     /// The accelerated placer (`engine::accel`: node sets, now-indexes,
     /// shortlists, fit cache, dominance) decides as the reference, which

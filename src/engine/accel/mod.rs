@@ -221,36 +221,6 @@ impl<'a> Iter<'a> {
         }))
     }
 
-    /// Tries to place job `i` over [start, start + wall) and commits it.
-    /// `only`: as for [`Iter::nodes_with_room`].
-    fn try_place(
-        &mut self,
-        i: usize,
-        start: Time,
-        only: Option<&[NodeIdx]>,
-    ) -> Option<Vec<(NodeIdx, u32)>> {
-        let (j, wall) = (self.cx.idle[i].j, self.cx.idle[i].wall);
-        let end = start.saturating_add(wall);
-        let immediate = start == self.cx.now;
-        let shortlisted = match (immediate, only) {
-            (true, None) => self.allocate_now_shortlisted(i),
-            _ => shortlist::Shortlisted::Undecided,
-        };
-        let alloc = match shortlisted {
-            shortlist::Shortlisted::Placed(a) => a,
-            shortlist::Shortlisted::Fails => return None,
-            shortlist::Shortlisted::Undecided => {
-                let need = self.cx.idle[i].req.tasks as u64;
-                let cands = self.candidates(i, (start, end), need, only)?;
-                let policy = effective_policy(&self.cx.jobs[j], &self.cx.cfg.params);
-                let cluster = &self.cx.view.cluster;
-                let req = self.cx.idle[i].req;
-                allocate_checked(req, &cands, cluster, policy, immediate, self.cx.local)?
-            }
-        };
-        Placer::commit(self, i, (start, end), &alloc.nodes).then_some(alloc.nodes)
-    }
-
     /// The index bounding what job `i` may use from now: unclaimed
     /// capacity only when no reservation admits it.
     fn index_for(&self, i: usize) -> &NowIndex {
@@ -334,7 +304,7 @@ impl<'a> Placer<'a> for Iter<'a> {
             return None;
         }
         let nodes = if self.may_fit_now(i) {
-            self.try_place(i, self.cx.now, None)
+            self.place(i, self.cx.now, None)
         } else {
             None
         };
@@ -362,13 +332,34 @@ impl<'a> Placer<'a> for Iter<'a> {
         fit
     }
 
+    /// From the shortlist for a start now, else scoring the nodes with
+    /// room ([`Iter::nodes_with_room`]).
     fn place(
         &mut self,
         i: usize,
         start: Time,
         only: Option<&[NodeIdx]>,
     ) -> Option<Vec<(NodeIdx, u32)>> {
-        self.try_place(i, start, only)
+        let (j, wall) = (self.cx.idle[i].j, self.cx.idle[i].wall);
+        let end = start.saturating_add(wall);
+        let immediate = start == self.cx.now;
+        let shortlisted = match (immediate, only) {
+            (true, None) => self.allocate_now_shortlisted(i),
+            _ => shortlist::Shortlisted::Undecided,
+        };
+        let alloc = match shortlisted {
+            shortlist::Shortlisted::Placed(a) => a,
+            shortlist::Shortlisted::Fails => return None,
+            shortlist::Shortlisted::Undecided => {
+                let need = self.cx.idle[i].req.tasks as u64;
+                let cands = self.candidates(i, (start, end), need, only)?;
+                let policy = effective_policy(&self.cx.jobs[j], &self.cx.cfg.params);
+                let cluster = &self.cx.view.cluster;
+                let req = self.cx.idle[i].req;
+                allocate_checked(req, &cands, cluster, policy, immediate, self.cx.local)?
+            }
+        };
+        Placer::commit(self, i, (start, end), &alloc.nodes).then_some(alloc.nodes)
     }
 
     fn commit(&mut self, i: usize, window: (Time, Time), nodes: &[(NodeIdx, u32)]) -> bool {
