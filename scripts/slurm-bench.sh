@@ -333,11 +333,13 @@ for run in "${RUN_LIST[@]}"; do
 	sleep $(( t0 + MEASURE - $(date +%s) > 0 ? t0 + MEASURE - $(date +%s) : 0 ))
 	t1=$(date +%s)
 	ticks1=$(ctld_ticks "$c")
+	log_to=$(wc -l <"$c/log/slurmctld.log")
 	R_HWM[$run]=$(( $(ctld_kb "$c" VmHWM) / 1024 ))
 	R_RSS[$run]=$(( $(ctld_kb "$c" VmRSS) / 1024 ))
 	read -r util started _ _ <<<"$(window_stats "$c" "$t0" "$t1")"
 	R_UTIL[$run]=$util R_STARTED[$run]=$started
 	R_WIN[$run]=$(( t1 - t0 ))
+	echo "t0=$t0 t1=$t1 total_cpus=$(sinfo -h -o %C | awk -F/ '{ print $4 }')" >"$c/window"
 	R_CPU[$run]=$(awk -v d=$(( ticks1 - ticks0 )) -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", d / hz }')
 	if [ "$run" = backfill ]; then
 		sdiag >"$c/sdiag.txt"
@@ -351,7 +353,7 @@ for run in "${RUN_LIST[@]}"; do
 	else
 		# Per iteration inside the window: engine, total, and total less
 		# the reason updates (the decision: snapshot, engine, starts).
-		tail -n +"$log_from" "$c/log/slurmctld.log" >"$c/slurmctld.window.log"
+		sed -n "${log_from},${log_to}p" "$c/log/slurmctld.log" >"$c/slurmctld.window.log"
 		read -r m_n m_eng_mean m_eng_max m_tot_mean m_tot_max m_dec_mean m_dec_max m_idle <<<"$(
 			grep 'sched/maui: iteration [0-9]*:.* times: ' "$c/slurmctld.window.log" | awk '
 				{ for (i = 1; i <= NF; i++) {
@@ -371,7 +373,7 @@ for run in "${RUN_LIST[@]}"; do
 		R_LOOK[$run]="all ($m_idle idle max)"
 		R_BF[$run]="-"
 		starts=$(grep -c 'sched/maui: start job ' "$c/slurmctld.window.log" || true)
-		say "$run: $starts starts logged by the plugin"
+		say "$run: $starts starts logged by the plugin in the window"
 	fi
 	cp "$c/log/slurmctld.log" "$c/slurmctld.log.saved"
 	stop_current
