@@ -127,8 +127,9 @@ reason=$(tests/slurm/cluster.sh preflight) || { echo "slurm-bench: $reason" >&2;
 
 # The cluster now up, stopped on any exit (the watchdog, --owner-pid $$,
 # covers a kill -9 of this script).
-CURRENT=""
+CURRENT="" SLEEP_PID=""
 stop_current() {
+	[ -z "$SLEEP_PID" ] || kill "$SLEEP_PID" 2>/dev/null || true
 	if [ -n "$CURRENT" ]; then
 		tests/slurm/cluster.sh stop "$CURRENT" >/dev/null 2>&1 || say "stop $CURRENT failed"
 		CURRENT=""
@@ -330,7 +331,11 @@ for run in "${RUN_LIST[@]}"; do
 	ticks0=$(ctld_ticks "$c")
 	t0=$(date +%s)
 	submit_all "$c"
-	sleep $(( t0 + MEASURE - $(date +%s) > 0 ? t0 + MEASURE - $(date +%s) : 0 ))
+	# In the background: a signal's trap runs at once, not after the sleep.
+	sleep $(( t0 + MEASURE - $(date +%s) > 0 ? t0 + MEASURE - $(date +%s) : 0 )) &
+	SLEEP_PID=$!
+	wait "$SLEEP_PID"
+	SLEEP_PID=""
 	t1=$(date +%s)
 	ticks1=$(ctld_ticks "$c")
 	log_to=$(wc -l <"$c/log/slurmctld.log")
