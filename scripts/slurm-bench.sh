@@ -215,7 +215,7 @@ if [ "$TURNOVER" -gt 0 ]; then
 		T_AGE[$run]=$(scontrol show config | awk -F= '/^MinJobAge/ { gsub(/ /, "", $2); print $2 }')
 		T_START[$run]=$(( $(ctld_kb "$c" VmRSS) / 1024 ))
 		T_OK[$run]=yes T_FIRST[$run]="-"
-		t0=$(date +%s) done_n=0 series=""
+		t0=$(date +%s) done_n=0 series="" rss="-"
 		while [ "$done_n" -lt "$TURNOVER" ]; do
 			# Chunks end at --first exactly, so that point is measured.
 			if [ "$done_n" -lt "$FIRST" ]; then
@@ -247,7 +247,7 @@ if [ "$TURNOVER" -gt 0 ]; then
 		printf '%-14s %10s %14s %14s %9s %10s %9s\n' "$run" "${T_START[$run]}" "${T_FIRST[$run]}" "${T_LAST[$run]}" "$g" "${T_AGE[$run]}" "${T_SEC[$run]}"
 	done
 	echo "start: after the cluster came up; after K: once the first K jobs have ended and the queue is empty; growth: from after $FIRST to after $TURNOVER."
-	echo "MinJobAge: how long slurmctld keeps a finished job (its record counts in the RSS until then)."
+	echo "MinJobAge: how long slurmctld keeps a finished job (its record counts in the RSS until then); time s: first submission to the last drain."
 	echo
 	say "kept in $BASE (turnover-*/rss-series); remove it when done"
 	exit 0
