@@ -20,7 +20,10 @@
 #                 only the first blocked job gets a reservation);
 #   conservative  the same with RESERVATIONDEPTH = RESDEPTH = bf_max_job_test
 #                 (a reservation for every job Slurm's backfill would plan;
-#                 Maui's guide puts no upper bound on RESERVATIONDEPTH).
+#                 Maui's guide puts no upper bound on RESERVATIONDEPTH; the
+#                 engine parses RESDEPTH but does not enforce it). Left
+#                 different: Slurm plans only within bf_window (1 day) at
+#                 bf_resolution (60 s); Maui's reservations have neither.
 # Both maui runs: BACKFILLPOLICY FIRSTFIT, QUEUETIMEWEIGHT 1, JOBNODEMATCHPOLICY
 # EXACTNODE, RMPOLLINTERVAL 00:00:10 (= bf_interval: the longest wait between
 # two planning passes when nothing changes), sched_interval=2 as above.
@@ -33,6 +36,8 @@
 # users; the window runs from just before the submission for --measure
 # seconds (default 90). Prints one table, a row per run, and what each
 # column counts:
+#   window       seconds from just before the submission to the readings
+#                (--measure, or a little more).
 #   util %       allocated CPU-seconds / (total CPUs x window). Allocated
 #                CPU-seconds: for every job that is not pending at the end
 #                of the window (squeue -t all, SLURM_TIME_FORMAT=%s), its
@@ -43,11 +48,11 @@
 #                MinJobAge is raised to window + 120 s if needed, so no
 #                finished job is purged before it is counted.
 #   started      jobs with a StartTime inside the window (running or ended).
-#   ctld CPU s   slurmctld's user+system CPU time over the window
+#   ctldCPUs     slurmctld's user+system CPU time over the window
 #                (/proc/PID/stat utime+stime, delta; PID from the harness's
 #                BASE/pids/slurmctld): submissions, scheduling, the
 #                plugin's thread and the engine inside it, RPCs.
-#   peak/end RSS MB  slurmctld's VmHWM (peak since it started) and VmRSS
+#   peakMB, endMB  slurmctld's VmHWM (peak since it started) and VmRSS
 #                at the end of the window (/proc/PID/status).
 #   cycles       backfill: backfill cycles / main scheduler cycles (sdiag,
 #                reset when the window starts); maui: iterations logged
@@ -56,21 +61,23 @@
 #                decision (iteration total less the reason updates:
 #                snapshot, engine, starts), with the engine's own time in
 #                parentheses.
-#   w/ reasons   maui: mean / longest whole iteration, reason updates
+#   w/reasons    maui: mean / longest whole iteration, reason updates
 #                included.
 #   looked at    backfill: jobs looked at per backfill cycle (tried), and
 #                per main cycle; maui: all pending jobs, the most idle
 #                jobs any iteration saw.
 #   backfilled   Slurm's count of jobs started by its backfill (sdiag).
 #
-# Turnover mode (--turnover [N], N default 5,000). On a 64-node cluster (--nodes to change) of 16-CPU
-# nodes, for each run, N whole-node jobs of 0 s (16 tasks, 1 node, 1 minute
+# Turnover mode (--turnover [N], N default 5,000). On a 64-node cluster
+# (--nodes to change) of 16-CPU nodes, for each run, N whole-node jobs of 0 s (16 tasks, 1 node, 1 minute
 # limit) are submitted in chunks of --chunk (default 500) with
 # tests/slurm/submit_many.c; after each chunk the queue is waited for until
 # no job is pending, running or completing (bounded). slurmctld's VmRSS is
 # reported after the first --first jobs (default 500) and after all N,
 # with the MinJobAge in force (scontrol show config; Slurm keeps finished
-# jobs that long, 300 s by default: --min-job-age to set it).
+# jobs that long, 300 s by default: --min-job-age to set it). Each drain is
+# bounded by 120 s + 1 s per job of the chunk; a run that misses it is
+# reported "(incomplete)".
 #
 # Every wait is bounded; the clusters are stopped on exit (trap) and by
 # the harness's watchdog (--owner-pid) if this script dies.
