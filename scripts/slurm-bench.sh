@@ -170,13 +170,17 @@ CLK_TCK=$(getconf CLK_TCK)
 
 # start_cluster RUN BASE [cluster.sh start options...]: a fresh cluster for
 # RUN (backfill | easy | conservative), with its scheduler's settings.
+# In a session of its own: a Ctrl-C at the terminal reaches this script
+# (whose trap stops the cluster cleanly: scancel, scontrol shutdown), not
+# slurmctld, which would otherwise die at once and leave every slurmd to
+# be waited for (10 s each) by the teardown.
 start_cluster() {
 	local run=$1 c=$2 depth; shift 2
 	mkdir -p "$c"
 	CURRENT=$c
 	case "$run" in
 	backfill)
-		tests/slurm/cluster.sh start "$c" "$NODES" "$@" --sched sched/backfill \
+		setsid -w tests/slurm/cluster.sh start "$c" "$NODES" "$@" --sched sched/backfill \
 			--plugin-dir "$PLUGINS" --owner-pid $$ --max-life 7200 \
 			--sched-params "bf_interval=10,bf_max_job_test=$BF_MAX_JOB_TEST,bf_continue,sched_interval=2" \
 			>/dev/null ;;
@@ -190,7 +194,7 @@ start_cluster() {
 		BACKFILLPOLICY FIRSTFIT
 		QUEUETIMEWEIGHT 1
 		CFG
-		tests/slurm/cluster.sh start "$c" "$NODES" "$@" --sched sched/maui --job-submit maui \
+		setsid -w tests/slurm/cluster.sh start "$c" "$NODES" "$@" --sched sched/maui --job-submit maui \
 			--plugin-dir "$PLUGINS" --owner-pid $$ --max-life 7200 \
 			--sched-params "maui_config=$c/maui.cfg,maui_library=$PLUGINS/libmauisched.so.1,sched_interval=2" \
 			>/dev/null ;;
