@@ -48,6 +48,10 @@
 #                MinJobAge is raised to window + 120 s if needed, so no
 #                finished job is purged before it is counted.
 #   started      jobs with a StartTime inside the window (running or ended).
+#   starts(dup)  maui: starts the plugin logged in the window ("sched/maui:
+#                start job N"), and in parentheses how many jobs got more
+#                than one (a start re-issued before Slurm had allocated the
+#                first; issue 25 wants none).
 #   ctldCPUs     slurmctld's user+system CPU time over the window
 #                (/proc/PID/stat utime+stime, delta; PID from the harness's
 #                BASE/pids/slurmctld): submissions, scheduling, the
@@ -330,7 +334,7 @@ sd() {
 }
 us_ms() { awk -v u="${1:-0}" 'BEGIN { printf "%.1f", u / 1000 }'; }
 
-declare -A R_UTIL R_STARTED R_CPU R_HWM R_RSS R_CYC R_MEAN R_MAX R_REAS R_LOOK R_BF R_WIN
+declare -A R_STARTS R_UTIL R_STARTED R_CPU R_HWM R_RSS R_CYC R_MEAN R_MAX R_REAS R_LOOK R_BF R_WIN
 i=0
 for run in "${RUN_LIST[@]}"; do
 	i=$(( i + 1 ))
@@ -366,6 +370,7 @@ for run in "${RUN_LIST[@]}"; do
 		R_REAS[$run]="-"
 		R_LOOK[$run]="$(sd "$f" "Backfilling stats" "Depth Mean") ($(sd "$f" "Backfilling stats" "Depth Mean (try depth)")) / $(sd "$f" "Main schedule statistics" "Mean depth cycle")"
 		R_BF[$run]=$(sd "$f" "Backfilling stats" "Total backfilled jobs (since last slurm start)")
+		R_STARTS[$run]="-"
 	else
 		# Per iteration inside the window: engine, total, and total less
 		# the reason updates (the decision: snapshot, engine, starts).
@@ -388,8 +393,10 @@ for run in "${RUN_LIST[@]}"; do
 		R_REAS[$run]="$m_tot_mean/$m_tot_max"
 		R_LOOK[$run]="all ($m_idle idle max)"
 		R_BF[$run]="-"
-		starts=$(grep -c 'sched/maui: start job ' "$c/slurmctld.window.log" || true)
-		say "$run: $starts starts logged by the plugin in the window"
+		# Starts the plugin issued, and how many of them were for a job
+		# it had already issued a start for (issue 25: none should be).
+		grep -o 'sched/maui: start job [0-9]*' "$c/slurmctld.window.log" | awk '{ print $4 }' >"$c/starts.txt" || true
+		R_STARTS[$run]="$(wc -l <"$c/starts.txt") ($(sort "$c/starts.txt" | uniq -d | wc -l))"
 	fi
 	cp "$c/log/slurmctld.log" "$c/slurmctld.log.saved"
 	stop_current
@@ -398,14 +405,14 @@ done
 # ----------------------------------------------------------------- report
 echo
 echo "Slurm 22.05 on $NODES nodes, $JOBS jobs submitted at once, window ${MEASURE} s from the submission ($(nproc) cores; library: $PROFILE; bf_max_job_test $BF_MAX_JOB_TEST)"
-fmt='%-13s %6s %6s %8s %8s %6s %6s %10s %16s %20s %12s %24s %10s\n'
+fmt='%-13s %6s %6s %8s %9s %8s %6s %6s %10s %16s %20s %12s %24s %10s\n'
 # shellcheck disable=SC2059
-printf "$fmt" run window "util%" started "ctldCPUs" peakMB endMB cycles "mean ms" "max ms" "w/reasons" "looked at" backfilled
+printf "$fmt" run window "util%" started "starts(dup)" "ctldCPUs" peakMB endMB cycles "mean ms" "max ms" "w/reasons" "looked at" backfilled
 for run in "${RUN_LIST[@]}"; do
 	name=$run
 	case "$run" in easy) name="maui EASY" ;; conservative) name="maui cons" ;; esac
 	# shellcheck disable=SC2059
-	printf "$fmt" "$name" "${R_WIN[$run]}" "${R_UTIL[$run]}" "${R_STARTED[$run]}" "${R_CPU[$run]}" "${R_HWM[$run]}" "${R_RSS[$run]}" \
+	printf "$fmt" "$name" "${R_WIN[$run]}" "${R_UTIL[$run]}" "${R_STARTED[$run]}" "${R_STARTS[$run]}" "${R_CPU[$run]}" "${R_HWM[$run]}" "${R_RSS[$run]}" \
 		"${R_CYC[$run]}" "${R_MEAN[$run]}" "${R_MAX[$run]}" "${R_REAS[$run]}" "${R_LOOK[$run]}" "${R_BF[$run]}"
 done
 cat <<LEGEND
@@ -414,7 +421,8 @@ cat <<LEGEND
   window: seconds from just before the submission to the measurement (--measure, or a little more).
   util%: allocated CPU-seconds / (total CPUs x window), from squeue's StartTime, EndTime (a running
     job: the window's end) and allocated CPUs of every job not pending at the window's end.
-  started: jobs whose StartTime falls in the window. ctldCPUs: slurmctld user+system CPU seconds
+  started: jobs whose StartTime falls in the window. starts(dup): maui's logged starts (jobs started
+    more than once). ctldCPUs: slurmctld user+system CPU seconds
     over the window (/proc stat). peakMB / endMB: slurmctld VmHWM / VmRSS at the window's end.
   cycles, mean ms, max ms: backfill = backfill/main scheduler cycles (sdiag); maui = iterations,
     decision time (engine time) per iteration. w/reasons: maui's mean/longest whole iteration.
