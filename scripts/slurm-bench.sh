@@ -9,7 +9,8 @@
 #                               [--min-job-age SECS] [--nodes N]
 #                               [--runs LIST] [--base DIR] [--debug]
 #
-# --runs: which runs, comma-separated, in this order (default all three):
+# --runs: which runs, comma-separated, done in the order given (default
+# backfill,easy,conservative):
 #   backfill      SchedulerType=sched/backfill, no gate; SchedulerParameters
 #                 bf_interval=10,bf_max_job_test=JOBS+100,bf_continue,
 #                 sched_interval=2: Slurm's backfill plans (reserves) every
@@ -421,9 +422,9 @@ cat <<LEGEND
   window: seconds from just before the submission to the measurement (--measure, or a little more).
   util%: allocated CPU-seconds / (total CPUs x window), from squeue's StartTime, EndTime (a running
     job: the window's end) and allocated CPUs of every job not pending at the window's end.
-  started: jobs whose StartTime falls in the window. starts(dup): maui's logged starts (jobs started
-    more than once). ctldCPUs: slurmctld user+system CPU seconds
-    over the window (/proc stat). peakMB / endMB: slurmctld VmHWM / VmRSS at the window's end.
+  started: jobs whose StartTime falls in the window. starts(dup): maui's logged starts in the
+    window (jobs started more than once). ctldCPUs: slurmctld user+system CPU seconds over the
+    window (/proc stat). peakMB / endMB: slurmctld VmHWM / VmRSS at the window's end.
   cycles, mean ms, max ms: backfill = backfill/main scheduler cycles (sdiag); maui = iterations,
     decision time (engine time) per iteration. w/reasons: maui's mean/longest whole iteration.
   looked at: backfill = jobs per backfill cycle (tried) / per main cycle; maui = whole queue.
