@@ -19,6 +19,9 @@ pkgs_slurm=(slurmctld slurmd slurm-client slurm-wlm-basic-plugins libslurm-dev m
 # rpm2cpio + cpio to unpack their payload for the tests. pkg-config checks
 # the installed mauisched.pc. Like the Slurm packages: installed as root.
 pkgs_slurm+=(rpm rpm2cpio cpio pkg-config)
+# The same tests on Slurm 24.11: scripts/slurm24-root.sh makes a Debian 13
+# root with debootstrap from the Debian mirror apt uses here.
+pkgs_slurm+=(debootstrap)
 
 case "$mode" in
   demo) want=("${pkgs_demo[@]}") ;;
