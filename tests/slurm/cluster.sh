@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
-# A throw-away Slurm 22.05 cluster on this host for end-to-end tests:
+# A throw-away Slurm 22.05 or 24.11 cluster on this host (or in the Debian 13
+# root of scripts/slurm24-root.sh) for end-to-end tests:
 # munged (private key and socket) + slurmctld + N slurmd, all on 127.0.0.1,
 # each slurmd being one "node" (slurmd -N <name>; Debian's slurmd is built
 # for several per host). No systemd, nothing outside BASE is written except
 # the test users (users.sh) and a lock file in /tmp.
 #
 # usage:
-#   cluster.sh preflight                 exit 0 if a cluster can run here,
-#                                        77 (skip) with the reason otherwise
+#   cluster.sh preflight                 exit 0 if a cluster can run here
+#                                        (prints "Slurm VERSION"), 77 (skip)
+#                                        with the reason otherwise; 1 if
+#                                        MAUISCHED_SLURM_RELEASE (22.05,
+#                                        24.11) names another release
 #   cluster.sh start BASE N [options]    bring the cluster up (N nodes)
 #   cluster.sh stop BASE                 tear everything down (idempotent)
 #   cluster.sh restart-ctld BASE         restart slurmctld only (state kept)
 #   cluster.sh stop-ctld BASE            stop slurmctld only (clean shutdown)
 #   cluster.sh start-ctld BASE           start it again (state recovered)
+#   cluster.sh reconfigure BASE          scontrol reconfigure, and on 24.11
+#                                        wait for the slurmctld it restarts
 #   cluster.sh status BASE               what runs; exit 0 only if all is up
 #   cluster.sh logs BASE                 dump state and log tails to stdout
 #
@@ -66,12 +72,22 @@ preflight() {
 		return "$EXIT_SKIP"
 	fi
 	local v
-	v=$("$(pick_bin slurmctld)" -V 2>/dev/null | awk '{print $2}')
+	v=$(slurm_release)
 	case "$v" in
-	22.05.*) ;;
-	*) echo "Slurm end-to-end tests are written for Slurm 22.05; found '${v:-?}'"
+	22.05.*|24.11.*) ;;
+	*) echo "Slurm end-to-end tests are written for Slurm 22.05 and 24.11; found '${v:-?}'"
 	   return "$EXIT_SKIP" ;;
 	esac
+	# The caller asked for one release (the 24.11 run in the Debian 13
+	# root): anything else here is a broken setup, not a reason to skip.
+	if [ -n "${MAUISCHED_SLURM_RELEASE:-}" ]; then
+		case "$v" in
+		"$MAUISCHED_SLURM_RELEASE"|"$MAUISCHED_SLURM_RELEASE".*) ;;
+		*) echo "MAUISCHED_SLURM_RELEASE=$MAUISCHED_SLURM_RELEASE but the Slurm here is $v"
+		   return 1 ;;
+		esac
+	fi
+	echo "Slurm $v"
 	return 0
 }
 
@@ -206,6 +222,15 @@ write_conf() {
 	} >"$BASE/etc/slurm.conf.tmp"
 	chmod 644 "$BASE/etc/slurm.conf.tmp"
 	mv "$BASE/etc/slurm.conf.tmp" "$BASE/etc/slurm.conf"
+	# From 23.02 on slurmd always loads a cgroup plugin (autodetect by
+	# default), which needs /sys/fs/cgroup; the test jobs need no cgroups
+	# (proctrack/linuxproc, task/none), and the Debian 13 root mounts no
+	# /sys. 22.05 knows no "disabled" and loads none here.
+	rm -f "$BASE/etc/cgroup.conf"
+	case "$(base_release)" in
+	22.05.*) ;;
+	*) echo "CgroupPlugin=disabled" >"$BASE/etc/cgroup.conf"; chmod 644 "$BASE/etc/cgroup.conf" ;;
+	esac
 }
 
 # ----------------------------------------------------------------- daemons
@@ -275,6 +300,19 @@ nodes_idle() {
 	return 1
 }
 
+# Every node registered with slurmctld (none UNKNOWN or NOT_RESPONDING).
+# After a restart, 22.05 takes the nodes' state from its state files; 24.11
+# shows them UNKNOWN for seconds, until each slurmd registers again, and
+# mauisched counts them unavailable meanwhile.
+nodes_registered() {
+	local out
+	out=$(timeout 5 scontrol -o show nodes 2>/dev/null) || {
+		pid_alive "$(pid_of "$BASE/pids/slurmctld")" || return 3
+		return 1
+	}
+	[ -n "$out" ] && ! grep -qE 'State=[^ ]*(UNKNOWN|NOT_RESPONDING)' <<<"$out"
+}
+
 start_watchdog() {
 	# A session of its own: it must outlive the owner to clean up after it.
 	MAUISCHED_SLURM_WATCHDOG=1 setsid "$HARNESS_DIR/cluster.sh" watchdog "$BASE" "$1" "$2" \
@@ -311,8 +349,9 @@ start_failed() {
 
 cmd_start() {
 	[ $# -ge 2 ] || die "usage: cluster.sh start BASE N [options]"
-	local reason
-	reason=$(preflight) || { echo "$reason" >&2; exit "$EXIT_SKIP"; }
+	local reason rc=0
+	reason=$(preflight) || rc=$?
+	[ "$rc" -eq 0 ] || { echo "$reason" >&2; exit "$rc"; }
 	use_cluster "$(base_dir "$1")"
 	local n=$2; shift 2
 	if ! [[ $n =~ ^[1-9][0-9]*$ ]]; then die "N must be a positive number of nodes"; fi
@@ -363,11 +402,12 @@ cmd_start() {
 
 	# A start is always a fresh cluster: no state, logs or jobs of an
 	# earlier one in the same BASE (restart-ctld is what keeps state).
-	rm -rf "${BASE:?}"/{state,spool,run,log,pids,jobs}
+	rm -rf "${BASE:?}"/{state,spool,run,log,pids,jobs} "$BASE/release"
 	mkdir -p "$BASE"/{etc,state,spool,run,log,munge,jobs,pids} "$PLUGIN_DIR"
 	chmod 755 "$BASE" "$BASE"/{etc,run,log}
 	chmod 700 "$BASE/munge" "$BASE/state"
 	chmod 1777 "$BASE/jobs"
+	slurm_release >"$BASE/release"
 	# From the first daemon on, someone must clean up should this script
 	# and its caller die.
 	start_watchdog "$owner" "$life"
@@ -406,7 +446,7 @@ cmd_start() {
 	trap - EXIT TERM INT
 	printf 'bring_up_ms=%d lock_wait_ms=%d munged_ms=%d ctld_to_idle_ms=%d nodes=%d\n' \
 		$(( t1 - t0 )) $(( t_lock - t0 )) $(( t_ctld - t_munge )) $(( t1 - t_ctld )) "$n" >"$BASE/log/timing"
-	log "up: $n nodes idle in $(fmt_ms $(( t1 - t0 ))) s ($(fmt_ms $(( t1 - t_ctld ))) s from slurmctld start); ports $portbase-$(( portbase + n ))"
+	log "up: Slurm $(base_release), $n nodes idle in $(fmt_ms $(( t1 - t0 ))) s ($(fmt_ms $(( t1 - t_ctld ))) s from slurmctld start); ports $portbase-$(( portbase + n ))"
 	echo "export SLURM_CONF=$SLURM_CONF"
 }
 
@@ -511,6 +551,8 @@ cmd_start_ctld() {
 	pid_alive "$(pid_of "$BASE/pids/slurmctld")" && die "slurmctld already runs in $BASE"
 	# No -i: slurmctld recovers its state, jobs included.
 	start_slurmctld || die "slurmctld did not come back (see $BASE/log/slurmctld.log)"
+	wait_for 60 "the nodes to register again" nodes_registered \
+		|| die "the nodes did not register with the new slurmctld"
 	log "slurmctld started"
 }
 
@@ -518,14 +560,64 @@ cmd_restart_ctld() {
 	[ $# -ge 1 ] || die "usage: cluster.sh restart-ctld BASE"
 	use_cluster "$(base_dir "$1")"
 	[ -f "$SLURM_CONF" ] || die "no cluster in $BASE"
-	local t0 t1
+	local t0 t1 t2
 	t0=$(now_ms)
 	stop_ctld
 	# No -i: the restarted slurmctld must recover its state, jobs included.
 	start_slurmctld || die "slurmctld did not come back (see $BASE/log/slurmctld.log)"
 	t1=$(now_ms)
-	echo "restart_ctld_ms=$(( t1 - t0 ))" >>"$BASE/log/timing"
-	log "slurmctld restarted in $(fmt_ms $(( t1 - t0 ))) s"
+	wait_for 60 "the nodes to register again" nodes_registered \
+		|| die "the nodes did not register with the restarted slurmctld"
+	t2=$(now_ms)
+	echo "restart_ctld_ms=$(( t1 - t0 )) nodes_back_ms=$(( t2 - t1 ))" >>"$BASE/log/timing"
+	log "slurmctld restarted in $(fmt_ms $(( t1 - t0 ))) s; nodes registered $(fmt_ms $(( t2 - t1 ))) s later"
+}
+
+# --------------------------------------------------------- reconfigure
+# 22.05 rereads slurm.conf in the running slurmctld (sched_p_reconfig).
+# 24.11 restarts: slurmctld execs itself anew in the same process (the
+# plugins' fini and init run; its log starts again with "slurmctld
+# version ... started"), and every slurmd re-execs itself under a new pid.
+# The recorded slurmd pids are then replaced by those of the daemons' own
+# pid files, so that status and stop keep working.
+ctld_starts() { grep -c 'slurmctld version .* started on cluster' "$BASE/log/slurmctld.log" 2>/dev/null || true; }
+ctld_restarted() {
+	[ "$(ctld_starts)" -gt "$1" ] || {
+		pid_alive "$(pid_of "$BASE/pids/slurmctld")" || return 3
+		return 1
+	}
+	timeout 5 scontrol ping >/dev/null 2>&1
+}
+pidfile_alive() { pid_alive "$(pid_of "$1")"; }
+
+cmd_reconfigure() {
+	[ $# -ge 1 ] || die "usage: cluster.sh reconfigure BASE"
+	use_cluster "$(base_dir "$1")"
+	[ -f "$SLURM_CONF" ] || die "no cluster in $BASE"
+	local t0 t1 starts out rc=0 name
+	t0=$(now_ms)
+	starts=$(ctld_starts)
+	out=$(timeout 30 scontrol reconfigure 2>&1) || rc=$?
+	if ! reconfigure_restarts; then
+		[ "$rc" -eq 0 ] || die "scontrol reconfigure failed (rc $rc): $out"
+		log "reconfigured (in place)"
+		return 0
+	fi
+	# 24.11 may answer "Socket timed out" while it restarts, and restart
+	# all the same: what counts is the new slurmctld.
+	[ "$rc" -eq 0 ] || log "scontrol reconfigure said (rc $rc): $out; waiting for the restart anyway"
+	wait_for 60 "slurmctld to restart" ctld_restarted "$starts" \
+		|| die "slurmctld did not restart after scontrol reconfigure (rc $rc: $out)"
+	wait_for 60 "the nodes to register again" nodes_registered \
+		|| die "the nodes did not register after reconfigure"
+	while read -r name _; do
+		wait_for 30 "slurmd $name to run again" pidfile_alive "$BASE/run/slurmd-$name.pid" \
+			|| die "slurmd $name did not come back after reconfigure"
+		cp "$BASE/run/slurmd-$name.pid" "$BASE/pids/slurmd-$name"
+	done <"$BASE/nodes"
+	t1=$(now_ms)
+	echo "reconfigure_ms=$(( t1 - t0 ))" >>"$BASE/log/timing"
+	log "reconfigured: slurmctld restarted, nodes registered, in $(fmt_ms $(( t1 - t0 ))) s"
 }
 
 # ------------------------------------------------------------------ status
@@ -590,6 +682,7 @@ stop) cmd_stop "$@" ;;
 restart-ctld) cmd_restart_ctld "$@" ;;
 stop-ctld) cmd_stop_ctld "$@" ;;
 start-ctld) cmd_start_ctld "$@" ;;
+reconfigure) cmd_reconfigure "$@" ;;
 status) cmd_status "$@" ;;
 logs) cmd_logs "$@" ;;
 watchdog) [ -n "${MAUISCHED_SLURM_WATCHDOG:-}" ] || die "internal command"; cmd_watchdog "$@" ;;

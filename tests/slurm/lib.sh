@@ -50,15 +50,33 @@ wait_for() {
 	done
 }
 
-# The real daemons. Debian's slurm-wlm-emulator (never install it) points
-# /usr/sbin/slurm{ctld,d,stepd} at front-end builds that cannot start on
-# Debian 12; the -wlm names are always the real ones when they exist.
+# The real daemons. Slurm 24.11 decides which daemon it is from argv[0]
+# (started as slurmctld-wlm it refuses to run: "certmgr plugin only allowed
+# on slurmctld and slurmd"), so the plain name comes first, when it is the
+# alternatives link to the real -wlm build. Debian's slurm-wlm-emulator
+# (never install it) points the plain names at front-end builds that cannot
+# start on Debian 12; then the -wlm names are the real ones (22.05 runs
+# them under any name).
 pick_bin() {
-	if [ -x "/usr/sbin/$1-wlm" ]; then echo "/usr/sbin/$1-wlm"
+	if [ -x "/usr/sbin/$1" ] && [ -x "/usr/sbin/$1-wlm" ] &&
+		[ "$(readlink -f "/usr/sbin/$1")" = "$(readlink -f "/usr/sbin/$1-wlm")" ]; then
+		echo "/usr/sbin/$1"
+	elif [ -x "/usr/sbin/$1-wlm" ]; then echo "/usr/sbin/$1-wlm"
 	elif command -v "$1" >/dev/null 2>&1; then command -v "$1"
 	elif [ -x "/usr/sbin/$1" ]; then echo "/usr/sbin/$1"
 	else return 1; fi
 }
+
+# The installed Slurm's version (22.05.8, 24.11.5, ...).
+slurm_release() { "$(pick_bin slurmctld)" -V 2>/dev/null | awk '{print $2}'; }
+
+# A cluster's Slurm release, as cluster.sh start recorded it.
+base_release() { cat "$BASE/release" 2>/dev/null || slurm_release; }
+
+# Since 23.11 `scontrol reconfigure` restarts slurmctld (a new process; the
+# plugins' fini and init run, sched_p_reconfig does not), and the daemons
+# re-exec themselves with new pids.
+reconfigure_restarts() { case "$(base_release)" in 22.05.*) return 1 ;; *) return 0 ;; esac; }
 
 # Debian's own plugin directory (multiarch path), searched after ours.
 slurm_plugin_dir() {
