@@ -15,6 +15,7 @@
  * marker). Prints one job id per line, in input order; exits 1 on the
  * first refused submission.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,8 +90,10 @@ int main(int argc, char **argv)
 		if (begin)
 			d.begin_time = (time_t) begin;
 		if (slurm_submit_batch_job(&d, &resp) != SLURM_SUCCESS) {
+			/* errno: the API sets it in 22.05 and 24.11 alike; 24.11
+			 * has no slurm_get_errno() any more. */
 			fprintf(stderr, "submit_many: job %s refused: %s\n", name,
-				slurm_strerror(slurm_get_errno()));
+				slurm_strerror(errno));
 			return 1;
 		}
 		printf("%u\n", resp->job_id);
