@@ -50,6 +50,10 @@ int main(int argc, char **argv)
 	env[1] = path;
 	env[2] = "HOME=/nonexistent";
 	env[3] = NULL;
+	/* Reads slurm.conf (SLURM_CONF) and loads the plugins the API needs:
+	 * 24.11 refuses to pack a request without it ("No hash plugins
+	 * loaded"); 22.05 has it too. */
+	slurm_init(NULL);
 
 	while (fgets(line, sizeof(line), stdin)) {
 		job_desc_msg_t d;
