@@ -21,5 +21,14 @@ if [ "$(id -u)" -eq 0 ] || { command -v rpmbuild && [ -f /usr/include/slurm/slur
   scripts/rpm.sh
   export MAUISCHED_RPM_TOPDIR=$PWD/target/rpm
 fi
+# The Debian 13 root with Slurm 24.11 in which tests/slurm_e2e.rs runs
+# every scenario a second time: made here, once, so that a failure to
+# make it shows on its own (as root it must be made; the test would also
+# make it, and reuses this one).
+if [ "$(id -u)" -eq 0 ]; then
+  echo "== Debian 13 root with Slurm 24.11 (scripts/slurm24-root.sh)"
+  MAUISCHED_SLURM24_ROOT=$(scripts/slurm24-root.sh make)
+  export MAUISCHED_SLURM24_ROOT
+fi
 echo "== cargo test"
 cargo test --locked --all-targets
