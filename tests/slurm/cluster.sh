@@ -301,9 +301,9 @@ nodes_idle() {
 }
 
 # Every node registered with slurmctld (none UNKNOWN or NOT_RESPONDING).
-# After a restart, 22.05 takes the nodes' state from its state files; 24.11
-# shows them UNKNOWN for seconds, until each slurmd registers again, and
-# mauisched counts them unavailable meanwhile.
+# After a restart the nodes stay so for seconds, until each slurmd
+# registers again (24.11: UNKNOWN for more than 3 s), and mauisched counts
+# them unavailable meanwhile.
 nodes_registered() {
 	local out
 	out=$(timeout 5 scontrol -o show nodes 2>/dev/null) || {
