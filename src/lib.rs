@@ -10,6 +10,7 @@
 pub mod admin;
 pub mod allocation;
 pub mod backfill;
+pub mod commands;
 pub mod config;
 pub mod engine;
 pub mod fairshare;

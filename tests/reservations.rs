@@ -1,6 +1,7 @@
 //! The reservation scenarios of Maui's guide (seed 7.1.5 and the node
 //! allocation figure of seed 5.2.1.3), with the documents' numbers.
 
+use mauisched::commands::showres;
 use mauisched::config::{Affinity, Config};
 use mauisched::model::time::{fmt_time, DAY, HOUR};
 use mauisched::model::{Cluster, Job, Node, NodeIdx, Resources, Time};
@@ -8,8 +9,7 @@ use mauisched::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, Unreserv
 use mauisched::reservation::acl::may_preempt;
 use mauisched::reservation::place::{self, Candidate, ChooseCtx};
 use mauisched::reservation::{
-    showres, AdminRequest, AdminStore, JobAdmission, PlaceOutcome, Reservation, RmOrder,
-    StandingSet,
+    AdminRequest, AdminStore, JobAdmission, PlaceOutcome, Reservation, RmOrder, StandingSet,
 };
 
 /// Fri Aug 18 2000 12:00:00 UTC.

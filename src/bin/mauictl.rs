@@ -1008,7 +1008,7 @@ fn main() -> ExitCode {
 
 /// `mauictl diagnose -p|-f`: exit 1 on a configuration with errors, 2 when
 /// an input cannot be read.
-use mauisched::engine::render as render_engine;
+use mauisched::commands::render as render_engine;
 
 /// Reads a snapshot file; errors name the file.
 fn read_snapshot(path: &std::path::Path) -> Result<mauisched::model::Snapshot, String> {
@@ -1170,7 +1170,8 @@ fn showres(
     store: Option<&std::path::Path>,
     id: Option<&str>,
 ) -> Result<String, String> {
-    use mauisched::reservation::{showres, view, AdminStore, RmOrder};
+    use mauisched::commands::showres;
+    use mauisched::reservation::{view, AdminStore, RmOrder};
     if !loaded.is_ok() {
         return Err(format!(
             "{} has errors; run `mauictl check`",

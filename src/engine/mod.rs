@@ -32,9 +32,7 @@
 
 mod avail;
 pub mod build;
-pub mod command;
 pub mod plan;
-pub mod render;
 mod sched;
 pub mod state;
 #[cfg(test)]

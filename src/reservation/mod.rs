@@ -1,5 +1,6 @@
 //! Reservations: administrative, standing and job reservations, their
-//! access control lists, their placement onto nodes, and `showres`.
+//! access control lists and their placement onto nodes (`showres` draws
+//! them: [`crate::commands::showres`]).
 //!
 //! A reservation is a timeframe, an ACL and a set of resources (seed
 //! 7.1.5.1). Its resources are TASKCOUNT tasks of a RESOURCES shape placed
@@ -12,13 +13,11 @@
 //! - [`standing`]: SRCFG instances for a `now`, rolled at period boundaries
 //!   and topped up while partial.
 //! - [`admin`]: setres/releaseres as library calls, with a persistent store.
-//! - [`showres`]: Maui's `showres` layout.
 //! - [`view`]: the reservations of a snapshot (what `mauictl showres` shows).
 
 pub mod acl;
 pub mod admin;
 pub mod place;
-pub mod showres;
 pub mod standing;
 pub mod view;
 
