@@ -5,12 +5,13 @@
 //! could host the job at a chosen start time for its whole duration and
 //! describes each as a [`Candidate`]. `allocate` drops candidates that break
 //! the job's hard requirements ([`TaskRequest::check_node`]) or node access
-//! rules ([`crate::throttle::access_limit`]), orders the rest by the
+//! rules ([`access::access_limit`]), orders the rest by the
 //! NODEALLOCATIONPOLICY and places whole tasks node by node, honouring the
 //! request's shape (tasks per node, node count, JOBNODEMATCHPOLICY). Ties are
 //! always broken by node index, so the same input gives the same allocation
 //! whatever the order of the candidates.
 
+pub mod access;
 mod order;
 mod place;
 #[cfg(test)]
@@ -18,8 +19,9 @@ mod tests;
 
 use crate::config::{Affinity, Config, NodeAccessPolicy, NodeAllocationPolicy, Params};
 use crate::model::{Cluster, EffNode, HostPattern, Job, NodeIdx, Resources, Secs};
-use crate::throttle::{access_limit, AccessRequest, Occupant, QosFlags};
+use crate::throttle::QosFlags;
 
+pub use access::{access_limit, AccessDenial, AccessRequest, Occupant};
 pub(crate) use order::node_rank;
 pub use order::{priority_terms, priority_value};
 
