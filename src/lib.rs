@@ -16,11 +16,11 @@ pub mod engine;
 pub mod fairshare;
 pub mod ffi;
 pub mod model;
+pub mod persist;
 pub mod priority;
 pub mod profile;
 pub mod reservation;
 pub mod sim;
-pub mod state;
 pub mod throttle;
 pub mod util;
 

@@ -147,7 +147,7 @@ fn kill_mid_write_leaves_the_old_or_the_new_checkpoint() {
         let delay = (seed >> 33) % 30;
         let mut child = std::process::Command::new(&exe)
             .args([
-                "state::tests::helper_process_for_crash_test",
+                "persist::tests::helper_process_for_crash_test",
                 "--exact",
                 "--test-threads=1",
             ])
