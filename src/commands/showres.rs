@@ -274,24 +274,15 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::model::time::HOUR;
-    use crate::model::{JobState, Node, Resources};
-
-    fn cluster(n: usize) -> Cluster {
-        let nodes: Vec<Node> = (1..=n)
-            .map(|i| Node {
-                name: format!("node{i:03}"),
-                configured: Resources::procs(2),
-                ..Node::default()
-            })
-            .collect();
-        Cluster::build(&nodes, &Config::default())
-    }
+    use crate::model::{JobState, Resources};
+    use crate::sim::cluster::parse_cluster;
 
     #[test]
     fn showres_layout_matches_maui() {
         // commands/showres.rst, Example 1, at Thu Sep 1 2005 15:07:51.
         let now: Time = 1_125_587_271;
-        let c = cluster(32);
+        let nodes = parse_cluster("node[001-032] procs=2", "test").unwrap();
+        let c = Cluster::build(&nodes, &Config::default());
         let mk = |id: &str, state: JobState, start: Time, dur: i64, nodes: u32, procs: u32| {
             let mut r = Reservation::new(
                 id.into(),
