@@ -6,6 +6,9 @@
 //! the project's shared folder for the architecture.
 
 #![deny(missing_docs)]
+// `unsafe` lives only in the C ABI (`ffi`) and in `admin::sys`, the few
+// libc calls the admin socket needs.
+#![deny(unsafe_code)]
 
 pub mod admin;
 pub mod allocation;

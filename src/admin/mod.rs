@@ -23,6 +23,8 @@ pub mod ops;
 pub mod protocol;
 pub mod server;
 pub mod stats;
+#[allow(unsafe_code)]
+mod sys;
 
 pub use auth::{Caller, Level};
 pub use ops::{Mutation, SchedCtl};
