@@ -12,6 +12,8 @@
 //! whatever the order of the candidates.
 
 pub mod access;
+#[cfg(test)]
+mod guide_tests;
 mod order;
 mod place;
 #[cfg(test)]
@@ -21,9 +23,8 @@ use crate::config::{Affinity, Config, NodeAccessPolicy, NodeAllocationPolicy, Pa
 use crate::model::{Cluster, EffNode, HostPattern, Job, NodeIdx, Resources, Secs};
 use crate::throttle::QosFlags;
 
-pub use access::{access_limit, AccessDenial, AccessRequest, Occupant};
+pub use access::{access_limit, AccessRequest, Occupant};
 pub(crate) use order::node_rank;
-pub use order::{priority_terms, priority_value};
 
 /// What a job asks of the nodes, resolved against one cluster.
 #[derive(Clone, Debug, PartialEq)]
@@ -409,6 +410,7 @@ pub(crate) fn allocate_from_first(
 /// site's allocator is asked first; when there is none, it declines or its
 /// answer breaks the request, LASTAVAILABLE (Maui's default) decides and the
 /// returned [`Allocation::policy`] says so.
+#[cfg(test)]
 pub fn allocate(
     req: &TaskRequest,
     candidates: &[Candidate],

@@ -22,6 +22,16 @@
 pub mod render;
 pub mod showres;
 
+/// What `mauictl` draws from files without a running engine: `diagnose -p`
+/// and `-f` over a snapshot and the fairshare files, `showres` over a
+/// snapshot and an admin reservation store.
+pub mod offline {
+    pub use crate::fairshare::{diagnose_f_report, render_diagnose_f, Fairshare};
+    pub use crate::priority::{diagnose_p_json, diagnose_p_rows, render_diagnose_p};
+    pub use crate::profile::Profile;
+    pub use crate::reservation::{view, AdminRequest, AdminStore, RmOrder};
+}
+
 use crate::config::Config;
 use crate::engine::{Engine, LastIteration, StopInfo};
 use crate::fairshare::Fairshare;

@@ -31,7 +31,7 @@ pub mod diagnose;
 #[cfg(test)]
 mod tests;
 
-pub use diagnose::{diagnose_f_report, render_diagnose_f, FsReport};
+pub use diagnose::{diagnose_f_report, render_diagnose_f};
 
 use crate::config::{Config, FsCap, FsMetric};
 use crate::model::{CredKind, Job, JobState, Resources, Secs, Time};

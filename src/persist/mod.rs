@@ -163,6 +163,7 @@ impl StateDir {
     }
 
     /// Path of the checkpoint file (CHECKPOINTFILE).
+    #[cfg(test)]
     pub fn checkpoint_path(&self) -> &Path {
         &self.checkpoint
     }

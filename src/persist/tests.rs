@@ -213,7 +213,8 @@ fn the_engine_state_round_trips_through_the_checkpoint() {
     use crate::engine::{EngineState, JobReservation, NamedClaim};
     use crate::model::Resources;
     use crate::priority::QueueAccrual;
-    use crate::reservation::{AdminRecord, AdminRequest};
+    use crate::reservation::admin::AdminRecord;
+    use crate::reservation::AdminRequest;
     let root = tmp("engine-state");
     let (dir, _) = StateDir::open(&root, &Config::default()).unwrap();
     let claim = NamedClaim {

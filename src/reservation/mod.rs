@@ -21,10 +21,10 @@ pub mod place;
 pub mod standing;
 pub mod view;
 
-pub use acl::{access, Access, Denial, JobAdmission};
-pub use admin::{AdminError, AdminRecord, AdminRequest, AdminStore};
-pub use place::{Candidate, ChooseCtx, NodeChooser, PlaceOutcome, RmOrder};
-pub use standing::{Instance, StandingSet};
+pub use acl::access;
+pub use admin::{AdminError, AdminRequest, AdminStore};
+pub use place::{NodeChooser, PlaceOutcome, RmOrder};
+pub use standing::StandingSet;
 
 use crate::config::{Acl, ResAccess, ResFlag, SrCfg, TaskSpec};
 use crate::model::{
@@ -33,6 +33,10 @@ use crate::model::{
 use crate::profile::{ClaimMode, INFINITY};
 use serde::Serialize;
 
+#[cfg(test)]
+mod guide_tests;
+#[cfg(test)]
+mod props;
 #[cfg(test)]
 mod tests;
 

@@ -6,12 +6,11 @@
 //! Node access (NODEACCESSPOLICY) is a question of where a job may go, not
 //! of how much a credential may run: it lives in [`crate::allocation::access`].
 
+#[cfg(test)]
+mod guide_tests;
 pub mod limits;
 
 /// Where `engine/sched.rs` still names it; that file is being split on
 /// another branch, which should import [`crate::allocation::Occupant`].
 pub use crate::allocation::Occupant;
-pub use limits::{
-    check_active, check_idle, check_job_size, processor_equivalents, QosFlags, Scope,
-    SizeViolation, Totals, Usage, Verdict, Violation,
-};
+pub use limits::{check_active, check_idle, check_job_size, QosFlags, Totals, Usage, Verdict};
