@@ -334,30 +334,30 @@ mod tests {
         ];
         let text = showres(&rs, now, None);
         let want = "\
-    ReservationID       Type S       Start         End    Duration    N/P    StartTime
+ReservationID       Type S       Start         End    Duration    N/P    StartTime
 
-    12941                Job R   -00:05:01    02:41:39    02:46:40   13/25   Thu Sep  1 15:02:50
-    12944                Job R   -00:05:01    06:34:59    06:40:00   16/16   Thu Sep  1 15:02:50
-    12946                Job R   -00:05:01  1:05:54:59  1:06:00:00    1/2    Thu Sep  1 15:02:50
-    12954                Job R   -00:04:59    02:55:01    03:00:00    2/4    Thu Sep  1 15:02:52
-    12956                Job I  1:05:54:59  1:12:34:59    06:40:00   16/32   Fri Sep  2 21:02:50
-    12969                Job I    06:34:59    13:14:59    06:40:00    4/4    Thu Sep  1 21:42:50
+12941                Job R   -00:05:01    02:41:39    02:46:40   13/25   Thu Sep  1 15:02:50
+12944                Job R   -00:05:01    06:34:59    06:40:00   16/16   Thu Sep  1 15:02:50
+12946                Job R   -00:05:01  1:05:54:59  1:06:00:00    1/2    Thu Sep  1 15:02:50
+12954                Job R   -00:04:59    02:55:01    03:00:00    2/4    Thu Sep  1 15:02:52
+12956                Job I  1:05:54:59  1:12:34:59    06:40:00   16/32   Fri Sep  2 21:02:50
+12969                Job I    06:34:59    13:14:59    06:40:00    4/4    Thu Sep  1 21:42:50
 
-    6 reservations located
-    ";
+6 reservations located
+";
         assert_eq!(text, want);
         let one = showres(&rs, now, Some("12956"));
         assert!(one.ends_with("\n1 reservation located\n"), "{one}");
         let nodes = showres_nodes(&rs[2..3], &c, now, None);
         let want = "\
-    reservations on Thu Sep  1 15:07:51
+reservations on Thu Sep  1 15:07:51
 
-    NodeName        Type      ReservationID   JobState Task       Start    Duration  StartTime
+NodeName        Type      ReservationID   JobState Task       Start    Duration  StartTime
 
-    node001          Job              12946    Running    2   -00:05:01  1:06:00:00  Thu Sep  1 15:02:50
+node001          Job              12946    Running    2   -00:05:01  1:06:00:00  Thu Sep  1 15:02:50
 
-    1 node reserved
-    ";
+1 node reserved
+";
         assert_eq!(nodes, want);
         let j = showres_json(&rs, &c, now, None);
         assert_eq!(j["reservations"][0]["procs"], 25);
