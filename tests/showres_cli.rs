@@ -1,9 +1,8 @@
 //! `mauictl showres --snapshot FILE` as an administrator runs it.
 
+use mauisched::commands::offline::{AdminRequest, AdminStore, Profile, RmOrder};
 use mauisched::config::Config;
 use mauisched::model::{Cluster, Snapshot};
-use mauisched::profile::Profile;
-use mauisched::reservation::{AdminRequest, AdminStore, RmOrder};
 use std::path::PathBuf;
 use std::process::Command;
 

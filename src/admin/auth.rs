@@ -7,7 +7,6 @@
 //! resource manager's own user: slurm, or root for pbs_server) are ADMIN1.
 
 use crate::config::Config;
-use std::os::unix::io::AsRawFd;
 
 /// Maui's administrator levels, lowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -80,66 +79,7 @@ pub fn required(cmd: &str) -> Level {
     }
 }
 
-/// The peer's (pid, uid, gid) from the kernel.
-pub fn peer_credentials(sock: &impl AsRawFd) -> std::io::Result<(i32, u32, u32)> {
-    let mut cred = libc::ucred {
-        pid: 0,
-        uid: 0,
-        gid: 0,
-    };
-    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: getsockopt writes at most `len` bytes into `cred`, which is
-    // a properly sized and aligned ucred.
-    let rc = unsafe {
-        libc::getsockopt(
-            sock.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&mut cred as *mut libc::ucred).cast(),
-            &mut len,
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok((cred.pid, cred.uid, cred.gid))
-}
-
-/// The name of a uid from the password database (NSS), if it has one.
-pub fn user_name(uid: u32) -> Option<String> {
-    let mut buf: Vec<u8> = vec![0; 1024];
-    loop {
-        // SAFETY: passwd is plain data; getpwuid_r fills it with pointers
-        // into `buf`, which outlives every use below.
-        let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
-        let mut result: *mut libc::passwd = std::ptr::null_mut();
-        let rc = unsafe {
-            libc::getpwuid_r(
-                uid,
-                &mut pwd,
-                buf.as_mut_ptr().cast(),
-                buf.len(),
-                &mut result,
-            )
-        };
-        if rc == libc::ERANGE && buf.len() < 1 << 20 {
-            buf.resize(buf.len() * 4, 0);
-            continue;
-        }
-        if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
-            return None;
-        }
-        // SAFETY: pw_name points to a NUL-terminated string inside `buf`.
-        let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
-        return Some(name.to_string_lossy().into_owned());
-    }
-}
-
-/// The uid this process runs as (effective).
-pub fn own_uid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
-}
+pub use super::sys::{own_uid, peer_credentials, user_name};
 
 #[cfg(test)]
 mod tests {

@@ -23,6 +23,8 @@ pub mod ops;
 pub mod protocol;
 pub mod server;
 pub mod stats;
+#[allow(unsafe_code)]
+mod sys;
 
 pub use auth::{Caller, Level};
 pub use ops::{Mutation, SchedCtl};
@@ -30,8 +32,8 @@ pub use protocol::{ErrorCode, Request, Response};
 pub use server::Server;
 pub use stats::SchedStats;
 
+use crate::commands::{self, CommandError, Context, Output, Viewer};
 use crate::config::Config;
-use crate::engine::command::{self, CommandError, Context, Output, Viewer};
 use crate::engine::{LastIteration, StopInfo};
 use crate::fairshare::Fairshare;
 use crate::model::Time;
@@ -114,7 +116,7 @@ pub trait Backend: Send + Sync {
 
 /// Every command the socket serves.
 pub fn all_commands() -> Vec<&'static str> {
-    let mut v: Vec<&str> = command::COMMANDS.to_vec();
+    let mut v: Vec<&str> = commands::COMMANDS.to_vec();
     v.push("showstats");
     v.extend(ops::MUTATIONS);
     v
@@ -222,7 +224,7 @@ fn answer(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
         stopped: view.stopped.as_ref(),
         viewer: Some(&viewer),
     };
-    match command::execute(&ctx, cmd, &args, req.json) {
+    match commands::execute(&ctx, cmd, &args, req.json) {
         Ok(Output::Text(t)) => Response::text(t),
         Ok(Output::Json(v)) => Response::data(v),
         Err(e) => command_error(e),

@@ -151,8 +151,7 @@ fn accept_loop(listener: UnixListener, wake: UnixStream, shared: Arc<Shared>) {
                 revents: 0,
             },
         ];
-        // SAFETY: fds is a valid array of two pollfd for the call.
-        let rc = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+        let rc = super::sys::poll(&mut fds);
         if rc < 0 {
             if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
@@ -210,15 +209,7 @@ fn admit(stream: UnixStream, shared: &Arc<Shared>, threads: &mut Vec<JoinHandle<
         );
         // Never wait on this client: the accepting thread serves everyone.
         let bytes = r.encode();
-        // SAFETY: sending from a valid buffer on a socket we own.
-        unsafe {
-            libc::send(
-                stream.as_raw_fd(),
-                bytes.as_ptr().cast(),
-                bytes.len(),
-                libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
-            )
-        };
+        super::sys::send(&stream, &bytes, libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL);
         return;
     }
     let id = shared.next_id.fetch_add(1, Ordering::SeqCst);
@@ -296,15 +287,7 @@ fn send_all(stream: &UnixStream, mut bytes: &[u8], deadline: Instant) -> io::Res
             return Err(io::ErrorKind::TimedOut.into());
         }
         stream.set_write_timeout(Some(left))?;
-        // SAFETY: sending from a valid buffer on a socket we own.
-        let n = unsafe {
-            libc::send(
-                stream.as_raw_fd(),
-                bytes.as_ptr().cast(),
-                bytes.len(),
-                libc::MSG_NOSIGNAL,
-            )
-        };
+        let n = super::sys::send(stream, bytes, libc::MSG_NOSIGNAL);
         if n < 0 {
             let e = io::Error::last_os_error();
             if e.kind() == io::ErrorKind::Interrupted {

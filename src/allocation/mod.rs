@@ -5,12 +5,15 @@
 //! could host the job at a chosen start time for its whole duration and
 //! describes each as a [`Candidate`]. `allocate` drops candidates that break
 //! the job's hard requirements ([`TaskRequest::check_node`]) or node access
-//! rules ([`crate::throttle::access_limit`]), orders the rest by the
+//! rules ([`access::access_limit`]), orders the rest by the
 //! NODEALLOCATIONPOLICY and places whole tasks node by node, honouring the
 //! request's shape (tasks per node, node count, JOBNODEMATCHPOLICY). Ties are
 //! always broken by node index, so the same input gives the same allocation
 //! whatever the order of the candidates.
 
+pub mod access;
+#[cfg(test)]
+mod guide_tests;
 mod order;
 mod place;
 #[cfg(test)]
@@ -18,10 +21,10 @@ mod tests;
 
 use crate::config::{Affinity, Config, NodeAccessPolicy, NodeAllocationPolicy, Params};
 use crate::model::{Cluster, EffNode, HostPattern, Job, NodeIdx, Resources, Secs};
-use crate::throttle::{access_limit, AccessRequest, Occupant, QosFlags};
+use crate::throttle::QosFlags;
 
+pub use access::{access_limit, AccessRequest, Occupant};
 pub(crate) use order::node_rank;
-pub use order::{priority_terms, priority_value};
 
 /// What a job asks of the nodes, resolved against one cluster.
 #[derive(Clone, Debug, PartialEq)]
@@ -407,6 +410,7 @@ pub(crate) fn allocate_from_first(
 /// site's allocator is asked first; when there is none, it declines or its
 /// answer breaks the request, LASTAVAILABLE (Maui's default) decides and the
 /// returned [`Allocation::policy`] says so.
+#[cfg(test)]
 pub fn allocate(
     req: &TaskRequest,
     candidates: &[Candidate],

@@ -1,5 +1,5 @@
 //! Placement shapes and the request reader. The guide's worked examples and
-//! the per-policy tests are in `tests/allocation.rs`.
+//! the per-policy tests are in `guide_tests.rs`.
 
 use super::*;
 use crate::config::Config;

@@ -449,8 +449,7 @@ fn bench(a: BenchArgs) -> Result<String, String> {
     let r = bench::run(spec, a.iterations, |_| {});
     if let Some(p) = &a.plan_json {
         let text = serde_json::to_string_pretty(&*r.plan).map_err(|e| e.to_string())?;
-        mauisched::util::atomic_write(p, text.as_bytes())
-            .map_err(|e| format!("{}: {e}", p.display()))?;
+        mauisched::atomic_write(p, text.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     Ok(r.render())
 }
@@ -536,8 +535,7 @@ fn convert(a: ConvertArgs) -> ExitCode {
         let c = convert::convert(source, inputs, &opts).map_err(|e| e.to_string())?;
         let swf = c.swf();
         let write = |p: &PathBuf, text: &str| {
-            mauisched::util::atomic_write(p, text.as_bytes())
-                .map_err(|e| format!("{}: {e}", p.display()))
+            mauisched::atomic_write(p, text.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))
         };
         if let Some(p) = &a.map {
             write(p, &c.map_text())?;
@@ -1008,7 +1006,7 @@ fn main() -> ExitCode {
 
 /// `mauictl diagnose -p|-f`: exit 1 on a configuration with errors, 2 when
 /// an input cannot be read.
-use mauisched::engine::render as render_engine;
+use mauisched::commands::render as render_engine;
 
 /// Reads a snapshot file; errors name the file.
 fn read_snapshot(path: &std::path::Path) -> Result<mauisched::model::Snapshot, String> {
@@ -1100,9 +1098,8 @@ fn diagnose(
     fs_dir: Option<PathBuf>,
     json: bool,
 ) -> ExitCode {
-    use mauisched::fairshare::{self, Fairshare};
+    use mauisched::commands::offline::{self, Fairshare};
     use mauisched::model::Snapshot;
-    use mauisched::priority;
     if let Err(e) = usable(loaded) {
         eprintln!("mauictl: {e}");
         return ExitCode::FAILURE;
@@ -1144,18 +1141,18 @@ fn diagnose(
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs() as i64)
         });
-        let rows = priority::diagnose_p_rows(cfg, &snap, &fs, now);
+        let rows = offline::diagnose_p_rows(cfg, &snap, &fs, now);
         if json {
-            let v = priority::diagnose_p_json(cfg, &rows);
+            let v = offline::diagnose_p_json(cfg, &rows);
             format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
         } else {
-            priority::render_diagnose_p(cfg, &rows)
+            offline::render_diagnose_p(cfg, &rows)
         }
     } else if json {
-        let r = fairshare::diagnose_f_report(cfg, &fs);
+        let r = offline::diagnose_f_report(cfg, &fs);
         format!("{}\n", serde_json::to_string_pretty(&r).unwrap_or_default())
     } else {
-        fairshare::render_diagnose_f(cfg, &fs)
+        offline::render_diagnose_f(cfg, &fs)
     };
     emit(&text);
     ExitCode::SUCCESS
@@ -1170,7 +1167,8 @@ fn showres(
     store: Option<&std::path::Path>,
     id: Option<&str>,
 ) -> Result<String, String> {
-    use mauisched::reservation::{showres, view, AdminStore, RmOrder};
+    use mauisched::commands::offline::{view, AdminStore, RmOrder};
+    use mauisched::commands::showres;
     if !loaded.is_ok() {
         return Err(format!(
             "{} has errors; run `mauictl check`",

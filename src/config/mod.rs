@@ -5,6 +5,7 @@
 //! run with a broken file (start-up, reconfigure) use [`Config::load_strict`],
 //! which refuses a file with any error so the previous configuration stays.
 
+pub mod cluster;
 pub mod diag;
 pub mod doc;
 pub mod lexer;

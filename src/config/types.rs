@@ -22,26 +22,9 @@ keywords!(
     ReservationPolicy { CurrentHighest = "CURRENTHIGHEST", Highest = "HIGHEST", Never = "NEVER" }
 );
 
-keywords!(
-    /// NODEALLOCATIONPOLICY.
-    NodeAllocationPolicy {
-        FirstAvailable = "FIRSTAVAILABLE",
-        LastAvailable = "LASTAVAILABLE",
-        MinResource = "MINRESOURCE",
-        CpuLoad = "CPULOAD",
-        Priority = "PRIORITY",
-        Contiguous = "CONTIGUOUS",
-        MaxBalance = "MAXBALANCE",
-        Fastest = "FASTEST",
-        Local = "LOCAL",
-    }
-);
-
-keywords!(
-    /// NODEACCESSPOLICY.
-    NodeAccessPolicy { Shared = "SHARED", SingleJob = "SINGLEJOB", SingleTask = "SINGLETASK", SingleUser = "SINGLEUSER" }
-    aliases { "DEDICATED" => SingleJob }
-);
+pub use crate::model::{NodeAccessPolicy, NodeAllocationPolicy};
+crate::keyword_scalar!(NodeAllocationPolicy);
+crate::keyword_scalar!(NodeAccessPolicy);
 
 keywords!(
     /// JOBPRIOACCRUALPOLICY.

@@ -292,72 +292,45 @@ impl ParamValue for Names {
     }
 }
 
-/// Declares an enum of Maui keywords with its parser and renderer.
+/// Declares an enum of Maui keywords ([`crate::keyword_enum`]) that is also
+/// a maui.cfg value ([`Scalar`]).
 ///
 /// `keywords!(Name { Variant = "KEYWORD", ... } aliases { "ALIAS" => Variant })`
 #[macro_export]
 macro_rules! keywords {
-    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $kw:literal),+ $(,)? }
-     $(aliases { $($alias:literal => $avar:ident),* $(,)? })?) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum $name { $($(#[$vm])* #[doc = concat!("`", $kw, "`")] $var),+ }
+    ($($t:tt)*) => {
+        $crate::keyword_enum!($($t)*);
+        $crate::keyword_scalar!($($t)*);
+    };
+}
 
-        impl $name {
-            /// Every keyword, in declaration order.
-            pub const KEYWORDS: &'static [&'static str] = &[$($kw),+];
-
-            /// The keyword as Maui writes it.
-            pub fn keyword(self) -> &'static str {
-                match self { $($name::$var => $kw),+ }
-            }
-
-            /// Reads a keyword (any case) or one of its aliases.
-            pub fn from_keyword(s: &str) -> Option<Self> {
-                let up = s.to_ascii_uppercase();
-                $(if up == $kw { return Some($name::$var); })+
-                $($(if up == $alias { return Some($name::$avar); })*)?
-                None
-            }
-        }
-
+/// Makes an enum of [`crate::keyword_enum`] a maui.cfg value ([`Scalar`]);
+/// takes the enum's declaration, or only its name.
+#[macro_export]
+macro_rules! keyword_scalar {
+    ($(#[$m:meta])* $name:ident $($rest:tt)*) => {
         impl $crate::config::value::Scalar for $name {
             fn parse_str(s: &str) -> Result<Self, String> {
                 Self::from_keyword(s).ok_or_else(|| {
-                    format!("expected one of {}, got \"{}\"", Self::KEYWORDS.join(", "), s)
+                    format!(
+                        "expected one of {}, got \"{}\"",
+                        Self::KEYWORDS.join(", "),
+                        s
+                    )
                 })
             }
             fn render(&self) -> String {
                 self.keyword().to_string()
             }
-            #[allow(unused_variables)]
             fn alias_note(s: &str) -> Option<String> {
                 let up = s.to_ascii_uppercase();
-                $($(if up == $alias {
-                    return Some(format!("\"{}\" is not a Maui keyword here; read as {}", s, $name::$avar.keyword()));
-                })*)?
-                None
-            }
-        }
-
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.keyword())
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let s = String::deserialize(d)?;
-                Self::from_keyword(&s).ok_or_else(|| {
-                    serde::de::Error::custom(format!("expected one of {}, got \"{}\"", Self::KEYWORDS.join(", "), s))
+                Self::ALIASES.iter().find(|(a, _)| up == *a).map(|(_, v)| {
+                    format!(
+                        "\"{}\" is not a Maui keyword here; read as {}",
+                        s,
+                        v.keyword()
+                    )
                 })
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.keyword())
             }
         }
     };

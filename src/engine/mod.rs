@@ -33,13 +33,11 @@
 mod accel;
 mod avail;
 pub mod build;
-pub mod command;
 mod passes;
 pub mod plan;
 mod quiet;
 #[cfg(test)]
 mod reference;
-pub mod render;
 pub mod state;
 #[cfg(test)]
 mod tests;

@@ -25,15 +25,13 @@
 //!
 //! FSCAP turns fairshare into a feasibility test ([`Fairshare::fs_cap_exceeded`]).
 //! Window files are read with [`Fairshare::load_dir`] and written with
-//! [`Fairshare::save_dir`] (format in [`mod@file`]).
+//! [`Fairshare::save_dir`] (format in [`crate::persist::fairshare`]).
 
 pub mod diagnose;
-pub mod file;
 #[cfg(test)]
 mod tests;
 
-pub use diagnose::{diagnose_f_report, render_diagnose_f, FsReport};
-pub use file::FsFileIssue;
+pub use diagnose::{diagnose_f_report, render_diagnose_f};
 
 use crate::config::{Config, FsCap, FsMetric};
 use crate::model::{CredKind, Job, JobState, Resources, Secs, Time};
@@ -84,7 +82,7 @@ impl Window {
 /// Fairshare state: the windows, most recent first.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fairshare {
-    windows: Vec<Window>,
+    pub(crate) windows: Vec<Window>,
 }
 
 /// A job kept from starting by a fairshare cap (FSCAP).

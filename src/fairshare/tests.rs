@@ -1,6 +1,6 @@
-use super::file::{parse, render};
 use super::*;
 use crate::model::NodeTasks;
+use crate::persist::fairshare::{parse, render};
 use std::path::PathBuf;
 
 fn cfg(text: &str) -> Config {

@@ -5,7 +5,7 @@ use crate::config::{Config, Diagnostic, Severity};
 use crate::engine::{Engine, EngineState};
 use crate::fairshare::Fairshare;
 use crate::model::{Node, Snapshot, Time};
-use crate::state::{StateDir, StateNotice};
+use crate::persist::{StateDir, StateNotice};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CString};
 use std::path::PathBuf;

@@ -148,7 +148,7 @@ impl mauisched_plan_t {
                 detail: cstring(
                     &j.reason
                         .as_ref()
-                        .map(crate::engine::render::reason_text)
+                        .map(crate::commands::render::reason_text)
                         .unwrap_or_default(),
                 ),
                 estimated_start: j.estimated_start.unwrap_or(-1),

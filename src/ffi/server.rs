@@ -166,7 +166,7 @@ fn apply(hd: &mut Handle, caller: &Caller, m: Mutation) -> Result<Done, Failed> 
             for id in &ids {
                 if hd.engine.state.admin.get(id).is_none() {
                     let what = hd.engine.last.as_ref().and_then(|l| {
-                        crate::engine::command::showres_table(l)
+                        crate::commands::showres::table(l)
                             .into_iter()
                             .find(|r| &r.id == id)
                             .map(|r| r.type_name())

@@ -1,8 +1,8 @@
 //! Jobs as the resource manager reports them.
 
+use super::policy::NodeAllocationPolicy;
 use super::resources::Resources;
 use super::time::{Secs, Time};
-use crate::config::NodeAllocationPolicy;
 use serde::{Deserialize, Serialize};
 
 /// A job's state as reported by the RM.

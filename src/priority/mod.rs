@@ -27,7 +27,7 @@ pub mod diagnose;
 #[cfg(test)]
 mod tests;
 
-pub use accrual::{accrues, snapshot_queue_time, QueueAccrual};
+pub use accrual::{snapshot_queue_time, QueueAccrual};
 pub use diagnose::{diagnose_p_json, diagnose_p_rows, render_diagnose_p};
 
 use crate::config::{Config, CredCfg, FsPolicy, FsTarget, FsTargetMode};
@@ -57,9 +57,11 @@ impl FairshareView for BTreeMap<(CredKind, String), f64> {
 }
 
 /// No fairshare history at all: every usage is unknown (counts as 0%).
+#[cfg(test)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoFairshare;
 
+#[cfg(test)]
 impl FairshareView for NoFairshare {
     fn usage(&self, _cfg: &Config, _kind: CredKind, _name: &str) -> Option<f64> {
         None

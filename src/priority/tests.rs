@@ -1,3 +1,4 @@
+use super::accrual::accrues;
 use super::*;
 use crate::config::JobPrioAccrualPolicy;
 use crate::model::time::HOUR as HOUR_SECS;

@@ -135,9 +135,11 @@ impl Admits for Unreserved {
 }
 
 /// Admission as an explicit set of reservations (window-independent).
+#[cfg(test)]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AdmitSet(pub BTreeMap<ResIdx, Affinity>);
 
+#[cfg(test)]
 impl Admits for AdmitSet {
     fn admits(&self, res: ResIdx, _: Time, _: Time) -> Option<Affinity> {
         self.0.get(&res).copied()

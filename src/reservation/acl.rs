@@ -173,6 +173,7 @@ pub fn requests(res: &Reservation, job: &Job) -> bool {
 
 /// True when, under OWNERPREEMPT, `preemptor` (an owner's job) may preempt
 /// `preemptee` (a non-owner's job using the reservation's resources).
+#[cfg(test)]
 pub fn may_preempt(res: &Reservation, preemptor: &Job, preemptee: &Job) -> bool {
     res.has_flag(ResFlag::OwnerPreempt) && is_owner(res, preemptor) && !is_owner(res, preemptee)
 }

@@ -16,7 +16,6 @@ use crate::model::{Cluster, CredKind, HostList, Secs, Time};
 use crate::profile::{JobIdx, Profile, ResIdx, INFINITY};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// A setres request. Lists use Maui's syntax (`john:mary`, `!projectX`,
 /// `high,low-`); every field is optional except that TASKS and/or HOSTS
@@ -135,7 +134,8 @@ fn invalid(field: &'static str, message: impl Into<String>) -> AdminError {
 }
 
 /// The administrative reservations, serializable as a whole (the
-/// checkpoint embeds it, or [`AdminStore::save`] writes it alone).
+/// checkpoint embeds it, or [`AdminStore::save`] writes it alone:
+/// [`crate::persist::admin`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AdminStore {
@@ -466,36 +466,6 @@ impl AdminStore {
                 Some(r)
             })
             .collect()
-    }
-
-    /// The store as JSON.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
-    }
-
-    /// Reads a store from JSON.
-    pub fn from_json(text: &str) -> Result<AdminStore, AdminError> {
-        serde_json::from_str(text)
-            .map_err(|e| AdminError::Io(format!("admin reservation store: {e}")))
-    }
-
-    /// Writes the store to `path` atomically (old or new file, never torn).
-    pub fn save(&self, path: &Path) -> Result<(), AdminError> {
-        let mut text = self.to_json();
-        text.push('\n');
-        crate::util::atomic_write(path, text.as_bytes())
-            .map_err(|e| AdminError::Io(format!("{}: {e}", path.display())))
-    }
-
-    /// Reads the store at `path`; a missing file is an empty store.
-    pub fn load(path: &Path) -> Result<AdminStore, AdminError> {
-        match std::fs::read_to_string(path) {
-            Ok(t) => {
-                Self::from_json(&t).map_err(|e| AdminError::Io(format!("{}: {e}", path.display())))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(AdminStore::new()),
-            Err(e) => Err(AdminError::Io(format!("{}: {e}", path.display()))),
-        }
     }
 }
 

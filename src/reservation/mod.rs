@@ -1,5 +1,6 @@
 //! Reservations: administrative, standing and job reservations, their
-//! access control lists, their placement onto nodes, and `showres`.
+//! access control lists and their placement onto nodes (`showres` draws
+//! them: [`crate::commands::showres`]).
 //!
 //! A reservation is a timeframe, an ACL and a set of resources (seed
 //! 7.1.5.1). Its resources are TASKCOUNT tasks of a RESOURCES shape placed
@@ -12,20 +13,18 @@
 //! - [`standing`]: SRCFG instances for a `now`, rolled at period boundaries
 //!   and topped up while partial.
 //! - [`admin`]: setres/releaseres as library calls, with a persistent store.
-//! - [`showres`]: Maui's `showres` layout.
 //! - [`view`]: the reservations of a snapshot (what `mauictl showres` shows).
 
 pub mod acl;
 pub mod admin;
 pub mod place;
-pub mod showres;
 pub mod standing;
 pub mod view;
 
-pub use acl::{access, Access, Denial, JobAdmission};
-pub use admin::{AdminError, AdminRecord, AdminRequest, AdminStore};
-pub use place::{Candidate, ChooseCtx, NodeChooser, PlaceOutcome, RmOrder};
-pub use standing::{Instance, StandingSet};
+pub use acl::access;
+pub use admin::{AdminError, AdminRequest, AdminStore};
+pub use place::{NodeChooser, PlaceOutcome, RmOrder};
+pub use standing::StandingSet;
 
 use crate::config::{Acl, ResAccess, ResFlag, SrCfg, TaskSpec};
 use crate::model::{
@@ -34,6 +33,10 @@ use crate::model::{
 use crate::profile::{ClaimMode, INFINITY};
 use serde::Serialize;
 
+#[cfg(test)]
+mod guide_tests;
+#[cfg(test)]
+mod props;
 #[cfg(test)]
 mod tests;
 

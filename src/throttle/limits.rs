@@ -120,6 +120,7 @@ impl Totals {
         self.mem = self.mem.saturating_add(o.mem);
     }
 
+    #[cfg(test)]
     fn sub(&mut self, o: &Totals) {
         self.jobs = self.jobs.saturating_sub(o.jobs);
         self.procs = self.procs.saturating_sub(o.procs);
@@ -246,6 +247,7 @@ impl Usage {
     }
 
     /// Stops counting an active job (preempted, finished within an iteration).
+    #[cfg(test)]
     pub fn remove_active(&mut self, job: &Job, t: &Totals) {
         for &s in &self.active_shapes {
             if let Some(scope) = scope_for(job, s) {
@@ -265,19 +267,10 @@ impl Usage {
         }
     }
 
-    /// Forgets the eligible idle jobs (each iteration selects them anew).
-    pub fn clear_idle(&mut self) {
-        self.idle.clear();
-    }
-
     /// Active usage of a scope (zero when nothing is counted there).
+    #[cfg(test)]
     pub fn active(&self, scope: &[(CredKind, String)]) -> Totals {
         self.active.get(scope).copied().unwrap_or_default()
-    }
-
-    /// Eligible idle usage of a scope.
-    pub fn idle(&self, scope: &[(CredKind, String)]) -> Totals {
-        self.idle.get(scope).copied().unwrap_or_default()
     }
 }
 

@@ -1,15 +1,13 @@
-//! Node access and throttling policies.
+//! Throttling policies.
 //!
-//! - [`access`]: how many of a job's tasks a node's access rules let it
-//!   place there (NODEACCESSPOLICY / NODECFG ACCESS, MAXJOB, MAXJOBPERUSER);
 //! - [`limits`]: per-credential and system throttling limits (6.2), with
 //!   usage that is updated incrementally as the scheduler starts jobs.
+//!
+//! Node access (NODEACCESSPOLICY) is a question of where a job may go, not
+//! of how much a credential may run: it lives in [`crate::allocation::access`].
 
-pub mod access;
+#[cfg(test)]
+mod guide_tests;
 pub mod limits;
 
-pub use access::{access_limit, AccessDenial, AccessRequest, Occupant};
-pub use limits::{
-    check_active, check_idle, check_job_size, processor_equivalents, QosFlags, Scope,
-    SizeViolation, Totals, Usage, Verdict, Violation,
-};
+pub use limits::{check_active, check_idle, check_job_size, QosFlags, Totals, Usage, Verdict};

@@ -81,8 +81,7 @@ pub fn write(mut cli: Command, dir: &Path, maui_names: &[&str]) -> Result<Vec<Pa
     let mut written = Vec::new();
     for (file, text) in pages {
         let path = dir.join(file);
-        mauisched::util::atomic_write(&path, &text)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        mauisched::atomic_write(&path, &text).map_err(|e| format!("{}: {e}", path.display()))?;
         written.push(path);
     }
     written.sort();

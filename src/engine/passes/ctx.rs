@@ -98,7 +98,7 @@ impl Ctx<'_> {
                         Some(oj) => (oj.id.clone(), oj.user.clone(), None),
                         None => (format!("#{}", o.job), String::new(), None),
                     };
-                    crate::throttle::Occupant { job, user, access }
+                    crate::allocation::Occupant { job, user, access }
                 })
                 .collect();
         } else {

@@ -6,11 +6,12 @@
 //!   the ACL excludes never overlaps the reservation's resources);
 //! - what `earliest_start` answers can be placed, and nothing earlier fits.
 
-use mauisched::config::{AclList, Config, ResAccess, TaskSpec};
-use mauisched::model::time::HOUR;
-use mauisched::model::{Cluster, HostList, Job, Node, Resources, Time};
-use mauisched::profile::{FitRequest, JobIdx, Occupant, Profile, Unreserved};
-use mauisched::reservation::{acl, place, JobAdmission, ResKind, ResRequest, Reservation, RmOrder};
+use super::acl::{self, JobAdmission};
+use super::{place, ResKind, ResRequest, Reservation, RmOrder};
+use crate::config::{AclList, Config, ResAccess, TaskSpec};
+use crate::model::time::HOUR;
+use crate::model::{Cluster, HostList, Job, Node, Resources, Time};
+use crate::profile::{FitRequest, JobIdx, Occupant, Profile, Unreserved};
 use proptest::prelude::*;
 
 const NOW: Time = 1_000_000_000 - 1_000_000_000 % HOUR;
@@ -110,7 +111,7 @@ fn reservation(i: usize, s: &ResSpec, node_count: usize) -> Reservation {
             ..ResRequest::default()
         }
     };
-    let acl = mauisched::config::Acl {
+    let acl = crate::config::Acl {
         users: users(s.users),
         ..Default::default()
     };

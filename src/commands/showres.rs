@@ -6,9 +6,10 @@
 //! lines, as Maui's does. The S and JobState columns only apply to job
 //! reservations (`-` otherwise).
 
-use super::{ResKind, Reservation};
+use crate::engine::LastIteration;
 use crate::model::time::{fmt_duration, fmt_time, HOUR};
-use crate::model::{Cluster, Time};
+use crate::model::{Cluster, NodeTasks, Time};
+use crate::reservation::{NodeClaim, ResKind, ResRequest, Reservation};
 use serde_json::{json, Value};
 
 /// Beyond this, ends and durations print as INFINITY.
@@ -200,4 +201,166 @@ pub fn showres_json(
         })
         .collect();
     json!({ "now": now, "reservations": rows })
+}
+
+/// The reservations showres lists, in Maui's order: the jobs' (running
+/// jobs, then the reservations this iteration made for idle jobs), then
+/// the administrative and standing ones.
+pub fn table(last: &LastIteration) -> Vec<Reservation> {
+    let cluster = &last.view.cluster;
+    let claims = |alloc: &[NodeTasks], task: crate::model::Resources| -> Vec<NodeClaim> {
+        alloc
+            .iter()
+            .filter_map(|a| {
+                Some(NodeClaim {
+                    node: cluster.index(&a.node)?,
+                    tasks: a.tasks,
+                    resources: task.checked_mul(a.tasks).unwrap_or(task),
+                })
+            })
+            .collect()
+    };
+    let job_res = |job: &crate::model::Job, start: Time, end: Time, alloc: &[NodeTasks]| {
+        let mut r = Reservation::new(
+            job.id.clone(),
+            ResKind::Job {
+                job: job.id.clone(),
+                state: job.state,
+            },
+            start,
+            end,
+            crate::config::Acl::default(),
+            ResRequest {
+                task_count: job.tasks,
+                ..ResRequest::default()
+            },
+        );
+        r.claims = claims(alloc, job.task);
+        r
+    };
+    let mut out = Vec::new();
+    for (j, job) in last.jobs.iter().enumerate() {
+        if job.state.is_active() && !job.allocation.is_empty() {
+            let (s, e) = last
+                .view
+                .windows
+                .get(j)
+                .copied()
+                .unwrap_or((job.start_time.unwrap_or(last.plan.now), last.plan.now));
+            out.push(job_res(job, s, e, &job.allocation));
+        }
+    }
+    for pr in last.plan.reservations.iter().filter(|r| r.kind == "Job") {
+        if let Some(job) = pr
+            .job
+            .as_deref()
+            .and_then(|id| last.jobs.iter().find(|j| j.id == id))
+        {
+            out.push(job_res(job, pr.start, pr.end, &pr.allocation));
+        }
+    }
+    out.extend(
+        last.view
+            .table
+            .iter()
+            .filter(|r| !matches!(r.kind, ResKind::Job { .. }))
+            .cloned(),
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::model::time::HOUR;
+    use crate::model::{JobState, Resources};
+    use crate::sim::cluster::parse_cluster;
+
+    #[test]
+    fn showres_layout_matches_maui() {
+        // commands/showres.rst, Example 1, at Thu Sep 1 2005 15:07:51.
+        let now: Time = 1_125_587_271;
+        let nodes = parse_cluster("node[001-032] procs=2", "test").unwrap();
+        let c = Cluster::build(&nodes, &Config::default());
+        let mk = |id: &str, state: JobState, start: Time, dur: i64, nodes: u32, procs: u32| {
+            let mut r = Reservation::new(
+                id.into(),
+                ResKind::Job {
+                    job: id.into(),
+                    state,
+                },
+                start,
+                start + dur,
+                Default::default(),
+                Default::default(),
+            );
+            // `procs` processors over `nodes` nodes, two per node where possible.
+            let mut left = procs;
+            for n in 0..nodes {
+                let k = if n + 1 == nodes { left } else { left.min(2) };
+                left -= k;
+                r.claims.push(NodeClaim {
+                    node: n,
+                    tasks: k,
+                    resources: Resources::procs(k),
+                });
+            }
+            r
+        };
+        let run = JobState::Running;
+        let idle = JobState::Idle;
+        let rs = vec![
+            mk("12941", run, now - 301, 2 * HOUR + 46 * 60 + 40, 13, 25),
+            mk("12944", run, now - 301, 6 * HOUR + 40 * 60, 16, 16),
+            mk("12946", run, now - 301, 30 * HOUR, 1, 2),
+            mk("12954", run, now - 299, 3 * HOUR, 2, 4),
+            mk(
+                "12956",
+                idle,
+                now + 29 * HOUR + 54 * 60 + 59,
+                6 * HOUR + 40 * 60,
+                16,
+                32,
+            ),
+            mk(
+                "12969",
+                idle,
+                now + 6 * HOUR + 34 * 60 + 59,
+                6 * HOUR + 40 * 60,
+                4,
+                4,
+            ),
+        ];
+        let text = showres(&rs, now, None);
+        let want = "\
+ReservationID       Type S       Start         End    Duration    N/P    StartTime
+
+12941                Job R   -00:05:01    02:41:39    02:46:40   13/25   Thu Sep  1 15:02:50
+12944                Job R   -00:05:01    06:34:59    06:40:00   16/16   Thu Sep  1 15:02:50
+12946                Job R   -00:05:01  1:05:54:59  1:06:00:00    1/2    Thu Sep  1 15:02:50
+12954                Job R   -00:04:59    02:55:01    03:00:00    2/4    Thu Sep  1 15:02:52
+12956                Job I  1:05:54:59  1:12:34:59    06:40:00   16/32   Fri Sep  2 21:02:50
+12969                Job I    06:34:59    13:14:59    06:40:00    4/4    Thu Sep  1 21:42:50
+
+6 reservations located
+";
+        assert_eq!(text, want);
+        let one = showres(&rs, now, Some("12956"));
+        assert!(one.ends_with("\n1 reservation located\n"), "{one}");
+        let nodes = showres_nodes(&rs[2..3], &c, now, None);
+        let want = "\
+reservations on Thu Sep  1 15:07:51
+
+NodeName        Type      ReservationID   JobState Task       Start    Duration  StartTime
+
+node001          Job              12946    Running    2   -00:05:01  1:06:00:00  Thu Sep  1 15:02:50
+
+1 node reserved
+";
+        assert_eq!(nodes, want);
+        let j = showres_json(&rs, &c, now, None);
+        assert_eq!(j["reservations"][0]["procs"], 25);
+        assert_eq!(j["reservations"][4]["state"], "Idle");
+    }
 }

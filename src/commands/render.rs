@@ -1,9 +1,9 @@
 //! Renderers over the last iteration: showbf, showstart, checkjob, in
 //! Maui's layouts (docs/rst/commands/*.rst), each also as JSON.
 
-use super::{plan::Reason, LastIteration};
 use crate::allocation::TaskRequest;
 use crate::config::Config;
+use crate::engine::{LastIteration, Reason};
 use crate::model::time::{fmt_duration, fmt_time};
 use crate::model::{Job, JobState, Secs, Time};
 use crate::profile::{FitRequest, Unreserved};
@@ -179,7 +179,7 @@ pub fn estimate(
     id: &str,
 ) -> Result<Option<(Time, Secs)>, String> {
     let job = find(last, id)?;
-    let wall = super::build::walltime(cfg, job);
+    let wall = crate::engine::build::walltime(cfg, job);
     if job.state.is_active() {
         return Ok(job.start_time.map(|t| (t, wall)));
     }
@@ -220,7 +220,7 @@ pub fn estimate(
 pub fn showstart(cfg: &Config, last: &LastIteration, id: &str) -> Result<String, String> {
     let job = find(last, id)?;
     let now = last.plan.now;
-    let wall = super::build::walltime(cfg, job);
+    let wall = crate::engine::build::walltime(cfg, job);
     let mut out = format!(
         "job {id} requires {} proc{} for {}\n",
         job.procs(),
@@ -262,7 +262,7 @@ pub fn showstart_json(
     Ok(json!({
         "job": id,
         "procs": job.procs(),
-        "walltime": super::build::walltime(cfg, job),
+        "walltime": crate::engine::build::walltime(cfg, job),
         "start": e.map(|(t, _)| t),
         "end": e.map(|(t, w)| t + w),
     }))
@@ -278,7 +278,7 @@ pub fn checkjob(
 ) -> Result<String, String> {
     let job = find(last, id)?;
     let now = last.plan.now;
-    let wall = super::build::walltime(cfg, job);
+    let wall = crate::engine::build::walltime(cfg, job);
     let jp = last.plan.job(id);
     let state = if job.state == JobState::Idle && job.is_held() {
         "Hold"
@@ -508,8 +508,8 @@ struct QRow<'a> {
 /// The three sections of showq, in Maui's orders.
 struct Queue<'a> {
     active: Vec<QRow<'a>>,
-    eligible: Vec<(QRow<'a>, &'a super::JobPlan)>,
-    blocked: Vec<(QRow<'a>, &'a super::JobPlan)>,
+    eligible: Vec<(QRow<'a>, &'a crate::engine::JobPlan)>,
+    blocked: Vec<(QRow<'a>, &'a crate::engine::JobPlan)>,
     busy_procs: u64,
     busy_nodes: usize,
 }
@@ -548,7 +548,7 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
                 .as_deref()
                 .is_none_or(|p| job_partition(last, j) == Some(p))
     };
-    let starts: std::collections::BTreeMap<&str, &super::Start> = last
+    let starts: std::collections::BTreeMap<&str, &crate::engine::Start> = last
         .plan
         .starts
         .iter()
@@ -574,7 +574,7 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
         }
         let row = if j.state.is_active() {
             let s = j.start_time.unwrap_or(now);
-            let end = s.saturating_add(super::build::walltime(cfg, j));
+            let end = s.saturating_add(crate::engine::build::walltime(cfg, j));
             QRow {
                 job: j,
                 state: j.state.name(),
@@ -585,7 +585,7 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
             QRow {
                 job: j,
                 state: "Starting",
-                time: super::build::walltime(cfg, j),
+                time: crate::engine::build::walltime(cfg, j),
                 at: now,
             }
         };
@@ -594,7 +594,7 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
     active.sort_by(|a, b| {
         a.time
             .cmp(&b.time)
-            .then_with(|| super::job_id_cmp(&a.job.id, &b.job.id))
+            .then_with(|| crate::engine::job_id_cmp(&a.job.id, &b.job.id))
     });
     let by_id: std::collections::BTreeMap<&str, &Job> =
         last.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
@@ -615,7 +615,7 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
             } else {
                 "Idle"
             },
-            time: super::build::walltime(cfg, job),
+            time: crate::engine::build::walltime(cfg, job),
             at: job.submit_time,
         };
         if is_blocked {
@@ -666,7 +666,7 @@ fn active_summary(last: &LastIteration, q: &Queue) -> String {
     )
 }
 
-fn waiting_rows(out: &mut String, rows: &[(QRow, &super::JobPlan)]) {
+fn waiting_rows(out: &mut String, rows: &[(QRow, &crate::engine::JobPlan)]) {
     out.push_str(&format!(
         "{:<18} {:>8} {:>10} {:>5} {:>11} {:>20}\n\n",
         "JOBNAME", "USERNAME", "STATE", "PROC", "WCLIMIT", "QUEUETIME"
@@ -689,7 +689,7 @@ fn xfactor(queued: Secs, wall: Secs) -> f64 {
     (queued.max(0) + wall.max(1)) as f64 / wall.max(1) as f64
 }
 
-fn stopped_note(stopped: Option<&super::StopInfo>) -> String {
+fn stopped_note(stopped: Option<&crate::engine::StopInfo>) -> String {
     match stopped {
         Some(s) => format!(
             "\nNOTE:  scheduling is stopped (schedctl -s by {} at {}): no job is started until schedctl -R\n",
@@ -709,7 +709,7 @@ pub fn showq(
     cfg: &Config,
     last: &LastIteration,
     opts: &ShowqOpts,
-    stopped: Option<&super::StopInfo>,
+    stopped: Option<&crate::engine::StopInfo>,
 ) -> String {
     let now = last.plan.now;
     let q = queue(cfg, last, opts);
@@ -769,7 +769,7 @@ pub fn showq(
             ));
             for r in &q.active {
                 let j = r.job;
-                let wall = super::build::walltime(cfg, j);
+                let wall = crate::engine::build::walltime(cfg, j);
                 let effic = match (j.utilized_procs, j.procs()) {
                     (Some(u), p) if p > 0 && j.state.is_active() => {
                         format!("{:.2}", 100.0 * u / p as f64)
@@ -860,10 +860,10 @@ pub fn showq_json(
     cfg: &Config,
     last: &LastIteration,
     opts: &ShowqOpts,
-    stopped: Option<&super::StopInfo>,
+    stopped: Option<&crate::engine::StopInfo>,
 ) -> serde_json::Value {
     let q = queue(cfg, last, opts);
-    let waiting = |rows: &[(QRow, &super::JobPlan)]| -> Vec<serde_json::Value> {
+    let waiting = |rows: &[(QRow, &crate::engine::JobPlan)]| -> Vec<serde_json::Value> {
         rows.iter()
             .map(|(r, jp)| {
                 json!({
@@ -1016,7 +1016,7 @@ pub fn checknode(last: &LastIteration, name: &str) -> Result<String, String> {
             "  (takes no new work)"
         }
     ));
-    let table = super::command::showres_table(last);
+    let table = super::showres::table(last);
     let here: Vec<String> = table
         .iter()
         .filter_map(|r| {
@@ -1058,7 +1058,7 @@ pub fn checknode_json(last: &LastIteration, name: &str) -> Result<serde_json::Va
     let n = &c.nodes[i as usize];
     let ded = dedicated(last);
     let (held, jobs) = &ded[i as usize];
-    let table = super::command::showres_table(last);
+    let table = super::showres::table(last);
     let res: Vec<_> = table
         .iter()
         .filter_map(|r| {
@@ -1094,7 +1094,7 @@ pub fn diagnose_n(last: &LastIteration, node: Option<&str>) -> Result<String, St
             .ok_or_else(|| format!("node {n} is not known to the scheduler"))?;
     }
     let ded = dedicated(last);
-    let table = super::command::showres_table(last);
+    let table = super::showres::table(last);
     let mut out = String::from("Diagnosing Nodes\n");
     out.push_str(&format!(
         "{:<20} {:>8} {:>7} {:>13} {:>13} {:>13} {:>6} {:>8} {:>6} {:>3}  {}\n",
@@ -1239,7 +1239,7 @@ pub fn diagnose_j(cfg: &Config, last: &LastIteration, id: Option<&str>) -> Resul
             job_partition(last, j).unwrap_or("ALL"),
             j.procs(),
             j.qos.as_deref().unwrap_or("-"),
-            fmt_duration(super::build::walltime(cfg, j)),
+            fmt_duration(crate::engine::build::walltime(cfg, j)),
             j.user,
             j.group,
             j.account.as_deref().unwrap_or("-"),
@@ -1391,7 +1391,7 @@ pub fn acl_text(acl: &crate::config::Acl) -> String {
 /// diagnose -r [RESID]: every reservation with its timeframe, resources,
 /// flags and ACL (Maui's mdiag -r layout).
 pub fn diagnose_r(last: &LastIteration, id: Option<&str>) -> Result<String, String> {
-    let table = super::command::showres_table(last);
+    let table = super::showres::table(last);
     if let Some(i) = id {
         if !table.iter().any(|r| r.id == i) {
             return Err(format!("no reservation \"{i}\""));

@@ -1,4 +1,6 @@
-//! The state directory: the checkpoint and the fairshare files.
+//! Every file the scheduler writes or reads back: the state directory and
+//! its checkpoint (here), the fairshare windows ([`fairshare`]) and the
+//! administrative reservation store ([`admin`]).
 //!
 //! Layout under the state directory (Slurm: `<StateSaveLocation>/mauisched`):
 //!
@@ -22,6 +24,9 @@
 //! once per iteration (the handle's first, after an administrative change,
 //! else every CHECKPOINTINTERVAL), FS files first, and when the handle is
 //! freed; the directory is locked (`run/lock`) while a handle uses it.
+
+pub mod admin;
+pub mod fairshare;
 
 use crate::config::Config;
 use crate::model::Time;
@@ -158,6 +163,7 @@ impl StateDir {
     }
 
     /// Path of the checkpoint file (CHECKPOINTFILE).
+    #[cfg(test)]
     pub fn checkpoint_path(&self) -> &Path {
         &self.checkpoint
     }

@@ -2,13 +2,13 @@
 //! `5.2-node-allocation.txt`), one test per NODEALLOCATIONPOLICY on a
 //! heterogeneous 16-node cluster, and property tests.
 
-use mauisched::allocation::{
-    allocate, effective_policy, priority_value, Allocation, Candidate, LocalAllocator, TaskRequest,
+use super::order::priority_value;
+use super::{
+    allocate, effective_policy, Allocation, Candidate, LocalAllocator, Occupant, TaskRequest,
 };
-use mauisched::config::{Affinity, Config, NodeAccessPolicy, NodeAllocationPolicy as P};
-use mauisched::model::time::HOUR;
-use mauisched::model::{Cluster, Job, Node, NodeIdx, Resources, Secs};
-use mauisched::throttle::Occupant;
+use crate::config::{Affinity, Config, NodeAccessPolicy, NodeAllocationPolicy as P};
+use crate::model::time::HOUR;
+use crate::model::{Cluster, Job, Node, NodeIdx, Resources, Secs};
 use proptest::prelude::*;
 
 fn cfg(text: &str) -> Config {
@@ -1016,7 +1016,7 @@ proptest! {
             if req.check_node(n).is_err() {
                 continue;
             }
-            if let Ok(l) = mauisched::throttle::access_limit(n, &req.access_request(), &x.occupants) {
+            if let Ok(l) = crate::allocation::access_limit(n, &req.access_request(), &x.occupants) {
                 room += x.tasks.min(l) as u64;
             }
         }

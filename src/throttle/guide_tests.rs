@@ -1,12 +1,11 @@
 //! Throttling policies: the examples of the guide's 6.2 (Throttling
 //! Policies) and 7.3 (QOS policy exemptions).
 
-use mauisched::config::{Config, LimitKind};
-use mauisched::model::time::HOUR;
-use mauisched::model::{CredKind, Job, JobState, NodeTasks, Resources};
-use mauisched::throttle::{
-    check_active, check_idle, check_job_size, Totals, Usage, Verdict, Violation,
-};
+use super::limits::Violation;
+use super::{check_active, check_idle, check_job_size, Totals, Usage, Verdict};
+use crate::config::{Config, LimitKind};
+use crate::model::time::HOUR;
+use crate::model::{CredKind, Job, JobState, NodeTasks, Resources};
 
 const NOW: i64 = 1_000_000;
 

@@ -19,12 +19,24 @@
 //! jobs with checkjob and no reservation ACLs; the admin socket decides the
 //! rest (which commands a level may run).
 
-use super::render::{self, ShowbfOpts, ShowqMode, ShowqOpts};
-use super::{Engine, LastIteration, StopInfo};
+pub mod render;
+pub mod showres;
+
+/// What `mauictl` draws from files without a running engine: `diagnose -p`
+/// and `-f` over a snapshot and the fairshare files, `showres` over a
+/// snapshot and an admin reservation store.
+pub mod offline {
+    pub use crate::fairshare::{diagnose_f_report, render_diagnose_f, Fairshare};
+    pub use crate::priority::{diagnose_p_json, diagnose_p_rows, render_diagnose_p};
+    pub use crate::profile::Profile;
+    pub use crate::reservation::{view, AdminRequest, AdminStore, RmOrder};
+}
+
 use crate::config::Config;
+use crate::engine::{Engine, LastIteration, StopInfo};
 use crate::fairshare::Fairshare;
-use crate::model::{CredKind, NodeTasks, Time};
-use crate::reservation::{NodeClaim, ResKind, ResRequest, Reservation};
+use crate::model::CredKind;
+use render::{ShowbfOpts, ShowqMode, ShowqOpts};
 use serde_json::Value;
 
 /// Why a command produced no output.
@@ -331,7 +343,7 @@ pub fn execute(
         "showres" => {
             let (flags, id) = one_id(command, args, &["-n"])?;
             let last = last()?;
-            let table = showres_table(last);
+            let table = showres::table(last);
             if let Some(i) = id {
                 if !table.iter().any(|r| r.id == i) {
                     return Err(CommandError::NotFound(format!("no reservation \"{i}\"")));
@@ -339,8 +351,7 @@ pub fn execute(
             }
             let now = last.plan.now;
             if json {
-                let mut v =
-                    crate::reservation::showres::showres_json(&table, &last.view.cluster, now, id);
+                let mut v = showres::showres_json(&table, &last.view.cluster, now, id);
                 if !ctx.is_admin() {
                     // ACLs say who may use what: for administrators only.
                     if let Some(rows) = v["reservations"].as_array_mut() {
@@ -354,9 +365,9 @@ pub fn execute(
                 return Ok(Output::Json(v));
             }
             Ok(Output::Text(if flags.contains(&"-n") {
-                crate::reservation::showres::showres_nodes(&table, &last.view.cluster, now, id)
+                showres::showres_nodes(&table, &last.view.cluster, now, id)
             } else {
-                crate::reservation::showres::showres(&table, now, id)
+                showres::showres(&table, now, id)
             }))
         }
         "checknode" => {
@@ -410,9 +421,9 @@ fn diagnose(ctx: &Context, args: &[&str], json: bool) -> Result<Output, CommandE
             let mut rows = last.priority_breakdowns(|j| {
                 !matches!(
                     j.reason,
-                    Some(super::Reason::Hold { .. })
-                        | Some(super::Reason::Dependency)
-                        | Some(super::Reason::BeginTime { .. })
+                    Some(crate::engine::Reason::Hold { .. })
+                        | Some(crate::engine::Reason::Dependency)
+                        | Some(crate::engine::Reason::BeginTime { .. })
                 )
             });
             rows.sort_by(|a, b| b.priority.cmp(&a.priority).then_with(|| a.job.cmp(&b.job)));
@@ -435,13 +446,13 @@ fn diagnose(ctx: &Context, args: &[&str], json: bool) -> Result<Output, CommandE
         "-r" => {
             let last = last()?;
             if json {
-                let table = showres_table(last);
+                let table = showres::table(last);
                 if let Some(i) = id {
                     if !table.iter().any(|r| r.id == i) {
                         return Err(CommandError::NotFound(format!("no reservation \"{i}\"")));
                     }
                 }
-                Output::Json(crate::reservation::showres::showres_json(
+                Output::Json(showres::showres_json(
                     &table,
                     &last.view.cluster,
                     last.plan.now,
@@ -477,72 +488,6 @@ fn diagnose(ctx: &Context, args: &[&str], json: bool) -> Result<Output, CommandE
         }
         m => return Err(usage(cmd, format!("unknown option \"{m}\""))),
     })
-}
-
-/// The reservations showres lists, in Maui's order: the jobs' (running
-/// jobs, then the reservations this iteration made for idle jobs), then
-/// the administrative and standing ones.
-pub fn showres_table(last: &LastIteration) -> Vec<Reservation> {
-    let cluster = &last.view.cluster;
-    let claims = |alloc: &[NodeTasks], task: crate::model::Resources| -> Vec<NodeClaim> {
-        alloc
-            .iter()
-            .filter_map(|a| {
-                Some(NodeClaim {
-                    node: cluster.index(&a.node)?,
-                    tasks: a.tasks,
-                    resources: task.checked_mul(a.tasks).unwrap_or(task),
-                })
-            })
-            .collect()
-    };
-    let job_res = |job: &crate::model::Job, start: Time, end: Time, alloc: &[NodeTasks]| {
-        let mut r = Reservation::new(
-            job.id.clone(),
-            ResKind::Job {
-                job: job.id.clone(),
-                state: job.state,
-            },
-            start,
-            end,
-            crate::config::Acl::default(),
-            ResRequest {
-                task_count: job.tasks,
-                ..ResRequest::default()
-            },
-        );
-        r.claims = claims(alloc, job.task);
-        r
-    };
-    let mut out = Vec::new();
-    for (j, job) in last.jobs.iter().enumerate() {
-        if job.state.is_active() && !job.allocation.is_empty() {
-            let (s, e) = last
-                .view
-                .windows
-                .get(j)
-                .copied()
-                .unwrap_or((job.start_time.unwrap_or(last.plan.now), last.plan.now));
-            out.push(job_res(job, s, e, &job.allocation));
-        }
-    }
-    for pr in last.plan.reservations.iter().filter(|r| r.kind == "Job") {
-        if let Some(job) = pr
-            .job
-            .as_deref()
-            .and_then(|id| last.jobs.iter().find(|j| j.id == id))
-        {
-            out.push(job_res(job, pr.start, pr.end, &pr.allocation));
-        }
-    }
-    out.extend(
-        last.view
-            .table
-            .iter()
-            .filter(|r| !matches!(r.kind, ResKind::Job { .. }))
-            .cloned(),
-    );
-    out
 }
 
 #[cfg(test)]
@@ -827,7 +772,7 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
         assert!(!c.started);
         assert_eq!(
             c.reason,
-            Some(super::super::Reason::Stopped { by: "boss".into() })
+            Some(crate::engine::Reason::Stopped { by: "boss".into() })
         );
         assert_eq!(plan.stats.started_backfill, 0);
         let q = run(&e, "showq", &[]).unwrap();
@@ -855,8 +800,8 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
     #[test]
     fn a_pending_hold_is_in_force_in_the_plan_that_carries_it() {
         let mut e = Engine::new(Config::default());
-        e.state.pending_actions = vec![super::super::Action {
-            kind: super::super::ActionKind::Hold,
+        e.state.pending_actions = vec![crate::engine::Action {
+            kind: crate::engine::ActionKind::Hold,
             job: "C".into(),
             by: "boss".into(),
         }];
@@ -865,15 +810,15 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
         assert_eq!(plan.actions.len(), 1);
         assert!(matches!(
             plan.job("C").unwrap().reason,
-            Some(super::super::Reason::Hold {
+            Some(crate::engine::Reason::Hold {
                 kind: HoldKind::System
             })
         ));
         // A release goes the other way: C's system hold is lifted now.
         let mut snap = snapshot();
         snap.jobs[2].holds = vec![HoldKind::System];
-        e.state.pending_actions = vec![super::super::Action {
-            kind: super::super::ActionKind::Release,
+        e.state.pending_actions = vec![crate::engine::Action {
+            kind: crate::engine::ActionKind::Release,
             job: "C".into(),
             by: "boss".into(),
         }];
@@ -884,7 +829,7 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
     #[test]
     fn runjob_starts_the_job_where_the_operator_said() {
         let mut e = Engine::new(Config::default());
-        e.state.forced_starts = vec![super::super::ForcedStart {
+        e.state.forced_starts = vec![crate::engine::ForcedStart {
             job: "B".into(),
             allocation: vec![
                 NodeTasks {
@@ -919,7 +864,7 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
         let plan = e.iterate(&snapshot(), 60);
         assert!(plan.job("B").is_some());
         // A forced start of a job that is not queued is dropped.
-        e.state.forced_starts = vec![super::super::ForcedStart {
+        e.state.forced_starts = vec![crate::engine::ForcedStart {
             job: "A".into(),
             allocation: vec![NodeTasks {
                 node: "n2".into(),

@@ -21,8 +21,8 @@
 //! with its line and left out: a damaged window must not skew everyone's
 //! priority. Files are written atomically (temporary file, fsync, rename).
 
-use super::{Fairshare, Window, MAX_FSDEPTH};
 use crate::config::Config;
+use crate::fairshare::{Fairshare, Window, MAX_FSDEPTH};
 use crate::model::time::fmt_time;
 use crate::model::{CredKind, Time};
 use crate::util::atomic_write;

@@ -147,7 +147,7 @@ fn kill_mid_write_leaves_the_old_or_the_new_checkpoint() {
         let delay = (seed >> 33) % 30;
         let mut child = std::process::Command::new(&exe)
             .args([
-                "state::tests::helper_process_for_crash_test",
+                "persist::tests::helper_process_for_crash_test",
                 "--exact",
                 "--test-threads=1",
             ])
@@ -213,7 +213,8 @@ fn the_engine_state_round_trips_through_the_checkpoint() {
     use crate::engine::{EngineState, JobReservation, NamedClaim};
     use crate::model::Resources;
     use crate::priority::QueueAccrual;
-    use crate::reservation::{AdminRecord, AdminRequest};
+    use crate::reservation::admin::AdminRecord;
+    use crate::reservation::AdminRequest;
     let root = tmp("engine-state");
     let (dir, _) = StateDir::open(&root, &Config::default()).unwrap();
     let claim = NamedClaim {

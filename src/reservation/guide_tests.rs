@@ -1,16 +1,14 @@
 //! The reservation scenarios of Maui's guide (seed 7.1.5 and the node
 //! allocation figure of seed 5.2.1.3), with the documents' numbers.
 
-use mauisched::config::{Affinity, Config};
-use mauisched::model::time::{fmt_time, DAY, HOUR};
-use mauisched::model::{Cluster, Job, Node, NodeIdx, Resources, Time};
-use mauisched::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, Unreserved};
-use mauisched::reservation::acl::may_preempt;
-use mauisched::reservation::place::{self, Candidate, ChooseCtx};
-use mauisched::reservation::{
-    showres, AdminRequest, AdminStore, JobAdmission, PlaceOutcome, Reservation, RmOrder,
-    StandingSet,
-};
+use super::acl::{may_preempt, JobAdmission};
+use super::place::{self, Candidate, ChooseCtx};
+use super::{AdminRequest, AdminStore, PlaceOutcome, Reservation, RmOrder, StandingSet};
+use crate::commands::showres;
+use crate::config::{Affinity, Config};
+use crate::model::time::{fmt_time, DAY, HOUR};
+use crate::model::{Cluster, Job, Node, NodeIdx, Resources, Time};
+use crate::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, Unreserved};
 
 /// Fri Aug 18 2000 12:00:00 UTC.
 const FRI_NOON: Time = 966_600_000;

@@ -1,0 +1,95 @@
+//! The cluster of a snapshot: the RM's nodes with NODECFG applied.
+
+use super::{Config, NodeLoadPolicy};
+use crate::model::{Cluster, EffNode, Node, NodeIdx};
+
+impl Cluster {
+    /// Applies the configuration to the RM's nodes (kept in their order).
+    pub fn build(nodes: &[Node], cfg: &Config) -> Cluster {
+        let p = &cfg.params;
+        let mut out = Cluster::default();
+        for (i, n) in nodes.iter().enumerate() {
+            let nc = cfg.node_cfg(&n.name);
+            let mut features = n.features.clone();
+            if let Some(f) = &nc.features {
+                features.extend(f.0.iter().cloned());
+            }
+            features.sort();
+            features.dedup();
+            let max_load = nc
+                .max_load
+                .or((p.node_max_load > 0.0).then_some(p.node_max_load));
+            let overloaded = p.node_load_policy == NodeLoadPolicy::AdjustState
+                && max_load.is_some_and(|m| n.load >= m);
+            let e = EffNode {
+                index: i as NodeIdx,
+                name: n.name.clone(),
+                state: n.state,
+                configured: n.configured,
+                reported_available: n.available,
+                features,
+                partition: nc.partition.clone().or_else(|| n.partition.clone()),
+                speed: nc.speed.or(n.speed).unwrap_or(1.0),
+                procspeed: nc.procspeed.or(n.procspeed),
+                priority: nc.priority.or(n.priority).unwrap_or(0),
+                priorityf: nc.priorityf.clone(),
+                max_job: nc.max_job,
+                max_job_per_user: nc.max_job_per_user,
+                access: nc.access.unwrap_or(p.node_access_policy),
+                load: n.load,
+                usage: n.usage.unwrap_or(0.0),
+                usable: n.state.accepts_work() && !overloaded,
+            };
+            out.total = out.total.saturating_add(&e.configured);
+            out.by_name.insert(e.name.clone(), e.index);
+            out.nodes.push(e);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Resources;
+
+    #[test]
+    fn nodecfg_overrides_rm_values() {
+        let cfg = Config::parse(
+            "NODECFG[DEFAULT] SPEED=1.0 PRIORITYF=JOBCOUNT\nNODECFG[b] SPEED=2.5 FEATURES=fast PARTITION=p2 PRIORITY=7\nNODEMAXLOAD 3.0\n",
+            "t",
+        )
+        .config;
+        let nodes = vec![
+            Node {
+                name: "a".into(),
+                speed: Some(0.5),
+                load: 3.5,
+                configured: Resources::procs(4),
+                ..Node::default()
+            },
+            Node {
+                name: "b".into(),
+                features: vec!["tape".into()],
+                configured: Resources::procs(8),
+                ..Node::default()
+            },
+        ];
+        let c = Cluster::build(&nodes, &cfg);
+        assert_eq!(
+            c.nodes[0].speed, 1.0,
+            "NODECFG[DEFAULT] SPEED wins over the RM"
+        );
+        assert!(
+            !c.nodes[0].usable,
+            "load 3.5 >= NODEMAXLOAD 3.0 marks it busy"
+        );
+        assert_eq!(c.nodes[1].speed, 2.5);
+        assert_eq!(c.nodes[1].features, vec!["fast", "tape"]);
+        assert_eq!(c.nodes[1].partition.as_deref(), Some("p2"));
+        assert_eq!(c.nodes[1].priority, 7);
+        assert!(c.nodes[1].priorityf.is_some());
+        assert_eq!(c.total.procs, 12);
+        assert_eq!(c.index("b"), Some(1));
+    }
+}
