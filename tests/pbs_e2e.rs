@@ -20,6 +20,8 @@
 //!
 //! Every wait is bounded; a daemon is killed when its test ends or fails.
 
+mod c_unit_common;
+
 use std::fs;
 use std::io::Write;
 use std::net::TcpStream;
@@ -522,16 +524,7 @@ fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
 
 // ---- the C unit tests -------------------------------------------------------
 
-fn run_unit(path: &Path) {
-    let out = Command::new(path).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.contains(", 0 failed"),
-        "{}:\n{text}\n{}",
-        path.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use c_unit_common::run_c_unit as run_unit;
 
 #[test]
 fn c_unit_tests_of_the_torque_attribute_parsers_pass() {

@@ -1394,16 +1394,7 @@ fn s7_a_broken_config_keeps_the_old_one() {
         "was refused; scheduling goes on with the previous configuration",
         30,
     );
-    let log = c.ctld_log();
-    let why: Vec<&str> = log
-        .lines()
-        .filter(|l| l.contains("sched/maui") && l.contains("RESERVATIONDEPTH"))
-        .collect();
-    assert!(
-        why.iter()
-            .any(|l| l.contains(":4:") && l.contains("banana")),
-        "the log says which line is wrong: {why:?}"
-    );
+    let why = s7_refusal_logged(&c);
     // Scheduling goes on, with the old policy.
     let j2 = one(USER_B);
     c.wait_state(&j2, "RUNNING", 30);
@@ -1433,6 +1424,24 @@ fn s7_a_broken_config_keeps_the_old_one() {
     c.stop();
 }
 
+/// Scenario 7's refusal as slurmctld logged it: the lines naming
+/// RESERVATIONDEPTH, one of which gives the file's line 4 and the bad
+/// value.
+fn s7_refusal_logged(c: &Cluster) -> Vec<String> {
+    let why: Vec<String> = c
+        .ctld_log()
+        .lines()
+        .filter(|l| l.contains("sched/maui") && l.contains("RESERVATIONDEPTH"))
+        .map(str::to_string)
+        .collect();
+    assert!(
+        why.iter()
+            .any(|l| l.contains(":4:") && l.contains("banana")),
+        "the log says which line is wrong: {why:?}"
+    );
+    why
+}
+
 /// Scenario 7 where `scontrol reconfigure` restarts slurmctld (24.11): the
 /// plugin starts anew and has no previous configuration to keep. What must
 /// hold there: the broken file is refused with the line that is wrong in
@@ -1441,16 +1450,7 @@ fn s7_a_broken_config_keeps_the_old_one() {
 /// reconfigure) with the new policy.
 fn s7_on_a_restarting_reconfigure(c: &Cluster, cfg: &Path, one: &dyn Fn(&str) -> String) {
     c.wait_log("sched/maui: cannot start mauisched with", 30);
-    let log = c.ctld_log();
-    let why: Vec<&str> = log
-        .lines()
-        .filter(|l| l.contains("sched/maui") && l.contains("RESERVATIONDEPTH"))
-        .collect();
-    assert!(
-        why.iter()
-            .any(|l| l.contains(":4:") && l.contains("banana")),
-        "the log says which line is wrong: {why:?}"
-    );
+    let why = s7_refusal_logged(c);
     // Nothing starts without a policy: the job stays held by the gate.
     let j2 = one(USER_B);
     std::thread::sleep(Duration::from_secs(5));

@@ -8,6 +8,8 @@
 //! test` installs it) each test says so and passes, unless
 //! MAUISCHED_REQUIRE_SLURM=1 (CI) makes that a failure.
 
+mod c_unit_common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -85,15 +87,7 @@ fn built() -> Option<&'static PathBuf> {
 
 fn run_unit(name: &str) {
     let Some(dir) = built() else { return };
-    let path = dir.join(name);
-    let out = Command::new(&path).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.contains(", 0 failed"),
-        "{}:\n{text}\n{}",
-        path.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    c_unit_common::run_c_unit(&dir.join(name));
 }
 
 #[test]
