@@ -109,6 +109,15 @@ fn rust_layouts() -> BTreeMap<String, Layout> {
     );
     rust_layout!(
         m,
+        mauisched_settings_t {
+            size,
+            rm_poll_interval_s,
+            exact_node,
+            exact_proc
+        }
+    );
+    rust_layout!(
+        m,
         mauisched_admin_res_request_t {
             size,
             name,
