@@ -355,6 +355,19 @@ static size_t count_items(const char *csv)
  * for. Only the jobs it did not start, or that Slurm placed elsewhere, are
  * taken as spread evenly, which may put a node's busy CPUs on another:
  * logged once per cause. */
+/* The CPUs of the node called `name` in the loaded node table; -1 when
+ * it is not there. */
+static int node_cpus(const struct ctx *c, const char *name)
+{
+	uint32_t k;
+
+	for (k = 0; c->nodes && k < c->nodes->record_count; k++)
+		if (c->nodes->node_array[k].name &&
+		    !strcmp(c->nodes->node_array[k].name, name))
+			return (int) c->nodes->node_array[k].cpus;
+	return -1;
+}
+
 static char *job_allocation(struct ctx *c, const char *id,
 			    const slurm_job_info_t *ji, uint32_t cpt,
 			    uint32_t *total_tasks)
@@ -374,9 +387,18 @@ static char *job_allocation(struct ctx *c, const char *id,
 		if (mem && count_items(mem->alloc) == nhosts) {
 			char *copy = astr(hosts), *t, *s2 = NULL;
 			use_mem = copy != NULL;
+			uint64_t cpus = 0;
 			for (t = copy ? strtok_r(copy, ",", &s2) : NULL; t;
-			     t = strtok_r(NULL, ",", &s2))
-				use_mem = use_mem && remembered_tasks(mem->alloc, t) > 0;
+			     t = strtok_r(NULL, ",", &s2)) {
+				uint32_t n = remembered_tasks(mem->alloc, t);
+				use_mem = use_mem && n > 0;
+				cpus += (uint64_t) n * (cpt ? cpt : 1);
+			}
+			/* Slurm may give more CPUs than the tasks asked for
+			 * (--exclusive, whole sockets or cores): then what was
+			 * asked for is not what the job holds. */
+			if (use_mem && ji->num_cpus && cpus != ji->num_cpus)
+				use_mem = false;
 		}
 		if (!use_mem)
 			mlog_once(MAUISCHED_LOG_WARN,
@@ -392,6 +414,9 @@ static char *job_allocation(struct ctx *c, const char *id,
 			t = remembered_tasks(mem->alloc, h);
 		} else {
 			int cpus = maui_job_cpus_on_node(ji, (int) i);
+			/* An exclusive job holds its nodes whole. */
+			if (cpus <= 0 && ji->shared == JOB_SHARED_NONE)
+				cpus = node_cpus(c, h);
 			if (cpus <= 0)
 				cpus = nhosts ? (int) (ji->num_cpus / nhosts) : 1;
 			t = (uint32_t) cpus / cpt;

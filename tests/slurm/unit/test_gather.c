@@ -36,6 +36,9 @@ static slurm_job_info_t *job(uint32_t id, uint32_t state)
 	j->num_tasks = 1;
 	j->num_cpus = 1;
 	j->num_nodes = 1;
+	/* As slurmctld packs a job that asked neither --exclusive nor
+	 * --oversubscribe. */
+	j->shared = NO_VAL16;
 	j->time_limit = 30;
 	j->priority = 0;
 	j->pn_min_memory = NO_VAL64;
