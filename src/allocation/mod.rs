@@ -147,6 +147,17 @@ impl TaskRequest {
         self.tasks_per_node.unwrap_or(1).clamp(1, self.tasks.max(1))
     }
 
+    /// True when the allocator places this request whenever its candidates
+    /// hold it: then a request of this shape that does not fit does not
+    /// fit either with more tasks, larger tasks or less free (the
+    /// accelerated placer's dominance rests on it). Not so with a minimum
+    /// of tasks per node above one, where the walk in policy order can
+    /// strand a remainder below the minimum that another choice of nodes
+    /// would have avoided, nor with a fixed node count.
+    pub(crate) fn fit_is_monotone(&self) -> bool {
+        self.node_count.is_none() && (self.exact_tpn || self.min_tasks_per_node() == 1)
+    }
+
     /// Processors per node the request fixes, if any (for EXACTPROC).
     pub fn procs_per_node(&self) -> Option<u64> {
         self.tasks_per_node

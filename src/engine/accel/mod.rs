@@ -9,7 +9,8 @@
 //! - the start shortlist ([`shortlist`]);
 //! - the [`crate::profile::FitCache`] of earliest starts;
 //! - dominance (`failed`): a job needing at least as much as one that
-//!   failed to start cannot start either;
+//!   failed to start cannot start either, for the request shapes whose fit
+//!   is monotone ([`crate::allocation::TaskRequest::fit_is_monotone`]);
 //! - [`Carried`]: what is kept from one iteration to the next, with the
 //!   per-job derivations of [`memo`].
 //!
@@ -262,15 +263,19 @@ impl<'a> Iter<'a> {
             return false;
         }
         let it = &self.cx.idle[i];
-        self.failed[it.sig as usize]
-            .iter()
-            .any(|(tasks, task, wall)| {
-                it.req.tasks as u64 >= *tasks && task.fits_in(&it.req.task) && it.wall >= *wall
-            })
+        it.req.fit_is_monotone()
+            && self.failed[it.sig as usize]
+                .iter()
+                .any(|(tasks, task, wall)| {
+                    it.req.tasks as u64 >= *tasks && task.fits_in(&it.req.task) && it.wall >= *wall
+                })
     }
 
     fn note_failure(&mut self, i: usize) {
         let it = &self.cx.idle[i];
+        if !it.req.fit_is_monotone() {
+            return;
+        }
         let entry = (it.req.tasks as u64, it.req.task, it.wall);
         let v = &mut self.failed[it.sig as usize];
         if v.len() < 64 {
