@@ -137,42 +137,9 @@ pub fn build_with(
     state: &mut EngineState,
     running: &mut Option<RunningProfile>,
 ) -> View {
-    let windows: Vec<(Time, Time)> = jobs
-        .iter()
-        .map(|job| match job.state {
-            s if s.is_active() => {
-                running_window(job.start_time.unwrap_or(now), walltime(cfg, job), now)
-            }
-            _ => (now, now.saturating_add(walltime(cfg, job))),
-        })
-        .collect();
+    let windows = job_windows(cfg, jobs, now);
     // 1. Running and suspended jobs hold their nodes until start + walltime.
-    let default_wall = cfg.params.system_default_job_walltime.0;
-    // Taken out while it is changed: a panic half-way leaves none behind.
-    let carried = match running.take() {
-        Some(mut r) => {
-            let ok = r.update(&cluster, default_wall, jobs, &windows, now);
-            if ok {
-                *running = Some(r);
-            }
-            ok
-        }
-        None => false,
-    };
-    if !carried {
-        *running = Some(RunningProfile::build(
-            &cluster,
-            default_wall,
-            jobs,
-            &windows,
-            now,
-        ));
-    }
-    let r = running.as_ref().expect("just built");
-    let profile = r.profile.clone();
-    if !r.exact {
-        *running = None;
-    }
+    let profile = running_jobs(cfg, &cluster, jobs, &windows, now, running);
     let mut v = View {
         cluster,
         profile,
@@ -197,72 +164,26 @@ pub fn build_with(
     // 3. Last iteration's job reservations, provisionally: standing
     // reservations placed next keep off their nodes. Without standing
     // reservations they would be taken out again untouched.
-    let provisional_base = jobs.len() as JobIdx;
-    let mut provisional: Vec<(NodeIdx, JobIdx)> = Vec::new();
-    let last_reservations = if cfg.standing.is_empty() {
-        &[][..]
+    let provisional = if cfg.standing.is_empty() {
+        Vec::new()
     } else {
-        &state.job_reservations[..]
+        provisional_claims(state, &v.cluster, &mut v.profile, jobs.len() as JobIdx)
     };
-    for (k, jr) in last_reservations.iter().enumerate() {
-        let pj = provisional_base + k as JobIdx;
-        for c in &jr.claims {
-            let Some(node) = v.cluster.index(&c.node) else {
-                continue;
-            };
-            let o = Occupant {
-                job: pj,
-                start: jr.start,
-                end: jr.end,
-                task: c.resources,
-                tasks: 1,
-            };
-            if v.profile.add_job(node, o, &Unreserved).is_ok() {
-                provisional.push((node, pj));
-            }
-        }
-    }
     // 4. Standing reservations: roll, re-apply the claims they hold, top up.
-    let mut standing = StandingSet::new();
-    standing.roll(&cfg.standing, now);
-    standing.set_claims(|id| {
-        state
-            .standing_claims
-            .get(id)
-            .map(|cs| {
-                cs.iter()
-                    .filter_map(|c| {
-                        v.cluster.index(&c.node).map(|node| NodeClaim {
-                            node,
-                            tasks: c.tasks,
-                            resources: c.resources,
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    });
-    let first = table.len() as ResIdx;
-    let chooser = PolicyChooser(cfg.params.node_allocation_policy);
-    let outcomes = standing.place(first, &v.cluster, &mut v.profile, &chooser, &admits);
-    state.standing_claims.clear();
-    for (r, o) in standing.instances().iter().zip(&outcomes) {
-        if o.is_partial() {
+    let standing = standing_instances(
+        cfg,
+        state,
+        now,
+        (&v.cluster, &mut v.profile),
+        table.len() as ResIdx,
+        &admits,
+    );
+    for (r, partial) in standing {
+        if partial {
             v.partial.push(r.id.clone());
         }
-        state.standing_claims.insert(
-            r.id.clone(),
-            r.claims
-                .iter()
-                .map(|c| NamedClaim {
-                    node: v.cluster.nodes[c.node as usize].name.clone(),
-                    tasks: c.tasks,
-                    resources: c.resources,
-                })
-                .collect(),
-        );
+        table.push(r);
     }
-    table.extend(standing.instances().iter().cloned());
     for (node, pj) in provisional {
         v.profile.remove_job(node, pj);
     }
@@ -272,6 +193,145 @@ pub fn build_with(
     }
     v.table = table;
     v
+}
+
+/// The window each job holds (running and suspended: from its start) or
+/// would hold from now (idle).
+fn job_windows(cfg: &Config, jobs: &[Job], now: Time) -> Vec<(Time, Time)> {
+    jobs.iter()
+        .map(|job| match job.state {
+            s if s.is_active() => {
+                running_window(job.start_time.unwrap_or(now), walltime(cfg, job), now)
+            }
+            _ => (now, now.saturating_add(walltime(cfg, job))),
+        })
+        .collect()
+}
+
+/// The profile of running and suspended jobs: `running` brought up to
+/// date from what changed, or built afresh, and kept for the next
+/// iteration only while exact.
+fn running_jobs(
+    cfg: &Config,
+    cluster: &Arc<Cluster>,
+    jobs: &[Job],
+    windows: &[(Time, Time)],
+    now: Time,
+    running: &mut Option<RunningProfile>,
+) -> Profile {
+    let default_wall = cfg.params.system_default_job_walltime.0;
+    // Taken out while it is changed: a panic half-way leaves none behind.
+    let carried = match running.take() {
+        Some(mut r) => {
+            let ok = r.update(cluster, default_wall, jobs, windows, now);
+            if ok {
+                *running = Some(r);
+            }
+            ok
+        }
+        None => false,
+    };
+    if !carried {
+        *running = Some(RunningProfile::build(
+            cluster,
+            default_wall,
+            jobs,
+            windows,
+            now,
+        ));
+    }
+    let r = running.as_ref().expect("just built");
+    let profile = r.profile.clone();
+    if !r.exact {
+        *running = None;
+    }
+    profile
+}
+
+/// Places last iteration's job reservations in `profile` as occupants
+/// numbered from `base` (past every job), and returns where, to take them
+/// out again.
+fn provisional_claims(
+    state: &EngineState,
+    cluster: &Cluster,
+    profile: &mut Profile,
+    base: JobIdx,
+) -> Vec<(NodeIdx, JobIdx)> {
+    let mut provisional = Vec::new();
+    for (k, jr) in state.job_reservations.iter().enumerate() {
+        let pj = base + k as JobIdx;
+        for c in &jr.claims {
+            let Some(node) = cluster.index(&c.node) else {
+                continue;
+            };
+            let o = Occupant {
+                job: pj,
+                start: jr.start,
+                end: jr.end,
+                task: c.resources,
+                tasks: 1,
+            };
+            if profile.add_job(node, o, &Unreserved).is_ok() {
+                provisional.push((node, pj));
+            }
+        }
+    }
+    provisional
+}
+
+/// The standing reservations' instances at `now`, numbered from `first`:
+/// rolled, with the claims they held re-applied and topped up in
+/// `profile`; each with whether it is still short of tasks. The claims
+/// are kept in `state` for the next iteration.
+fn standing_instances(
+    cfg: &Config,
+    state: &mut EngineState,
+    now: Time,
+    (cluster, profile): (&Cluster, &mut Profile),
+    first: ResIdx,
+    admits: &dyn Fn(&Reservation, JobIdx) -> bool,
+) -> Vec<(Reservation, bool)> {
+    let mut standing = StandingSet::new();
+    standing.roll(&cfg.standing, now);
+    standing.set_claims(|id| {
+        state
+            .standing_claims
+            .get(id)
+            .map(|cs| {
+                cs.iter()
+                    .filter_map(|c| {
+                        cluster.index(&c.node).map(|node| NodeClaim {
+                            node,
+                            tasks: c.tasks,
+                            resources: c.resources,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    });
+    let chooser = PolicyChooser(cfg.params.node_allocation_policy);
+    let outcomes = standing.place(first, cluster, profile, &chooser, admits);
+    state.standing_claims.clear();
+    for r in standing.instances() {
+        state.standing_claims.insert(
+            r.id.clone(),
+            r.claims
+                .iter()
+                .map(|c| NamedClaim {
+                    node: cluster.nodes[c.node as usize].name.clone(),
+                    tasks: c.tasks,
+                    resources: c.resources,
+                })
+                .collect(),
+        );
+    }
+    standing
+        .instances()
+        .iter()
+        .cloned()
+        .zip(outcomes.iter().map(|o| o.is_partial()))
+        .collect()
 }
 
 /// Adds a running or suspended job's placements (a no-op for other jobs);
