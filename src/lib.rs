@@ -30,6 +30,7 @@ pub(crate) mod persist;
 pub(crate) mod priority;
 pub(crate) mod profile;
 pub(crate) mod reservation;
+pub mod service;
 pub mod sim;
 pub(crate) mod throttle;
 pub(crate) mod util;

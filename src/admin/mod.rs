@@ -12,7 +12,7 @@
 //! by the handle after every `mauisched_run` as an immutable [`Published`]
 //! value: a client never holds the engine while it is being served.
 //! Commands that change something ([`ops`]) are parsed first, then carried
-//! out by the [`Backend`] (the handle) under the engine's lock, validated
+//! out by the [`Backend`] (the service, `crate::service::Shared`) under its lock, validated
 //! in full before anything changes, and logged with who made them; what
 //! the resource manager must do (holds, releases, forced starts) goes out
 //! with the next plan.
@@ -24,7 +24,7 @@ pub mod protocol;
 pub mod server;
 pub mod stats;
 #[allow(unsafe_code)]
-mod sys;
+pub(crate) mod sys;
 
 pub use auth::{Caller, Level};
 pub use ops::{Mutation, SchedCtl};
@@ -111,7 +111,7 @@ pub trait Backend: Send + Sync {
     fn mutate(&self, caller: &Caller, m: Mutation) -> Result<Done, Failed>;
     /// Sends a message to the host's log (queued; delivered by the host's
     /// next call into the library).
-    fn note(&self, level: u32, message: String);
+    fn note(&self, level: crate::service::LogLevel, message: String);
 }
 
 /// Every command the socket serves.
@@ -162,7 +162,7 @@ fn answer(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
     let needs = auth::required(cmd);
     if caller.level < needs {
         backend.note(
-            crate::ffi::MAUISCHED_LOG_INFO,
+            crate::service::LogLevel::Info,
             format!(
                 "admin socket: {cmd} refused to {}: needs {}",
                 caller.describe(),

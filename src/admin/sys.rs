@@ -1,5 +1,6 @@
-//! The libc calls the admin socket needs, behind safe functions: the only
-//! `unsafe` code outside the C ABI.
+//! The libc calls the admin socket needs (and the state directory's lock,
+//! [`try_lock_exclusive`]), behind safe functions: the only `unsafe` code
+//! outside the C ABI.
 
 use std::os::fd::AsRawFd;
 
@@ -78,4 +79,20 @@ pub fn send(sock: &impl AsRawFd, bytes: &[u8], flags: i32) -> isize {
     // SAFETY: sending from a valid buffer of `bytes.len()` bytes on a
     // socket the caller owns.
     unsafe { libc::send(sock.as_raw_fd(), bytes.as_ptr().cast(), bytes.len(), flags) }
+}
+
+/// Takes an exclusive `flock(2)` on `file` without waiting: `Ok(false)`
+/// when another open file description holds it (this process or another).
+/// The lock goes when the file is closed.
+pub fn try_lock_exclusive(file: &impl AsRawFd) -> std::io::Result<bool> {
+    // SAFETY: flock on a descriptor the caller owns; no memory is involved.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    if e.kind() == std::io::ErrorKind::WouldBlock {
+        Ok(false)
+    } else {
+        Err(e)
+    }
 }

@@ -729,8 +729,14 @@ impl Config {
             path: label.clone(),
             source,
         })?;
-        let text = String::from_utf8_lossy(&bytes);
-        let mut loaded = Config::parse(&text, &label);
+        Ok(Config::parse_bytes(&bytes, &label))
+    }
+
+    /// Parses a file's bytes read already, `label` naming it in
+    /// diagnostics (bytes that are not UTF-8 are reported, not fatal).
+    pub fn parse_bytes(bytes: &[u8], label: &str) -> Loaded {
+        let text = String::from_utf8_lossy(bytes);
+        let mut loaded = Config::parse(&text, label);
         if let std::borrow::Cow::Owned(_) = text {
             let line = text
                 .lines()
@@ -741,7 +747,7 @@ impl Config {
                 0,
                 Diagnostic {
                     severity: Severity::Warning,
-                    file: label,
+                    file: label.to_string(),
                     line,
                     col: 1,
                     param: None,
@@ -749,7 +755,7 @@ impl Config {
                 },
             );
         }
-        Ok(loaded)
+        loaded
     }
 
     /// Reads a file and refuses it if it has any error.

@@ -33,6 +33,7 @@
 mod accel;
 mod avail;
 pub mod build;
+mod operator;
 mod passes;
 pub mod plan;
 mod quiet;

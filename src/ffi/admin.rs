@@ -1,17 +1,14 @@
 //! Administrative calls: reservations (setres, releaseres, listing) and
-//! system priorities (setspri). Each changes the engine's remembered
-//! state, takes effect at the next `mauisched_run` and is checkpointed by
-//! that iteration.
+//! system priorities (setspri), translated into the service's operator
+//! changes. Each takes effect at the next `mauisched_run` and is
+//! checkpointed by that iteration.
 
-use super::handle::{mauisched_t, with_handle, MAUISCHED_LOG_INFO};
+use super::handle::{mauisched_t, with_handle};
 use super::input::read_versioned;
 use super::plan::{cstring, item};
 use super::status::*;
-use crate::engine::build::{self, PolicyChooser};
 use crate::model::Time;
-use crate::priority::MAX_PRIO_VAL;
-use crate::profile::{JobIdx, ResIdx};
-use crate::reservation::{acl, AdminError, AdminRequest, Reservation};
+use crate::reservation::AdminRequest;
 use std::ffi::{c_char, CString};
 use std::mem::{offset_of, size_of};
 
@@ -123,18 +120,6 @@ unsafe fn request_from_c(p: *const mauisched_admin_res_request_t) -> FfiResult<A
     })
 }
 
-pub(crate) fn admin_error(e: AdminError) -> FfiError {
-    let status = match e {
-        AdminError::Invalid { .. } | AdminError::NoSuchHost(_) | AdminError::NoMatchingHost(_) => {
-            MAUISCHED_BAD_VALUE
-        }
-        AdminError::NoResources { .. } | AdminError::Exists(_) => MAUISCHED_REFUSED,
-        AdminError::NotFound(_) => MAUISCHED_NOT_FOUND,
-        AdminError::Io(_) => MAUISCHED_IO_ERROR,
-    };
-    FfiError::new(status, e.to_string())
-}
-
 /// Creates an administrative reservation, as `setres` does, at time `now`
 /// (seconds since the epoch), and copies its name into `id_buf`.
 ///
@@ -166,135 +151,13 @@ pub unsafe extern "C" fn mauisched_admin_res_create(
             return Err(FfiError::new(MAUISCHED_NULL_ARG, "id_buf is NULL"));
         }
         // The name is checked to fit before anything changes.
-        let probe = create_reservation(hd, request.clone(), now, None, true)?;
+        let probe = hd
+            .svc
+            .create_reservation(request.clone(), now, None, true)?;
         copy_out(&probe.0.id, id_buf, id_len, id_written)?;
-        create_reservation(hd, request, now, None, false).map(|_| ())
+        hd.svc.create_reservation(request, now, None, false)?;
+        Ok(())
     })
-}
-
-/// Creates an administrative reservation at `now` on the nodes of the last
-/// iteration (the one path behind `mauisched_admin_res_create` and the
-/// admin socket's setres): validates the whole request and places it;
-/// nothing changes on any error, nor when `dry_run`. Returns the
-/// reservation and its `node:tasks` list; `by` names who asked, for the log.
-pub(crate) fn create_reservation(
-    hd: &mut super::handle::Handle,
-    request: crate::reservation::AdminRequest,
-    now: Time,
-    by: Option<&str>,
-    dry_run: bool,
-) -> FfiResult<(Reservation, Vec<String>)> {
-    let engine = &hd.engine;
-    let last = engine.last.as_ref().ok_or_else(|| {
-        FfiError::new(
-            MAUISCHED_NO_ITERATION,
-            "no iteration has run yet: a reservation is placed on the nodes the RM last reported",
-        )
-    })?;
-    let cfg = &engine.cfg;
-    // A throw-away copy: building the view expires and re-places
-    // reservations in the state it is given.
-    let mut scratch = engine.state.clone();
-    let mut view = build::build(cfg, &hd.last_nodes, &last.jobs, now, &mut scratch);
-    let jobs = &last.jobs;
-    let windows = &view.windows;
-    let admits = |r: &Reservation, j: JobIdx| -> bool {
-        let (s, e) = windows[j as usize];
-        jobs.get(j as usize)
-            .is_some_and(|job| acl::access(r, job, s, e).is_granted())
-    };
-    let mut store = engine.state.admin.clone();
-    let idx = view.table.len() as ResIdx;
-    let created = store
-        .create(
-            request,
-            now,
-            &view.cluster,
-            &mut view.profile,
-            idx,
-            &PolicyChooser(cfg.params.node_allocation_policy),
-            &admits,
-        )
-        .map_err(admin_error)?;
-    let nodes: Vec<String> = created
-        .claims
-        .iter()
-        .map(|c| format!("{}:{}", view.cluster.nodes[c.node as usize].name, c.tasks))
-        .collect();
-    if dry_run {
-        return Ok((created, nodes));
-    }
-    hd.engine.state.admin = store;
-    hd.clock = hd.clock.max(now);
-    hd.persist.admin_pending = true;
-    hd.persist.unsaved = true;
-    hd.log(
-        MAUISCHED_LOG_INFO,
-        &format!(
-            "reservation {} created{} ({} to {}) on {}",
-            created.id,
-            by.map(|b| format!(" by {b}")).unwrap_or_default(),
-            created.start,
-            created.end,
-            nodes.join(",")
-        ),
-    );
-    Ok((created, nodes))
-}
-
-/// Releases an administrative reservation (`by` names who asked, for the log).
-pub(crate) fn release_reservation(
-    hd: &mut super::handle::Handle,
-    id: &str,
-    by: Option<&str>,
-) -> FfiResult {
-    hd.engine.state.admin.release(id).map_err(admin_error)?;
-    hd.persist.admin_pending = true;
-    hd.persist.unsaved = true;
-    hd.log(
-        MAUISCHED_LOG_INFO,
-        &format!(
-            "reservation {id} released{}",
-            by.map(|b| format!(" by {b}")).unwrap_or_default()
-        ),
-    );
-    Ok(())
-}
-
-/// Sets (1 to MAX_PRIO_VAL) or clears (0) a job's system priority.
-pub(crate) fn set_system_priority(
-    hd: &mut super::handle::Handle,
-    id: &str,
-    priority: i64,
-    by: Option<&str>,
-) -> FfiResult {
-    if id.is_empty() {
-        return Err(FfiError::new(MAUISCHED_BAD_VALUE, "job_id is empty"));
-    }
-    if !(0..=MAX_PRIO_VAL).contains(&priority) {
-        return Err(FfiError::new(
-            MAUISCHED_BAD_VALUE,
-            format!(
-                "system priority {priority} is out of range (0 clears, 1 to {MAX_PRIO_VAL} set)"
-            ),
-        ));
-    }
-    let sp = &mut hd.engine.state.system_priority;
-    if priority == 0 {
-        sp.remove(id);
-    } else {
-        sp.insert(id.to_string(), priority);
-    }
-    hd.persist.admin_pending = true;
-    hd.persist.unsaved = true;
-    hd.log(
-        MAUISCHED_LOG_INFO,
-        &format!(
-            "job {id}: system priority {priority}{}",
-            by.map(|b| format!(" (set by {b})")).unwrap_or_default()
-        ),
-    );
-    Ok(())
 }
 
 /// Releases an administrative reservation, as `releaseres` does
@@ -310,7 +173,7 @@ pub unsafe extern "C" fn mauisched_admin_res_release(
 ) -> mauisched_status_t {
     with_handle(h, |hd| {
         let id = req_str(id, "id")?;
-        release_reservation(hd, id, None)
+        Ok(hd.svc.release_reservation(id, None)?)
     })
 }
 
@@ -347,9 +210,9 @@ pub unsafe extern "C" fn mauisched_admin_res_list(
             return Err(FfiError::new(MAUISCHED_NULL_ARG, "list_out is NULL"));
         }
         let items = hd
-            .engine
-            .state
-            .admin
+            .svc
+            .engine()
+            .admin_reservations()
             .list()
             .iter()
             .map(|r| ListItem {
@@ -485,7 +348,7 @@ pub unsafe extern "C" fn mauisched_set_system_priority(
 ) -> mauisched_status_t {
     with_handle(h, |hd| {
         let id = req_str(job_id, "job_id")?;
-        set_system_priority(hd, id, priority, None)
+        Ok(hd.svc.set_system_priority(id, priority, None)?)
     })
 }
 
@@ -500,18 +363,6 @@ pub unsafe extern "C" fn mauisched_clear_system_priority(
 ) -> mauisched_status_t {
     with_handle(h, |hd| {
         let id = req_str(job_id, "job_id")?;
-        if hd.engine.state.system_priority.remove(id).is_none() {
-            return Err(FfiError::new(
-                MAUISCHED_NOT_FOUND,
-                format!("job {id} has no system priority"),
-            ));
-        }
-        hd.persist.admin_pending = true;
-        hd.persist.unsaved = true;
-        hd.log(
-            MAUISCHED_LOG_INFO,
-            &format!("job {id}: system priority cleared"),
-        );
-        Ok(())
+        Ok(hd.svc.clear_system_priority(id)?)
     })
 }

@@ -1,16 +1,12 @@
-//! The handle: lifecycle, errors, logging, reconfigure, persistence.
+//! The handle: lifecycle, errors, logging, reconfigure, persistence, as
+//! C calls into the service (`crate::service`), which does the work.
 
 use super::status::*;
-use crate::config::{Config, Diagnostic, Severity};
-use crate::engine::{Engine, EngineState};
-use crate::fairshare::Fairshare;
-use crate::model::{Node, Snapshot, Time};
-use crate::persist::{StateDir, StateNotice};
+use crate::model::Snapshot;
+use crate::service::{Options, Service, Shared};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CString};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::path::{Path, PathBuf};
 
 /// Log level: an error (the host should show it prominently).
 pub const MAUISCHED_LOG_ERROR: u32 = 1;
@@ -67,183 +63,34 @@ impl Logger {
             unsafe { f(level, c.as_ptr(), self.userdata) };
         }
     }
+}
 
-    fn log_diagnostics(&self, diags: &[Diagnostic]) {
-        for d in diags {
-            let level = match d.severity {
-                Severity::Error => MAUISCHED_LOG_ERROR,
-                Severity::Warning => MAUISCHED_LOG_WARN,
-                Severity::Note => MAUISCHED_LOG_INFO,
-            };
-            self.log(level, &d.to_string());
+impl Logger {
+    /// Delivers the messages the service queued (the admin socket's
+    /// threads and the LOCAL allocator queue theirs there too), on the
+    /// host's thread.
+    pub(crate) fn deliver(&self, svc: &Service) {
+        for (level, m) in svc.take_notes() {
+            self.log(level as u32, &m);
         }
     }
 }
 
-/// When state was last written and whether something is waiting to be.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Persist {
-    /// Iteration time of the last successful write by this handle.
-    pub last_saved: Option<Time>,
-    /// Something changed since then (an iteration ran, an admin call).
-    pub unsaved: bool,
-    /// An administrative change (reservation, system priority) waits:
-    /// the next iteration writes whatever CHECKPOINTINTERVAL says.
-    pub admin_pending: bool,
+/// What the C front end keeps beside the service: the snapshot being built
+/// and where log messages go.
+struct Front {
+    snapshot: Option<Snapshot>,
+    log: Logger,
 }
 
-/// Messages queued where no logger is at hand (the LOCAL allocator runs
-/// deep inside the engine; the admin socket runs on its own threads); the
-/// handle delivers them during the host's next call.
-pub(crate) type Notes = Arc<Mutex<Vec<(u32, String)>>>;
-
-/// Locks a mutex whether or not a thread panicked while holding it: every
-/// body that can panic runs inside [`boundary`], which reports the panic
-/// and poisons the handle itself.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Everything a handle owns, behind the busy flag of [`mauisched_t`].
-pub(crate) struct Handle {
-    /// The engine: configuration, remembered state, last iteration.
-    pub engine: Engine,
-    /// maui.cfg in force.
-    pub config_path: PathBuf,
-    /// The state directory.
-    pub state: StateDir,
+/// What an ABI body works on, for the duration of one call.
+pub(crate) struct Handle<'a> {
+    /// The service.
+    pub svc: &'a mut Service,
     /// The snapshot being built.
-    pub snapshot: Option<Snapshot>,
-    /// Nodes of the last iteration (admin reservations are placed on them).
-    pub last_nodes: Vec<Node>,
-    /// The latest time the host gave (iteration or admin call).
-    pub clock: Time,
-    /// Checkpoint bookkeeping.
-    pub persist: Persist,
+    pub snapshot: &'a mut Option<Snapshot>,
     /// Log sink.
-    pub log: Logger,
-    /// Queued messages (see [`Notes`]).
-    pub notes: Notes,
-    /// While set, messages are queued instead of sent: the admin socket's
-    /// thread holds the handle and must never call the host's callback.
-    pub log_deferred: bool,
-    /// The configuration in force, shared with the admin socket.
-    pub cfg_shared: Arc<Config>,
-    /// What the admin socket renders from.
-    pub published: Arc<Mutex<Arc<crate::admin::Published>>>,
-    /// Scheduler statistics (showstats).
-    pub stats: crate::admin::SchedStats,
-    /// Holds the state directory's lock while the handle lives.
-    _lock: std::fs::File,
-}
-
-// SAFETY: a handle moves between threads only inside its mutex. What is
-// not thread-safe in it are the host's callbacks (log, LOCAL allocator)
-// with their userdata: the log callback is only called on the host's
-// thread during a host call (other threads set `log_deferred` and queue),
-// and the LOCAL allocator only runs in `mauisched_run`, on the host's
-// thread.
-unsafe impl Send for Handle {}
-
-impl Handle {
-    /// Sends a message to the host's log callback, if any (or queues it,
-    /// see [`Handle::log_deferred`]).
-    pub(crate) fn log(&self, level: u32, msg: &str) {
-        if self.log_deferred {
-            lock(&self.notes).push((level, msg.to_string()));
-        } else {
-            self.log.log(level, msg);
-        }
-    }
-
-    /// Sends configuration diagnostics to the log.
-    pub(crate) fn log_diagnostics(&self, diags: &[Diagnostic]) {
-        for d in diags {
-            let level = match d.severity {
-                Severity::Error => MAUISCHED_LOG_ERROR,
-                Severity::Warning => MAUISCHED_LOG_WARN,
-                Severity::Note => MAUISCHED_LOG_INFO,
-            };
-            self.log(level, &d.to_string());
-        }
-    }
-
-    /// Publishes the handle's current view for the admin socket. `full`
-    /// after an iteration (fairshare and statistics changed); otherwise
-    /// those are kept from the previous view.
-    pub(crate) fn publish(&mut self, full: bool) {
-        let prev = lock(&self.published).clone();
-        let view = crate::admin::Published {
-            cfg: self.cfg_shared.clone(),
-            last: self.engine.last.clone(),
-            fairshare: if full {
-                Arc::new(self.engine.state.fairshare.clone())
-            } else {
-                prev.fairshare.clone()
-            },
-            stopped: self.engine.state.stopped.clone(),
-            stats: if full {
-                Arc::new(self.stats.clone())
-            } else {
-                prev.stats.clone()
-            },
-            clock: self.clock,
-            host_uid: prev.host_uid,
-        };
-        *lock(&self.published) = Arc::new(view);
-    }
-
-    /// Delivers queued messages.
-    pub(crate) fn flush_notes(&self) {
-        if self.log_deferred {
-            return;
-        }
-        let queued = std::mem::take(&mut *lock(&self.notes));
-        for (level, m) in queued {
-            self.log(level, &m);
-        }
-    }
-
-    /// True when an iteration at `now` should write the state: nothing
-    /// written yet by this handle, an administrative change waiting, or
-    /// CHECKPOINTINTERVAL elapsed (a clock that went back counts as elapsed).
-    pub(crate) fn save_due(&self, now: Time) -> bool {
-        let interval = self.engine.cfg.params.checkpoint_interval.0;
-        self.persist.admin_pending
-            || self
-                .persist
-                .last_saved
-                .is_none_or(|t| now < t || now - t >= interval)
-    }
-
-    /// Writes the state: first the fairshare windows changed since they
-    /// were last written (`FS.<epoch>` in STATDIR), then the checkpoint
-    /// (everything else), each atomically. The checkpoint's
-    /// `last_iteration` says up to when the FS files hold usage; writing
-    /// them first means a crash between the two can at worst count one
-    /// checkpoint interval of running jobs' usage twice, never lose the
-    /// checkpoint.
-    pub(crate) fn save_state(&mut self) -> FfiResult {
-        let dir = self.state.stats_dir().to_path_buf();
-        self.engine.state.fairshare.save_dir(&dir).map_err(|e| {
-            FfiError::new(
-                MAUISCHED_IO_ERROR,
-                format!("writing fairshare files in {}: {e}", dir.display()),
-            )
-        })?;
-        // The FS files are the source of truth for fairshare: the checkpoint
-        // carries the rest only.
-        let fs = std::mem::take(&mut self.engine.state.fairshare);
-        let r = self.state.save_checkpoint(self.clock, &self.engine.state);
-        self.engine.state.fairshare = fs;
-        r.map_err(|e| FfiError::new(MAUISCHED_IO_ERROR, format!("writing the checkpoint: {e}")))?;
-        self.persist = Persist {
-            last_saved: Some(self.clock),
-            unsaved: false,
-            admin_pending: false,
-        };
-        Ok(())
-    }
+    pub log: &'a mut Logger,
 }
 
 /// An engine instance.
@@ -254,72 +101,77 @@ impl Handle {
 pub struct mauisched_t {
     /// A call is in progress (a callback called back in).
     busy: Cell<bool>,
-    /// A panic was caught; only `mauisched_free` and `mauisched_last_error`
-    /// work (shared with the admin socket, which then refuses changes).
-    poisoned: Arc<AtomicBool>,
     /// Message of the last failed call.
     last_error: RefCell<String>,
-    /// Everything else, reached through [`with_handle`] (and by the admin
-    /// socket's threads for the short time a change takes).
-    inner: Arc<Mutex<Handle>>,
+    /// The service, shared with the admin socket's threads (for the short
+    /// time a change takes); a panic poisons it: then only `mauisched_free`
+    /// and `mauisched_last_error` work, and the admin socket refuses
+    /// changes.
+    shared: Shared,
+    /// Reached only inside a call, which `busy` makes exclusive.
+    front: RefCell<Front>,
     /// The admin socket, if it runs.
     admin: Option<crate::admin::Server>,
 }
 
 /// Runs an ABI body against a handle: NULL, poisoned and busy handles are
 /// refused, errors are stored for `mauisched_last_error`, panics poison
-/// the handle.
+/// the handle. Messages the service queued go to the log callback before
+/// and after the body, on this thread.
 ///
 /// # Safety
 /// `h` is NULL or a live handle from [`mauisched_new`], used by one thread.
 pub(crate) unsafe fn with_handle(
     h: *const mauisched_t,
-    f: impl FnOnce(&mut Handle) -> FfiResult,
+    f: impl FnOnce(&mut Handle<'_>) -> FfiResult,
 ) -> mauisched_status_t {
     if h.is_null() {
         return MAUISCHED_NULL_ARG;
     }
     let outer = &*h;
-    if outer.poisoned.load(Ordering::SeqCst) {
+    if outer.shared.is_poisoned() {
         return MAUISCHED_POISONED;
     }
     if outer.busy.replace(true) {
         // A callback called back into the handle: the outer call holds the
-        // inner state, which must not be touched.
+        // service, which must not be touched.
         set_error(
             outer,
             "the handle is busy: a callback may not call back into its own handle (except mauisched_last_error)",
         );
         return MAUISCHED_BUSY;
     }
-    // `busy` refused nested calls above, so this thread does not hold the
-    // lock already; another thread (the admin socket) holds it only for
-    // the short time a change takes.
-    let mut hd = lock(&outer.inner);
+    // `busy` refused nested calls above, so this thread holds neither the
+    // lock nor the front already; another thread (the admin socket) holds
+    // the lock only for the short time a change takes.
+    let mut svc = outer.shared.lock();
+    let mut front = outer.front.borrow_mut();
+    let Front { snapshot, log } = &mut *front;
     let r = boundary(
         |_| {},
         || {
-            // Messages the admin socket queued go out now, on this thread.
-            hd.flush_notes();
-            f(&mut hd)
+            log.deliver(&svc);
+            let r = f(&mut Handle {
+                svc: &mut svc,
+                snapshot,
+                log,
+            });
+            log.deliver(&svc);
+            r
         },
     );
+    let log = *log;
+    drop(front);
+    drop(svc);
+    outer.busy.set(false);
     match r {
-        Ok(()) => {
-            drop(hd);
-            outer.busy.set(false);
-            MAUISCHED_OK
-        }
+        Ok(()) => MAUISCHED_OK,
         Err(e) => {
             if e.status == MAUISCHED_PANIC {
-                outer.poisoned.store(true, Ordering::SeqCst);
-                // The body unwound: its borrow of the inner state is over.
-                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    hd.log(MAUISCHED_LOG_ERROR, &e.message)
-                }));
+                outer.shared.poison();
+                // The body unwound: its borrow of the service is over.
+                let _ = std::panic::catch_unwind(|| log.log(MAUISCHED_LOG_ERROR, &e.message));
             }
-            drop(hd);
-            outer.busy.set(false);
             set_error(outer, &e.message);
             e.status
         }
@@ -333,146 +185,44 @@ fn set_error(h: &mauisched_t, msg: &str) {
     }
 }
 
-fn load_config(path: &std::path::Path) -> FfiResult<(Config, Vec<Diagnostic>)> {
-    Config::load_strict(path).map_err(|e| {
-        let status = match e {
-            crate::config::ConfigError::Io { .. } => MAUISCHED_IO_ERROR,
-            crate::config::ConfigError::Invalid(_) => MAUISCHED_CONFIG_ERROR,
-        };
-        FfiError::new(status, e.to_string())
-    })
-}
-
-fn wall_clock() -> Time {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as Time)
-}
-
-/// Opens everything a handle needs; messages go to `log` as they arise.
-fn open(o: &mauisched_options_t, log: Logger) -> FfiResult<Handle> {
+/// Opens the service the options name; everything it says goes to `log`
+/// as it returns, also when it fails.
+unsafe fn open(o: &mauisched_options_t, log: Logger) -> FfiResult<Service> {
     // SAFETY (both): the caller of mauisched_new vouches for the strings.
-    let cfg_path = PathBuf::from(unsafe { req_str(o.config_path, "options.config_path") }?);
-    let state_path = PathBuf::from(unsafe { req_str(o.state_dir, "options.state_dir") }?);
-    let (config, diags) = load_config(&cfg_path)?;
-    log.log_diagnostics(&diags);
-    let (state, notices) = StateDir::open(&state_path, &config)
-        .map_err(|e| FfiError::new(MAUISCHED_STATE_ERROR, e.to_string()))?;
-    for n in notices {
-        log.log(MAUISCHED_LOG_INFO, &n.to_string());
+    let opts = Options {
+        config_path: PathBuf::from(req_str(o.config_path, "options.config_path")?),
+        state_dir: PathBuf::from(req_str(o.state_dir, "options.state_dir")?),
+    };
+    let notes = crate::service::Notes::default();
+    let opened = Service::open(&opts, notes.clone());
+    for (level, m) in std::mem::take(&mut *crate::service::lock(&notes)) {
+        log.log(level as u32, &m);
     }
-    let lock = lock_state(&state)?;
-    // The wall clock only names a corrupt checkpoint when moving it aside.
-    let (envelope, notices) = state.load_checkpoint::<EngineState>(wall_clock());
-    for n in notices {
-        let level = match n {
-            StateNotice::CorruptCheckpoint { .. } => MAUISCHED_LOG_ERROR,
-            _ => MAUISCHED_LOG_INFO,
-        };
-        log.log(level, &n.to_string());
-    }
-    let resumed = envelope.is_some();
-    let mut es = envelope.map(|e| e.state).unwrap_or_default();
-    // The FS files are the source of truth for fairshare usage.
-    let (fs, issues) = Fairshare::load_dir(state.stats_dir(), &config).map_err(|e| {
-        FfiError::new(
-            MAUISCHED_STATE_ERROR,
-            format!("fairshare files in {}: {e}", state.stats_dir().display()),
-        )
-    })?;
-    for i in issues {
-        let level = if i.skipped {
-            MAUISCHED_LOG_WARN
-        } else {
-            MAUISCHED_LOG_INFO
-        };
-        log.log(level, &i.to_string());
-    }
-    let windows = fs.windows().len();
-    es.fairshare = fs;
-    let clock = es.last_iteration.unwrap_or(0);
-    log.log(
-        MAUISCHED_LOG_INFO,
-        &format!(
-            "mauisched {} (ABI {}.{}) loaded {}; state in {} ({}, {windows} fairshare window(s))",
-            crate::VERSION,
-            super::MAUISCHED_ABI_MAJOR,
-            super::MAUISCHED_ABI_MINOR,
-            cfg_path.display(),
-            state.root().display(),
-            if resumed {
-                "resumed from the checkpoint"
-            } else {
-                "no checkpoint used"
-            }
-        ),
-    );
-    if let Some(stop) = &es.stopped {
-        log.log(
-            MAUISCHED_LOG_WARN,
-            &format!(
-                "scheduling is stopped (schedctl -s by {} at {}): no job is started until schedctl -R",
-                stop.by,
-                crate::model::time::fmt_time(stop.at)
-            ),
-        );
-    }
-    let cfg_shared = Arc::new(config.clone());
-    let published = Arc::new(Mutex::new(Arc::new(crate::admin::Published::empty(
-        cfg_shared.clone(),
-    ))));
-    Ok(Handle {
-        engine: Engine::with_state(config, es),
-        config_path: cfg_path,
-        state,
-        snapshot: None,
-        last_nodes: Vec::new(),
-        clock,
-        persist: Persist::default(),
-        log,
-        notes: Notes::default(),
-        log_deferred: false,
-        cfg_shared,
-        published,
-        stats: crate::admin::SchedStats::default(),
-        _lock: lock,
-    })
+    Ok(opened?)
 }
 
-/// Takes the state directory's lock (`run/lock`, flock): two handles,
-/// in one process or two, writing one checkpoint would undo each other's
-/// work, so the second is refused. The lock goes with the handle.
-fn lock_state(state: &StateDir) -> FfiResult<std::fs::File> {
-    use std::os::unix::io::AsRawFd;
-    let path = state.run_dir().join("lock");
-    let err = |e: std::io::Error| {
-        FfiError::new(
-            MAUISCHED_STATE_ERROR,
-            format!("state directory lock {}: {e}", path.display()),
-        )
-    };
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(err)?;
-    // SAFETY: flock on a descriptor we own; no memory is involved.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        let e = std::io::Error::last_os_error();
-        if e.kind() == std::io::ErrorKind::WouldBlock {
-            return Err(FfiError::new(
-                MAUISCHED_STATE_ERROR,
-                format!(
-                    "state directory {} is in use by another handle (lock {})",
-                    state.root().display(),
+/// Starts the admin socket for a handle; a failure is logged and the
+/// handle runs without one (scheduling matters more than commands).
+fn start_admin(shared: &Shared, path: &Path, log: Logger) -> Option<crate::admin::Server> {
+    match shared.serve_admin(path) {
+        Ok(s) => {
+            log.log(
+                MAUISCHED_LOG_INFO,
+                &format!("admin socket listening on {}", path.display()),
+            );
+            Some(s)
+        }
+        Err(e) => {
+            log.log(
+                MAUISCHED_LOG_ERROR,
+                &format!(
+                    "admin socket {} not started ({e}): mauictl and the Maui commands cannot reach this scheduler",
                     path.display()
                 ),
-            ));
+            );
+            None
         }
-        return Err(err(e));
     }
-    Ok(file)
 }
 
 /// Creates a handle: loads maui.cfg (refusing a file with errors), opens
@@ -537,17 +287,21 @@ pub unsafe extern "C" fn mauisched_new(
                 userdata: o.log_userdata,
             };
             logger = Some(log);
-            let inner = open(o, log)?;
-            let socket = admin_socket_path(o, &inner)?;
-            let poisoned = Arc::new(AtomicBool::new(false));
-            let inner = Arc::new(Mutex::new(inner));
-            let admin = socket
-                .and_then(|path| super::server::start(&path, inner.clone(), poisoned.clone(), log));
+            let svc = open(o, log)?;
+            let socket = admin_socket_path(o, &svc)?;
+            // Running on the last good maui.cfg is reported as a reconfigure
+            // refusal is: in the log (done) and as the last error.
+            let fallback = svc.config_fallback().unwrap_or_default().to_string();
+            let shared = Shared::new(svc);
+            let admin = socket.and_then(|path| start_admin(&shared, &path, log));
             created = Some(Box::new(mauisched_t {
                 busy: Cell::new(false),
-                poisoned,
-                last_error: RefCell::new(String::new()),
-                inner,
+                last_error: RefCell::new(fallback),
+                shared,
+                front: RefCell::new(Front {
+                    snapshot: None,
+                    log,
+                }),
                 admin,
             }));
             Ok(())
@@ -605,21 +359,15 @@ pub unsafe extern "C" fn mauisched_free(h: *mut mauisched_t) {
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.shutdown()));
         drop(server);
     }
-    if !(*h).poisoned.load(Ordering::SeqCst) {
-        let mut guard = lock(&(*h).inner);
-        let hd = &mut *guard;
+    if !(*h).shared.is_poisoned() {
+        let mut svc = (*h).shared.lock();
+        let log = (*h).front.borrow().log;
         let _ = boundary(
             |_| {},
             || {
-                hd.flush_notes();
-                if hd.persist.unsaved || hd.persist.admin_pending {
-                    if let Err(e) = hd.save_state() {
-                        hd.log(
-                            MAUISCHED_LOG_ERROR,
-                            &format!("state not saved at shutdown: {}", e.message),
-                        );
-                    }
-                }
+                log.deliver(&svc);
+                svc.shutdown();
+                log.deliver(&svc);
                 Ok(())
             },
         );
@@ -677,7 +425,7 @@ pub unsafe extern "C" fn mauisched_set_log(
     userdata: *mut c_void,
 ) -> mauisched_status_t {
     with_handle(h, |hd| {
-        hd.log = Logger { f: log, userdata };
+        *hd.log = Logger { f: log, userdata };
         Ok(())
     })
 }
@@ -699,7 +447,8 @@ pub unsafe extern "C" fn mauisched_reconfigure(
 ) -> mauisched_status_t {
     with_handle(h, |hd| {
         let path = opt_str(config_path, "config_path")?.map(PathBuf::from);
-        reconfigure(hd, path).map(|_| ())
+        hd.svc.reconfigure(path)?;
+        Ok(())
     })
 }
 
@@ -744,7 +493,7 @@ pub unsafe extern "C" fn mauisched_settings(
                 "out->size is smaller than the size field: set it to sizeof(mauisched_settings_t)",
             ));
         }
-        let p = &hd.engine.cfg.params;
+        let p = &hd.svc.config().params;
         // Write only what the caller's (possibly older, smaller) struct has.
         macro_rules! put {
             ($field:ident, $ty:ty, $v:expr) => {
@@ -762,64 +511,22 @@ pub unsafe extern "C" fn mauisched_settings(
     })
 }
 
-/// Rereads maui.cfg (from `path`, or the handle's current one): the one
-/// path behind `mauisched_reconfigure` and the admin socket's
-/// `schedctl -r`. A file with errors is refused and changes nothing;
-/// on success the new configuration is published and its diagnostics
-/// (warnings, notes) are returned.
-pub(crate) fn reconfigure(hd: &mut Handle, path: Option<PathBuf>) -> FfiResult<Vec<Diagnostic>> {
-    let path = path.unwrap_or_else(|| hd.config_path.clone());
-    match load_config(&path) {
-        Ok((config, diags)) => {
-            hd.log_diagnostics(&diags);
-            let old = &hd.engine.cfg.params;
-            if old.checkpoint_file != config.params.checkpoint_file
-                || old.stat_dir != config.params.stat_dir
-                || old.admin_socket != config.params.admin_socket
-            {
-                hd.log(
-                    MAUISCHED_LOG_WARN,
-                    "CHECKPOINTFILE, STATDIR and ADMINSOCKET changes take effect when the handle is created again",
-                );
-            }
-            hd.cfg_shared = Arc::new(config.clone());
-            hd.engine.cfg = config;
-            hd.config_path = path;
-            hd.log(
-                MAUISCHED_LOG_INFO,
-                &format!("reconfigured from {}", hd.config_path.display()),
-            );
-            hd.publish(false);
-            Ok(diags)
-        }
-        Err(e) => {
-            hd.log(
-                MAUISCHED_LOG_ERROR,
-                &format!(
-                    "reconfigure refused, the previous configuration stays in force:\n{}",
-                    e.message
-                ),
-            );
-            Err(e)
-        }
-    }
-}
-
 /// Where the admin socket goes: the options' `admin_socket` (ABI 1.1;
 /// "" turns it off), else ADMINSOCKET (relative to the state directory),
 /// else `<state_dir>/run/mauisched.sock`.
-unsafe fn admin_socket_path(o: &mauisched_options_t, hd: &Handle) -> FfiResult<Option<PathBuf>> {
+unsafe fn admin_socket_path(o: &mauisched_options_t, svc: &Service) -> FfiResult<Option<PathBuf>> {
     let end = std::mem::offset_of!(mauisched_options_t, admin_socket)
         + std::mem::size_of::<*const c_char>();
     if o.size >= end && !o.admin_socket.is_null() {
         let p = req_str(o.admin_socket, "options.admin_socket")?;
         return Ok((!p.is_empty()).then(|| PathBuf::from(p)));
     }
-    let cfg = &hd.engine.cfg.params.admin_socket;
+    let cfg = &svc.config().params.admin_socket;
+    let state = svc.state_dir();
     Ok(Some(if cfg.is_empty() {
-        hd.state.run_dir().join("mauisched.sock")
+        state.run_dir().join("mauisched.sock")
     } else {
-        hd.state.root().join(cfg)
+        state.root().join(cfg)
     }))
 }
 
@@ -833,11 +540,5 @@ unsafe fn admin_socket_path(o: &mauisched_options_t, hd: &Handle) -> FfiResult<O
 /// `h` is a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn mauisched_checkpoint(h: *mut mauisched_t) -> mauisched_status_t {
-    with_handle(h, |hd| {
-        let r = hd.save_state();
-        if let Err(e) = &r {
-            hd.log(MAUISCHED_LOG_ERROR, &e.message);
-        }
-        r
-    })
+    with_handle(h, |hd| Ok(hd.svc.checkpoint()?))
 }

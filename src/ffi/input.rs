@@ -366,7 +366,7 @@ pub unsafe extern "C" fn mauisched_snapshot_begin(
     now: i64,
 ) -> mauisched_status_t {
     with_handle(h, |hd| {
-        hd.snapshot = Some(Snapshot {
+        *hd.snapshot = Some(Snapshot {
             now: Some(now),
             nodes: Vec::new(),
             jobs: Vec::new(),

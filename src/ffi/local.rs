@@ -1,10 +1,11 @@
 //! NODEALLOCATIONPOLICY LOCAL: the site's node allocation in C.
 
-use super::handle::{mauisched_t, with_handle, Notes, MAUISCHED_LOG_DEBUG, MAUISCHED_LOG_WARN};
+use super::handle::{mauisched_t, with_handle};
 use super::plan::cstring;
 use super::status::*;
 use crate::allocation::{is_valid_allocation, Candidate, LocalAllocator, TaskRequest};
 use crate::model::{Cluster, NodeIdx};
+use crate::service::{LogLevel, Notes};
 use std::ffi::{c_char, c_void, CString};
 
 /// What the job asks for, as given to a LOCAL allocator. `size` is
@@ -109,11 +110,8 @@ struct CLocal {
 unsafe impl Send for CLocal {}
 
 impl CLocal {
-    fn note(&self, level: u32, msg: String) {
-        match self.notes.lock() {
-            Ok(mut q) => q.push((level, msg)),
-            Err(p) => p.into_inner().push((level, msg)),
-        }
+    fn note(&self, level: LogLevel, msg: String) {
+        crate::service::lock(&self.notes).push((level, msg));
     }
 }
 
@@ -183,7 +181,7 @@ impl LocalAllocator for CLocal {
         };
         if rc != 0 {
             self.note(
-                MAUISCHED_LOG_DEBUG,
+                LogLevel::Debug,
                 format!(
                     "job {}: the LOCAL allocator declined ({rc}); LASTAVAILABLE decides",
                     req.job
@@ -211,7 +209,7 @@ impl LocalAllocator for CLocal {
                 })
                 .collect();
             self.note(
-                MAUISCHED_LOG_WARN,
+                LogLevel::Warn,
                 format!(
                     "job {}: the LOCAL allocator's answer [{}] does not place the job's {} task(s) within the candidates' limits; LASTAVAILABLE decides",
                     req.job,
@@ -239,13 +237,11 @@ pub unsafe extern "C" fn mauisched_set_local_allocator(
     userdata: *mut c_void,
 ) -> mauisched_status_t {
     with_handle(h, |hd| {
-        hd.engine.local = allocate.map(|f| {
-            Box::new(CLocal {
-                f,
-                userdata,
-                notes: hd.notes.clone(),
-            }) as Box<dyn LocalAllocator + Send>
-        });
+        let notes = hd.svc.notes().clone();
+        hd.svc
+            .set_local_allocator(allocate.map(|f| {
+                Box::new(CLocal { f, userdata, notes }) as Box<dyn LocalAllocator + Send>
+            }));
         Ok(())
     })
 }

@@ -64,8 +64,6 @@ pub mod render;
 
 pub mod local;
 
-mod server;
-
 pub use admin::*;
 pub use handle::*;
 pub use input::*;

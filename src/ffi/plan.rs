@@ -7,7 +7,7 @@
 //! are a count and an indexed getter; every string is owned by the plan
 //! and valid until [`mauisched_plan_free`].
 
-use super::handle::{mauisched_t, with_handle, Handle, MAUISCHED_LOG_ERROR, MAUISCHED_LOG_INFO};
+use super::handle::{mauisched_t, with_handle, Handle};
 use super::status::*;
 use crate::engine::{Plan, Reason};
 use crate::model::Time;
@@ -257,7 +257,7 @@ fn test_panic_hook() {
 #[cfg(not(debug_assertions))]
 fn test_panic_hook() {}
 
-fn run(hd: &mut Handle) -> FfiResult<mauisched_plan_t> {
+fn run(hd: &mut Handle<'_>) -> FfiResult<mauisched_plan_t> {
     test_panic_hook();
     let snap = hd.snapshot.as_mut().ok_or_else(|| {
         FfiError::new(
@@ -265,47 +265,18 @@ fn run(hd: &mut Handle) -> FfiResult<mauisched_plan_t> {
             "mauisched_snapshot_begin was not called",
         )
     })?;
-    snap.normalize()
-        .map_err(|e| FfiError::new(MAUISCHED_BAD_SNAPSHOT, format!("snapshot: {e}")))?;
-    let snap = hd.snapshot.take().unwrap_or_default();
-    let now = snap.now.unwrap_or(hd.clock);
-    hd.clock = now;
-    let plan = hd.engine.iterate(&snap, now);
-    if let Some(last) = hd.engine.last.clone() {
-        hd.stats.record(&hd.engine.cfg, &snap.jobs, &last);
-    }
-    hd.publish(true);
-    hd.flush_notes();
-    hd.last_nodes = snap.nodes;
-    hd.persist.unsaved = true;
-    let state = if hd.save_due(now) {
-        match hd.save_state() {
-            Ok(()) => (MAUISCHED_OK, true, String::new()),
-            Err(e) => {
-                hd.log(
-                    MAUISCHED_LOG_ERROR,
-                    &format!(
-                        "state not saved (the plan stands; the next iteration tries again): {}",
-                        e.message
-                    ),
-                );
-                (e.status, false, e.message)
-            }
+    // A bad snapshot is kept (the caller begins a new one); a good one is
+    // consumed.
+    let ran = hd.svc.iterate(snap)?;
+    *hd.snapshot = None;
+    let state = match ran.save_error {
+        Some(e) => {
+            let e = FfiError::from(e);
+            (e.status, false, e.message)
         }
-    } else {
-        (MAUISCHED_OK, false, String::new())
+        None => (MAUISCHED_OK, ran.saved, String::new()),
     };
-    hd.log(
-        MAUISCHED_LOG_INFO,
-        &format!(
-            "iteration at {now}: {} job(s) to start ({} by backfill), {} idle, {} reservation(s)",
-            plan.starts.len(),
-            plan.stats.started_backfill,
-            plan.jobs.iter().filter(|j| !j.started).count(),
-            plan.reservations.len()
-        ),
-    );
-    Ok(mauisched_plan_t::new(&plan, state))
+    Ok(mauisched_plan_t::new(&ran.plan, state))
 }
 
 /// Runs one scheduling iteration over the snapshot built since

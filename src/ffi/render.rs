@@ -2,7 +2,7 @@
 
 use super::handle::{mauisched_t, with_handle};
 use super::status::*;
-use crate::commands::{self, CommandError};
+use crate::commands::CommandError;
 use std::ffi::c_char;
 
 /// Renders an operator command from the handle's last iteration into
@@ -40,7 +40,7 @@ pub unsafe extern "C" fn mauisched_render(
         let args: Vec<&str> = opt_str(args, "args")?
             .map(|a| a.split_whitespace().collect())
             .unwrap_or_default();
-        let text = commands::run(&hd.engine, cmd, &args).map_err(|e| {
+        let text = hd.svc.render(cmd, &args).map_err(|e| {
             let status = match e {
                 CommandError::Unknown(_) | CommandError::Usage(_) => MAUISCHED_BAD_VALUE,
                 CommandError::NotFound(_) => MAUISCHED_NOT_FOUND,

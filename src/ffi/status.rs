@@ -196,3 +196,20 @@ pub extern "C" fn mauisched_status_name(code: i32) -> *const c_char {
     };
     s.as_ptr() as *const c_char
 }
+
+impl From<crate::service::Error> for FfiError {
+    fn from(e: crate::service::Error) -> FfiError {
+        use crate::service::ErrorKind as K;
+        let status = match e.kind {
+            K::BadValue => MAUISCHED_BAD_VALUE,
+            K::Config => MAUISCHED_CONFIG_ERROR,
+            K::State => MAUISCHED_STATE_ERROR,
+            K::Io => MAUISCHED_IO_ERROR,
+            K::BadSnapshot => MAUISCHED_BAD_SNAPSHOT,
+            K::NoIteration => MAUISCHED_NO_ITERATION,
+            K::NotFound => MAUISCHED_NOT_FOUND,
+            K::Refused => MAUISCHED_REFUSED,
+        };
+        FfiError::new(status, e.message)
+    }
+}

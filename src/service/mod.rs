@@ -1,0 +1,574 @@
+//! The scheduler a front end runs, in safe Rust: open a state directory
+//! ([`Service::open`]), run an iteration on a snapshot
+//! ([`Service::iterate`]), apply an operator's change as a typed mutation
+//! checked against the caller's level ([`Service::apply`] and the methods
+//! behind it), reconfigure ([`Service::reconfigure`]) and checkpoint
+//! ([`Service::checkpoint`]).
+//!
+//! The C ABI (`ffi`) only translates C calls into it; the admin socket
+//! serves a running service through [`Shared`]; tests and other front ends
+//! drive it directly. It never calls a host: what it has to say is queued
+//! as [`Notes`] (level and message), which the front end delivers on its
+//! own thread when it likes (the C ABI: at the end of each call).
+//!
+//! State files (see [`crate::persist`] for the checkpoint and the fairshare
+//! files): every maui.cfg that loads without errors is also kept as
+//! [`LAST_GOOD_CONFIG`] in the state directory, and a service opened on a
+//! maui.cfg with errors runs on that copy, reporting the errors.
+
+mod config_file;
+mod ops;
+mod runjob;
+mod socket;
+#[cfg(test)]
+mod tests;
+
+pub use config_file::LAST_GOOD_CONFIG;
+pub use socket::Shared;
+
+use crate::admin::{Published, SchedStats};
+use crate::commands::CommandError;
+use crate::config::{Config, Diagnostic, Severity};
+use crate::engine::{Engine, EngineState, Plan};
+use crate::fairshare::Fairshare;
+use crate::model::{Node, Snapshot, Time};
+use crate::persist::{StateDir, StateNotice};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// How much a message matters (the C ABI's `MAUISCHED_LOG_*` numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u32)]
+pub enum LogLevel {
+    /// An error (the host should show it prominently).
+    Error = 1,
+    /// A warning.
+    Warn = 2,
+    /// Information about decisions.
+    Info = 3,
+    /// Detail for debugging.
+    Debug = 4,
+}
+
+impl LogLevel {
+    /// The level of a configuration diagnostic.
+    pub fn of(severity: Severity) -> LogLevel {
+        match severity {
+            Severity::Error => LogLevel::Error,
+            Severity::Warning => LogLevel::Warn,
+            Severity::Note => LogLevel::Info,
+        }
+    }
+}
+
+/// Messages waiting for the front end to deliver them, oldest first.
+pub type Notes = Arc<Mutex<Vec<(LogLevel, String)>>>;
+
+/// Locks a mutex whether or not a thread panicked while holding it: the
+/// front ends catch panics themselves and stop using what they poisoned.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What kind of failure (the C ABI maps each to its status code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A value given is wrong.
+    BadValue,
+    /// maui.cfg has errors.
+    Config,
+    /// The state directory cannot be used.
+    State,
+    /// A file could not be read or written.
+    Io,
+    /// The snapshot is inconsistent.
+    BadSnapshot,
+    /// No iteration has run yet.
+    NoIteration,
+    /// No such job, node or reservation.
+    NotFound,
+    /// Understood, but not possible now.
+    Refused,
+}
+
+/// A failure; nothing was changed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    /// What kind.
+    pub kind: ErrorKind,
+    /// Why, for people.
+    pub message: String,
+}
+
+impl Error {
+    /// An error of a kind with a message.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// Result of the service's calls.
+pub type Result<T = (), E = Error> = std::result::Result<T, E>;
+
+/// Where a service finds its configuration and keeps its state.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The site's maui.cfg.
+    pub config_path: PathBuf,
+    /// The state directory (created if missing).
+    pub state_dir: PathBuf,
+}
+
+/// When state was last written and whether something is waiting to be.
+#[derive(Clone, Copy, Debug, Default)]
+struct Persist {
+    /// Iteration time of the last successful write.
+    last_saved: Option<Time>,
+    /// Something changed since then (an iteration ran, an operator change).
+    unsaved: bool,
+    /// An operator change waits: the next iteration writes, whatever
+    /// CHECKPOINTINTERVAL says.
+    admin_pending: bool,
+}
+
+/// What an iteration decided, and whether the state was written after it.
+pub struct Ran {
+    /// The plan.
+    pub plan: Arc<Plan>,
+    /// The state was written.
+    pub saved: bool,
+    /// Writing the state failed (the plan stands; the next iteration
+    /// tries again).
+    pub save_error: Option<Error>,
+}
+
+/// A running scheduler: engine, configuration, state directory.
+pub struct Service {
+    engine: Engine,
+    config_path: PathBuf,
+    state: StateDir,
+    last_nodes: Vec<Node>,
+    clock: Time,
+    persist: Persist,
+    notes: Notes,
+    cfg_shared: Arc<Config>,
+    published: Arc<Mutex<Arc<Published>>>,
+    stats: SchedStats,
+    /// Why the site's maui.cfg was not used at open, when the service runs
+    /// on the last good copy instead.
+    config_fallback: Option<String>,
+    /// Holds the state directory's lock while the service lives.
+    _lock: std::fs::File,
+}
+
+fn wall_clock() -> Time {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as Time)
+}
+
+impl Service {
+    /// Opens a service: loads maui.cfg (or, when it has errors, the last
+    /// good copy in the state directory: see [`LAST_GOOD_CONFIG`]), opens
+    /// and locks the state directory (created if missing), resumes from its
+    /// checkpoint and fairshare files. What it finds goes to `notes`, also
+    /// when it fails.
+    pub fn open(opts: &Options, notes: Notes) -> Result<Service> {
+        let say = |level, m: String| lock(&notes).push((level, m));
+        let loaded = config_file::load_at_open(&opts.config_path, &opts.state_dir)?;
+        for d in &loaded.diagnostics {
+            say(LogLevel::of(d.severity), d.to_string());
+        }
+        let config = loaded.config;
+        let (state, found) = StateDir::open(&opts.state_dir, &config)
+            .map_err(|e| Error::new(ErrorKind::State, e.to_string()))?;
+        for n in found {
+            say(LogLevel::Info, n.to_string());
+        }
+        let lock_file = lock_state(&state)?;
+        if let Some(e) = &loaded.fallback {
+            say(LogLevel::Error, e.clone());
+        } else if let Some(bytes) = &loaded.bytes {
+            config_file::keep_last_good(state.root(), bytes, &notes);
+        }
+        let (es, resumed) = resume_state(&state, &config, &notes)?;
+        say(
+            LogLevel::Info,
+            format!(
+                "mauisched {} (ABI {}.{}) loaded {}; state in {} ({}, {} fairshare window(s))",
+                crate::VERSION,
+                env!("MAUISCHED_ABI_MAJOR"),
+                env!("MAUISCHED_ABI_MINOR"),
+                config.source,
+                state.root().display(),
+                if resumed {
+                    "resumed from the checkpoint"
+                } else {
+                    "no checkpoint used"
+                },
+                es.fairshare.windows().len()
+            ),
+        );
+        if let Some(stop) = &es.stopped {
+            say(
+                LogLevel::Warn,
+                format!(
+                    "scheduling is stopped (schedctl -s by {} at {}): no job is started until schedctl -R",
+                    stop.by,
+                    crate::model::time::fmt_time(stop.at)
+                ),
+            );
+        }
+        let clock = es.last_iteration.unwrap_or(0);
+        let cfg_shared = Arc::new(config.clone());
+        let published = Arc::new(Mutex::new(Arc::new(Published::empty(cfg_shared.clone()))));
+        Ok(Service {
+            engine: Engine::with_state(config, es),
+            config_path: opts.config_path.clone(),
+            state,
+            last_nodes: Vec::new(),
+            clock,
+            persist: Persist::default(),
+            notes,
+            cfg_shared,
+            published,
+            stats: SchedStats::default(),
+            config_fallback: loaded.fallback,
+            _lock: lock_file,
+        })
+    }
+
+    /// Queues a message for the front end.
+    pub fn log(&self, level: LogLevel, message: impl Into<String>) {
+        lock(&self.notes).push((level, message.into()));
+    }
+
+    fn log_diagnostics(&self, diags: &[Diagnostic]) {
+        for d in diags {
+            self.log(LogLevel::of(d.severity), d.to_string());
+        }
+    }
+
+    /// The queue this service's messages go to.
+    pub fn notes(&self) -> &Notes {
+        &self.notes
+    }
+
+    /// Takes the messages queued so far.
+    pub fn take_notes(&self) -> Vec<(LogLevel, String)> {
+        std::mem::take(&mut *lock(&self.notes))
+    }
+
+    /// The engine (configuration, remembered state, last iteration).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.engine.cfg
+    }
+
+    /// The maui.cfg a reconfigure without a path rereads.
+    pub fn config_path(&self) -> &Path {
+        &self.config_path
+    }
+
+    /// The state directory.
+    pub fn state_dir(&self) -> &StateDir {
+        &self.state
+    }
+
+    /// Why the site's maui.cfg was refused at open, when the service runs
+    /// on the last good copy instead (until a reconfigure succeeds).
+    pub fn config_fallback(&self) -> Option<&str> {
+        self.config_fallback.as_deref()
+    }
+
+    /// The latest time the front end gave (iteration or operator change).
+    pub fn clock(&self) -> Time {
+        self.clock
+    }
+
+    /// Registers (or removes) the site's allocator for
+    /// NODEALLOCATIONPOLICY LOCAL.
+    pub fn set_local_allocator(
+        &mut self,
+        local: Option<Box<dyn crate::allocation::LocalAllocator + Send>>,
+    ) {
+        self.engine.set_local_allocator(local);
+    }
+
+    /// Renders a Maui command view from the last iteration.
+    pub fn render(&self, command: &str, args: &[&str]) -> Result<String, CommandError> {
+        crate::commands::run(&self.engine, command, args)
+    }
+
+    /// What the admin socket renders from, shared with its threads.
+    pub(crate) fn published_handle(&self) -> Arc<Mutex<Arc<Published>>> {
+        self.published.clone()
+    }
+
+    /// Publishes the current view for the admin socket. `full` after an
+    /// iteration (fairshare and statistics changed); otherwise those are
+    /// kept from the previous view.
+    fn publish(&mut self, full: bool) {
+        let prev = lock(&self.published).clone();
+        let view = Published {
+            cfg: self.cfg_shared.clone(),
+            last: self.engine.last.clone(),
+            fairshare: if full {
+                Arc::new(self.engine.remembered().fairshare.clone())
+            } else {
+                prev.fairshare.clone()
+            },
+            stopped: self.engine.stopped().cloned(),
+            stats: if full {
+                Arc::new(self.stats.clone())
+            } else {
+                prev.stats.clone()
+            },
+            clock: self.clock,
+            host_uid: prev.host_uid,
+        };
+        *lock(&self.published) = Arc::new(view);
+    }
+
+    /// Runs one iteration over `snap` at its `now` (else the service's
+    /// clock). The snapshot is checked first ([`Snapshot::normalize`]); an
+    /// inconsistent one is refused ([`ErrorKind::BadSnapshot`]) and left
+    /// as it is, a good one is consumed. Then the state is written when due
+    /// ([`Service::save_due`]); a failed write does not fail the iteration.
+    pub fn iterate(&mut self, snap: &mut Snapshot) -> Result<Ran> {
+        snap.normalize()
+            .map_err(|e| Error::new(ErrorKind::BadSnapshot, format!("snapshot: {e}")))?;
+        let snap = std::mem::take(snap);
+        let now = snap.now.unwrap_or(self.clock);
+        self.clock = now;
+        let plan = self.engine.iterate(&snap, now);
+        if let Some(last) = self.engine.last.clone() {
+            self.stats.record(&self.engine.cfg, &snap.jobs, &last);
+        }
+        self.publish(true);
+        self.last_nodes = snap.nodes;
+        self.persist.unsaved = true;
+        let (saved, save_error) = if self.save_due(now) {
+            match self.save_state() {
+                Ok(()) => (true, None),
+                Err(e) => {
+                    self.log(
+                        LogLevel::Error,
+                        format!(
+                            "state not saved (the plan stands; the next iteration tries again): {}",
+                            e.message
+                        ),
+                    );
+                    (false, Some(e))
+                }
+            }
+        } else {
+            (false, None)
+        };
+        self.log(
+            LogLevel::Info,
+            format!(
+                "iteration at {now}: {} job(s) to start ({} by backfill), {} idle, {} reservation(s)",
+                plan.starts.len(),
+                plan.stats.started_backfill,
+                plan.jobs.iter().filter(|j| !j.started).count(),
+                plan.reservations.len()
+            ),
+        );
+        Ok(Ran {
+            plan,
+            saved,
+            save_error,
+        })
+    }
+
+    /// True when an iteration at `now` should write the state: nothing
+    /// written yet by this service, an operator change waiting, or
+    /// CHECKPOINTINTERVAL elapsed (a clock that went back counts as elapsed).
+    pub fn save_due(&self, now: Time) -> bool {
+        let interval = self.engine.cfg.params.checkpoint_interval.0;
+        self.persist.admin_pending
+            || self
+                .persist
+                .last_saved
+                .is_none_or(|t| now < t || now - t >= interval)
+    }
+
+    /// True when something changed since the state was last written.
+    pub fn unsaved(&self) -> bool {
+        self.persist.unsaved || self.persist.admin_pending
+    }
+
+    /// Marks an operator change: written by the next iteration.
+    fn changed(&mut self) {
+        self.persist.admin_pending = true;
+        self.persist.unsaved = true;
+    }
+
+    /// Writes the state: first the fairshare windows changed since they
+    /// were last written (`FS.<epoch>` in STATDIR), then the checkpoint
+    /// (everything else), each atomically. The checkpoint's
+    /// `last_iteration` says up to when the FS files hold usage; writing
+    /// them first means a crash between the two can at worst count one
+    /// checkpoint interval of running jobs' usage twice, never lose the
+    /// checkpoint.
+    fn save_state(&mut self) -> Result {
+        let dir = self.state.stats_dir().to_path_buf();
+        self.engine.fairshare_mut().save_dir(&dir).map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                format!("writing fairshare files in {}: {e}", dir.display()),
+            )
+        })?;
+        let (state, clock) = (&self.state, self.clock);
+        self.engine
+            .with_checkpoint_state(|es| state.save_checkpoint(clock, es))
+            .map_err(|e| Error::new(ErrorKind::Io, format!("writing the checkpoint: {e}")))?;
+        self.persist = Persist {
+            last_saved: Some(self.clock),
+            unsaved: false,
+            admin_pending: false,
+        };
+        Ok(())
+    }
+
+    /// Writes the state now, whatever CHECKPOINTINTERVAL says; a failure
+    /// is also logged. What was written stays valid.
+    pub fn checkpoint(&mut self) -> Result {
+        let r = self.save_state();
+        if let Err(e) = &r {
+            self.log(LogLevel::Error, e.message.clone());
+        }
+        r
+    }
+
+    /// Writes what is not written yet (a clean shutdown loses nothing); a
+    /// failure is logged.
+    pub fn shutdown(&mut self) {
+        if self.unsaved() {
+            if let Err(e) = self.save_state() {
+                self.log(
+                    LogLevel::Error,
+                    format!("state not saved at shutdown: {}", e.message),
+                );
+            }
+        }
+    }
+
+    /// Rereads maui.cfg (from `path`, or the current one). A file with
+    /// errors is refused and changes nothing (the previous configuration
+    /// stays in force); on success the new configuration is published, kept
+    /// as the last good copy, and its diagnostics (warnings, notes) are
+    /// returned. CHECKPOINTFILE, STATDIR and ADMINSOCKET keep the values
+    /// the service was opened with.
+    pub fn reconfigure(&mut self, path: Option<PathBuf>) -> Result<Vec<Diagnostic>> {
+        let path = path.unwrap_or_else(|| self.config_path.clone());
+        let (config, diags, bytes) = match config_file::load(&path) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                self.log(
+                    LogLevel::Error,
+                    format!(
+                        "reconfigure refused, the previous configuration stays in force:\n{}",
+                        e.message
+                    ),
+                );
+                return Err(e);
+            }
+        };
+        self.log_diagnostics(&diags);
+        let old = &self.engine.cfg.params;
+        if old.checkpoint_file != config.params.checkpoint_file
+            || old.stat_dir != config.params.stat_dir
+            || old.admin_socket != config.params.admin_socket
+        {
+            self.log(
+                LogLevel::Warn,
+                "CHECKPOINTFILE, STATDIR and ADMINSOCKET changes take effect when the handle is created again",
+            );
+        }
+        config_file::keep_last_good(self.state.root(), &bytes, &self.notes);
+        self.cfg_shared = Arc::new(config.clone());
+        self.engine.set_config(config);
+        self.config_path = path;
+        self.config_fallback = None;
+        self.log(
+            LogLevel::Info,
+            format!("reconfigured from {}", self.config_path.display()),
+        );
+        self.publish(false);
+        Ok(diags)
+    }
+}
+
+/// The remembered state from the checkpoint (if any, else empty) with the
+/// fairshare usage of the FS files, and whether a checkpoint was used.
+fn resume_state(state: &StateDir, config: &Config, notes: &Notes) -> Result<(EngineState, bool)> {
+    let say = |level, m: String| lock(notes).push((level, m));
+    // The wall clock only names a corrupt checkpoint when moving it aside.
+    let (envelope, found) = state.load_checkpoint::<EngineState>(wall_clock());
+    for n in found {
+        let level = match n {
+            StateNotice::CorruptCheckpoint { .. } => LogLevel::Error,
+            _ => LogLevel::Info,
+        };
+        say(level, n.to_string());
+    }
+    let resumed = envelope.is_some();
+    let mut es = envelope.map(|e| e.state).unwrap_or_default();
+    // The FS files are the source of truth for fairshare usage.
+    let (fs, issues) = Fairshare::load_dir(state.stats_dir(), config).map_err(|e| {
+        Error::new(
+            ErrorKind::State,
+            format!("fairshare files in {}: {e}", state.stats_dir().display()),
+        )
+    })?;
+    for i in issues {
+        let level = if i.skipped {
+            LogLevel::Warn
+        } else {
+            LogLevel::Info
+        };
+        say(level, i.to_string());
+    }
+    es.fairshare = fs;
+    Ok((es, resumed))
+}
+
+/// Takes the state directory's lock (`run/lock`, flock): two services, in
+/// one process or two, writing one checkpoint would undo each other's
+/// work, so the second is refused. The lock goes with the service.
+fn lock_state(state: &StateDir) -> Result<std::fs::File> {
+    let path = state.run_dir().join("lock");
+    let err = |e: std::io::Error| {
+        Error::new(
+            ErrorKind::State,
+            format!("state directory lock {}: {e}", path.display()),
+        )
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(err)?;
+    if !crate::admin::sys::try_lock_exclusive(&file).map_err(err)? {
+        return Err(Error::new(
+            ErrorKind::State,
+            format!(
+                "state directory {} is in use by another handle (lock {})",
+                state.root().display(),
+                path.display()
+            ),
+        ));
+    }
+    Ok(file)
+}

@@ -1,0 +1,518 @@
+//! Operator changes: reservations (setres, releaseres), system priorities
+//! (setspri), holds (sethold, releasehold), forced starts (runjob) and
+//! schedctl. Each is validated in full before anything changes, logged
+//! with who asked, made through the engine's typed methods, and written by
+//! the next iteration; what the RM must do goes out with the next plan.
+
+use super::{Error, ErrorKind, LogLevel, Result, Service};
+use crate::admin::auth::{self, Caller};
+use crate::admin::{Done, ErrorCode, Failed, Mutation, SchedCtl};
+use crate::engine::build::{self, PolicyChooser};
+use crate::engine::{ActionKind, ForcedStart, StopInfo};
+use crate::model::time::fmt_time;
+use crate::model::{HoldKind, Job, JobState, Time};
+use crate::priority::MAX_PRIO_VAL;
+use crate::profile::{JobIdx, ResIdx};
+use crate::reservation::{acl, AdminError, AdminRequest, Reservation};
+use serde_json::json;
+
+/// A reservation request's failure as the service reports it.
+fn admin_error(e: AdminError) -> Error {
+    let kind = match e {
+        AdminError::Invalid { .. } | AdminError::NoSuchHost(_) | AdminError::NoMatchingHost(_) => {
+            ErrorKind::BadValue
+        }
+        AdminError::NoResources { .. } | AdminError::Exists(_) => ErrorKind::Refused,
+        AdminError::NotFound(_) => ErrorKind::NotFound,
+        AdminError::Io(_) => ErrorKind::Io,
+    };
+    Error::new(kind, e.to_string())
+}
+
+/// A service error as the admin socket answers it.
+pub(super) fn failed(e: Error) -> Failed {
+    let code = match e.kind {
+        ErrorKind::BadValue => ErrorCode::Usage,
+        ErrorKind::Refused | ErrorKind::Config | ErrorKind::Io => ErrorCode::Refused,
+        ErrorKind::NotFound => ErrorCode::NotFound,
+        ErrorKind::NoIteration => ErrorCode::NoIteration,
+        ErrorKind::State | ErrorKind::BadSnapshot => ErrorCode::Internal,
+    };
+    Failed::new(code, e.message)
+}
+
+fn done(text: String, data: serde_json::Value) -> Result<Done, Failed> {
+    Ok(Done { text, data })
+}
+
+fn by_whom(by: Option<&str>, before: &str) -> String {
+    by.map(|b| format!("{before}{b}")).unwrap_or_default()
+}
+
+/// The command a mutation is.
+fn command(m: &Mutation) -> &'static str {
+    match m {
+        Mutation::SetRes(_) => "setres",
+        Mutation::ReleaseRes(_) => "releaseres",
+        Mutation::RunJob { .. } => "runjob",
+        Mutation::SetHold(_) => "sethold",
+        Mutation::ReleaseHold(_) => "releasehold",
+        Mutation::SetSpri { .. } => "setspri",
+        Mutation::Sched(_) => "schedctl",
+    }
+}
+
+pub(super) fn no_iteration() -> Failed {
+    Failed::new(
+        ErrorCode::NoIteration,
+        "no scheduling iteration has run yet: the scheduler knows no jobs",
+    )
+}
+
+impl Service {
+    /// Creates an administrative reservation at `now` on the nodes of the
+    /// last iteration (setres): validates the whole request and places it
+    /// around the running jobs and the reservations in force, on a scratch
+    /// copy of the state; nothing changes on any error, nor when `dry_run`.
+    /// Returns the reservation and its `node:tasks` list; `by` names who
+    /// asked, for the log.
+    pub fn create_reservation(
+        &mut self,
+        request: AdminRequest,
+        now: Time,
+        by: Option<&str>,
+        dry_run: bool,
+    ) -> Result<(Reservation, Vec<String>)> {
+        let engine = &self.engine;
+        let last = engine.last.as_ref().ok_or_else(|| {
+            Error::new(
+                ErrorKind::NoIteration,
+                "no iteration has run yet: a reservation is placed on the nodes the RM last reported",
+            )
+        })?;
+        let cfg = &engine.cfg;
+        // A throw-away copy: building the view expires and re-places
+        // reservations in the state it is given.
+        let mut scratch = engine.remembered().clone();
+        let mut view = build::build(cfg, &self.last_nodes, &last.jobs, now, &mut scratch);
+        let jobs = &last.jobs;
+        let windows = &view.windows;
+        let admits = |r: &Reservation, j: JobIdx| -> bool {
+            let (s, e) = windows[j as usize];
+            jobs.get(j as usize)
+                .is_some_and(|job| acl::access(r, job, s, e).is_granted())
+        };
+        let mut store = engine.admin_reservations().clone();
+        let idx = view.table.len() as ResIdx;
+        let created = store
+            .create(
+                request,
+                now,
+                &view.cluster,
+                &mut view.profile,
+                idx,
+                &PolicyChooser(cfg.params.node_allocation_policy),
+                &admits,
+            )
+            .map_err(admin_error)?;
+        let nodes: Vec<String> = created
+            .claims
+            .iter()
+            .map(|c| format!("{}:{}", view.cluster.nodes[c.node as usize].name, c.tasks))
+            .collect();
+        if dry_run {
+            return Ok((created, nodes));
+        }
+        self.engine.set_admin_reservations(store);
+        self.clock = self.clock.max(now);
+        self.changed();
+        self.log(
+            LogLevel::Info,
+            format!(
+                "reservation {} created{} ({} to {}) on {}",
+                created.id,
+                by_whom(by, " by "),
+                created.start,
+                created.end,
+                nodes.join(",")
+            ),
+        );
+        Ok((created, nodes))
+    }
+
+    /// Releases an administrative reservation (releaseres).
+    pub fn release_reservation(&mut self, id: &str, by: Option<&str>) -> Result {
+        self.engine
+            .release_admin_reservation(id)
+            .map_err(admin_error)?;
+        self.changed();
+        self.log(
+            LogLevel::Info,
+            format!("reservation {id} released{}", by_whom(by, " by ")),
+        );
+        Ok(())
+    }
+
+    /// Sets (1 to MAX_PRIO_VAL) or clears (0) a job's system priority
+    /// (setspri).
+    pub fn set_system_priority(&mut self, id: &str, priority: i64, by: Option<&str>) -> Result {
+        if id.is_empty() {
+            return Err(Error::new(ErrorKind::BadValue, "job_id is empty"));
+        }
+        if !(0..=MAX_PRIO_VAL).contains(&priority) {
+            return Err(Error::new(
+                ErrorKind::BadValue,
+                format!(
+                    "system priority {priority} is out of range (0 clears, 1 to {MAX_PRIO_VAL} set)"
+                ),
+            ));
+        }
+        if priority == 0 {
+            self.engine.clear_system_priority(id);
+        } else {
+            self.engine.set_system_priority(id, priority);
+        }
+        self.changed();
+        self.log(
+            LogLevel::Info,
+            format!(
+                "job {id}: system priority {priority}{}",
+                by.map(|b| format!(" (set by {b})")).unwrap_or_default()
+            ),
+        );
+        Ok(())
+    }
+
+    /// Clears a job's system priority ([`ErrorKind::NotFound`] when it has
+    /// none).
+    pub fn clear_system_priority(&mut self, id: &str) -> Result {
+        if self.engine.clear_system_priority(id).is_none() {
+            return Err(Error::new(
+                ErrorKind::NotFound,
+                format!("job {id} has no system priority"),
+            ));
+        }
+        self.changed();
+        self.log(LogLevel::Info, format!("job {id}: system priority cleared"));
+        Ok(())
+    }
+
+    /// A job of the last iteration.
+    pub(super) fn known_job(&self, id: &str) -> Result<Job, Failed> {
+        let last = self.engine.last.as_ref().ok_or_else(no_iteration)?;
+        last.jobs
+            .iter()
+            .find(|j| j.id == id)
+            .cloned()
+            .ok_or_else(|| {
+                Failed::new(
+                    ErrorCode::NotFound,
+                    format!("job {id} is not known to the scheduler"),
+                )
+            })
+    }
+
+    /// A job of the last iteration that is still queued.
+    pub(super) fn queued_job(&self, id: &str, cmd: &str) -> Result<Job, Failed> {
+        let job = self.known_job(id)?;
+        if job.state != JobState::Idle {
+            return Err(Failed::new(
+                ErrorCode::Refused,
+                format!(
+                    "{cmd}: job {id} is {}: only queued jobs can be held or released",
+                    job.state.name()
+                ),
+            ));
+        }
+        Ok(job)
+    }
+
+    /// Carries out an operator's change for `caller`, refused unless the
+    /// caller's admin level allows the command: validated in full before
+    /// anything changes, logged with who asked.
+    pub fn apply(&mut self, caller: &Caller, m: Mutation) -> Result<Done, Failed> {
+        let cmd = command(&m);
+        let needs = auth::required(cmd);
+        if caller.level < needs {
+            return Err(Failed::new(
+                ErrorCode::PermissionDenied,
+                format!(
+                    "{cmd}: permission denied: this command needs {} (you are {}, {})",
+                    needs.name(),
+                    caller.user,
+                    caller.level.name()
+                ),
+            ));
+        }
+        let who = caller.describe();
+        let r = match m {
+            Mutation::SetRes(req) => self.setres(*req, &who),
+            Mutation::ReleaseRes(ids) => self.releaseres(&ids, &who),
+            Mutation::SetSpri { job, priority } => {
+                self.known_job(&job)?;
+                self.set_system_priority(&job, priority, Some(&who))
+                    .map_err(failed)?;
+                done(
+                    "job system priority adjusted\n".into(),
+                    json!({"job": job, "system_priority": priority}),
+                )
+            }
+            Mutation::SetHold(jobs) => self.sethold(&jobs, caller),
+            Mutation::ReleaseHold(jobs) => self.releasehold(&jobs, caller),
+            Mutation::RunJob { job, nodes } => self.runjob(&job, nodes.as_deref(), caller),
+            Mutation::Sched(SchedCtl::Reconfigure) => self.schedctl_reconfigure(&who),
+            Mutation::Sched(SchedCtl::Stop) => self.schedctl_stop(caller),
+            Mutation::Sched(SchedCtl::Resume) => self.schedctl_resume(&who),
+        };
+        if r.is_ok() {
+            self.publish(false);
+        }
+        r
+    }
+
+    fn setres(&mut self, req: AdminRequest, who: &str) -> Result<Done, Failed> {
+        let now = self.clock;
+        let (r, nodes) = self
+            .create_reservation(req, now, Some(who), false)
+            .map_err(failed)?;
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let mut text = format!(
+            "reservation '{}' created on {} node{} ({} task{})\n\n",
+            r.id,
+            nodes.len(),
+            plural(nodes.len()),
+            r.tasks(),
+            plural(r.tasks() as usize)
+        );
+        for n in &nodes {
+            text.push_str(n);
+            text.push('\n');
+        }
+        text.push_str("\n(in force from the next scheduling iteration)\n");
+        done(
+            text,
+            json!({"reservation": r.id, "start": r.start, "end": r.end, "nodes": nodes}),
+        )
+    }
+
+    /// Why releaseres refuses a name that is no administrative reservation.
+    fn not_releasable(&self, id: &str) -> Failed {
+        let what = self.engine.last.as_ref().and_then(|l| {
+            crate::commands::showres::table(l)
+                .into_iter()
+                .find(|r| r.id == id)
+                .map(|r| r.type_name())
+        });
+        let message = match what {
+            Some("Job") => format!(
+                "releaseres: {id} is a job reservation: the scheduler makes it again at every iteration"
+            ),
+            Some(_) => {
+                format!("releaseres: {id} is a standing reservation: change its SRCFG in maui.cfg")
+            }
+            None => format!("releaseres: no reservation \"{id}\""),
+        };
+        let code = match what {
+            Some(_) => ErrorCode::Refused,
+            None => ErrorCode::NotFound,
+        };
+        Failed::new(code, message)
+    }
+
+    fn releaseres(&mut self, ids: &[String], who: &str) -> Result<Done, Failed> {
+        if let Some(id) = ids
+            .iter()
+            .find(|id| self.engine.admin_reservations().get(id).is_none())
+        {
+            return Err(self.not_releasable(id));
+        }
+        let mut text = String::new();
+        for id in ids {
+            self.release_reservation(id, Some(who)).map_err(failed)?;
+            text.push_str(&format!("released User reservation '{id}'\n"));
+        }
+        done(text, json!({"released": ids}))
+    }
+
+    fn sethold(&mut self, jobs: &[String], caller: &Caller) -> Result<Done, Failed> {
+        for j in jobs {
+            self.queued_job(j, "sethold")?;
+        }
+        for j in jobs {
+            self.engine.queue_hold(j, &caller.user);
+        }
+        self.persist.admin_pending = true;
+        self.log(
+            LogLevel::Info,
+            format!(
+                "sethold by {}: system hold on {}",
+                caller.describe(),
+                jobs.join(", ")
+            ),
+        );
+        done(
+            "System Hold Placed on All Specified Jobs\n(the resource manager applies it at the next scheduling iteration)\n".into(),
+            json!({"held": jobs}),
+        )
+    }
+
+    fn releasehold(&mut self, jobs: &[String], caller: &Caller) -> Result<Done, Failed> {
+        for j in jobs {
+            let job = self.queued_job(j, "releasehold")?;
+            let hold_pending = self.engine.action_pending(j, ActionKind::Hold);
+            if !hold_pending && !job.holds.contains(&HoldKind::System) {
+                let others = if job.holds.is_empty() {
+                    String::new()
+                } else {
+                    let kinds: Vec<String> = job
+                        .holds
+                        .iter()
+                        .map(|h| format!("{h:?}").to_lowercase())
+                        .collect();
+                    format!(
+                        " (a {} hold is its owner's or the resource manager's)",
+                        kinds.join(", ")
+                    )
+                };
+                return Err(Failed::new(
+                    ErrorCode::Refused,
+                    format!("releasehold: job {j} has no system hold{others}"),
+                ));
+            }
+        }
+        let mut text = String::new();
+        for j in jobs {
+            self.engine.queue_release(j, &caller.user);
+            text.push_str(&format!("holds modified for job {j}\n"));
+        }
+        self.persist.admin_pending = true;
+        self.log(
+            LogLevel::Info,
+            format!("releasehold by {}: {}", caller.describe(), jobs.join(", ")),
+        );
+        done(text, json!({"released": jobs}))
+    }
+
+    fn runjob(
+        &mut self,
+        job: &str,
+        nodes: Option<&[(String, Option<u32>)]>,
+        caller: &Caller,
+    ) -> Result<Done, Failed> {
+        let allocation = self.runjob_allocation(job, nodes)?;
+        let list: Vec<String> = allocation
+            .iter()
+            .map(|a| format!("{}:{}", a.node, a.tasks))
+            .collect();
+        self.engine.force_start(ForcedStart {
+            job: job.to_string(),
+            allocation: allocation.clone(),
+            by: caller.user.clone(),
+        });
+        self.persist.admin_pending = true;
+        self.log(
+            LogLevel::Info,
+            format!(
+                "runjob by {}: job {job} starts on {} at the next iteration (priority, policies and reservations bypassed)",
+                caller.describe(),
+                list.join(",")
+            ),
+        );
+        done(
+            format!(
+                "job {job} will be started on {} at the next scheduling iteration\n",
+                list.join(",")
+            ),
+            json!({"job": job, "allocation": allocation}),
+        )
+    }
+
+    fn schedctl_reconfigure(&mut self, who: &str) -> Result<Done, Failed> {
+        let diags = match self.reconfigure(None) {
+            Ok(diags) => diags,
+            Err(e) => {
+                return Err(Failed::new(
+                    ErrorCode::Refused,
+                    format!(
+                        "{} not reloaded; the previous configuration stays in force:\n{}",
+                        self.config_path.display(),
+                        e.message
+                    ),
+                ))
+            }
+        };
+        let warnings: Vec<_> = diags
+            .iter()
+            .filter(|d| d.severity == crate::config::Severity::Warning)
+            .collect();
+        self.log(
+            LogLevel::Info,
+            format!("schedctl -r by {who}: configuration reloaded"),
+        );
+        let warn = warnings.len();
+        let mut text = format!(
+            "{} reloaded ({warn} warning{})\n",
+            self.config_path.display(),
+            if warn == 1 { "" } else { "s" }
+        );
+        for d in warnings {
+            text.push_str(&format!("{d}\n"));
+        }
+        if let Some(s) = self.engine.stopped() {
+            text.push_str(&format!(
+                "NOTE:  scheduling is stopped (schedctl -s by {}): schedctl -R resumes it\n",
+                s.by
+            ));
+        }
+        done(text, json!({"config": self.config_path, "warnings": warn}))
+    }
+
+    fn schedctl_stop(&mut self, caller: &Caller) -> Result<Done, Failed> {
+        if let Some(s) = self.engine.stopped() {
+            return done(
+                format!(
+                    "scheduling is already stopped (by {} at {})\n",
+                    s.by,
+                    fmt_time(s.at)
+                ),
+                json!({"stopped": s}),
+            );
+        }
+        let s = StopInfo {
+            by: caller.user.clone(),
+            at: self.clock,
+        };
+        self.engine.stop(s.clone());
+        self.persist.admin_pending = true;
+        self.log(
+            LogLevel::Info,
+            format!(
+                "schedctl -s by {}: scheduling stopped: plans carry no job starts until schedctl -R",
+                caller.describe()
+            ),
+        );
+        done(
+            "scheduling stopped: no job is started until schedctl -R\n".into(),
+            json!({"stopped": s}),
+        )
+    }
+
+    fn schedctl_resume(&mut self, who: &str) -> Result<Done, Failed> {
+        let Some(s) = self.engine.resume() else {
+            return done(
+                "scheduling was not stopped\n".into(),
+                json!({"stopped": null}),
+            );
+        };
+        self.persist.admin_pending = true;
+        self.log(
+            LogLevel::Info,
+            format!(
+                "schedctl -R by {who}: scheduling resumed (stopped by {} at {})",
+                s.by,
+                fmt_time(s.at)
+            ),
+        );
+        done("scheduling resumed\n".into(), json!({"stopped": null}))
+    }
+}
