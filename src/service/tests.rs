@@ -1,1 +1,464 @@
+//! The service driven from Rust, as a front end drives it: open, iterate,
+//! operator changes checked against the caller's level, reconfigure,
+//! checkpoint, and the last good maui.cfg.
 
+use super::*;
+use crate::admin::{Caller, ErrorCode, Level, Mutation, SchedCtl};
+use crate::config::BackfillPolicy;
+use crate::engine::{ActionKind, Reason};
+use crate::reservation::AdminRequest;
+
+const T0: Time = 1_000_000;
+
+/// Two nodes of two processors: R runs on n1 (one processor), I1 and I2
+/// wait (one task each), BIG can never fit now (five tasks), U is held
+/// by its owner.
+const SNAP: &str = r#"{"nodes": [{"name": "n1", "configured": {"procs": 2}}, {"name": "n2", "configured": {"procs": 2}}],
+ "jobs": [
+  {"id": "R", "user": "u1", "group": "g", "state": "running", "start_time": 999000, "walltime": 7200, "allocation": [{"node": "n1", "tasks": 1}]},
+  {"id": "I1", "user": "u2", "group": "g", "submit_time": 999100, "tasks": 1, "walltime": 3600},
+  {"id": "I2", "user": "u3", "group": "g", "submit_time": 999200, "tasks": 1, "walltime": 3600},
+  {"id": "BIG", "user": "u3", "group": "g", "submit_time": 999300, "tasks": 5, "walltime": 3600},
+  {"id": "U", "user": "u4", "group": "g", "submit_time": 999400, "tasks": 1, "walltime": 3600, "holds": ["user"]}
+ ]}"#;
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("mauisched-svc-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+
+    fn cfg(&self) -> PathBuf {
+        self.0.join("maui.cfg")
+    }
+
+    fn state(&self) -> PathBuf {
+        self.0.join("state")
+    }
+
+    fn write_cfg(&self, text: &str) {
+        std::fs::write(self.cfg(), text).unwrap();
+    }
+
+    fn open(&self) -> Result<Service> {
+        Service::open(
+            &Options {
+                config_path: self.cfg(),
+                state_dir: self.state(),
+            },
+            Notes::default(),
+        )
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn snapshot(now: Time) -> Snapshot {
+    let mut s = Snapshot::from_json(SNAP).unwrap();
+    s.now = Some(now);
+    s
+}
+
+fn iterate(svc: &mut Service, now: Time) -> Ran {
+    svc.iterate(&mut snapshot(now)).unwrap()
+}
+
+fn caller(level: Level) -> Caller {
+    Caller {
+        uid: 1000,
+        pid: 42,
+        user: "op".into(),
+        level,
+    }
+}
+
+fn admin() -> Caller {
+    caller(Level::Admin1)
+}
+
+fn apply(svc: &mut Service, m: Mutation) -> std::result::Result<String, (ErrorCode, String)> {
+    svc.apply(&admin(), m)
+        .map(|d| d.text)
+        .map_err(|f| (f.code, f.message))
+}
+
+fn runjob(job: &str, nodes: Option<Vec<(&str, Option<u32>)>>) -> Mutation {
+    Mutation::RunJob {
+        job: job.into(),
+        nodes: nodes.map(|l| l.into_iter().map(|(n, t)| (n.to_string(), t)).collect()),
+    }
+}
+
+fn logged(svc: &Service, level: LogLevel, text: &str) -> bool {
+    lock(svc.notes())
+        .iter()
+        .any(|(l, m)| *l == level && m.contains(text))
+}
+
+fn started(r: &Ran) -> Vec<&str> {
+    r.plan.starts.iter().map(|s| s.job.as_str()).collect()
+}
+
+#[test]
+fn runjob_is_validated_before_anything_changes() {
+    let d = Dir::new("runjob");
+    d.write_cfg("");
+    let mut svc = d.open().unwrap();
+    let code = |r: std::result::Result<String, (ErrorCode, String)>| r.unwrap_err().0;
+    assert_eq!(
+        code(apply(&mut svc, runjob("I1", None))),
+        ErrorCode::NoIteration
+    );
+    iterate(&mut svc, T0);
+    assert_eq!(
+        code(apply(&mut svc, runjob("nope", None))),
+        ErrorCode::NotFound
+    );
+    let (c, m) = apply(&mut svc, runjob("R", None)).unwrap_err();
+    assert_eq!(c, ErrorCode::Refused);
+    assert!(m.contains("only queued jobs"), "{m}");
+    let (c, m) = apply(&mut svc, runjob("U", None)).unwrap_err();
+    assert_eq!(c, ErrorCode::Refused);
+    assert!(m.contains("hold in place"), "{m}");
+    let (c, m) = apply(&mut svc, runjob("BIG", None)).unwrap_err();
+    assert_eq!(c, ErrorCode::Refused);
+    // The last plan started I1 and I2: one processor is left.
+    assert!(m.contains("needs 5 task(s); only 1 fit"), "{m}");
+    let nodes = Some(vec![("n9", None)]);
+    assert_eq!(
+        code(apply(&mut svc, runjob("I2", nodes))),
+        ErrorCode::NotFound
+    );
+    let (c, m) = apply(&mut svc, runjob("I2", Some(vec![("n2", Some(3))]))).unwrap_err();
+    assert_eq!(c, ErrorCode::Refused);
+    assert!(m.contains("node n2 has room for"), "{m}");
+    let (c, m) = apply(
+        &mut svc,
+        runjob("I2", Some(vec![("n2", Some(0)), ("n1", Some(0))])),
+    )
+    .unwrap_err();
+    assert_eq!(c, ErrorCode::Refused);
+    assert!(m.contains("only 0 fit on the nodes given"), "{m}");
+    assert!(svc.engine().remembered().forced_starts.is_empty());
+
+    let text = apply(&mut svc, runjob("I2", None)).unwrap();
+    assert!(text.contains("job I2 will be started on n"), "{text}");
+    assert!(logged(&svc, LogLevel::Info, "runjob by op"));
+    let forced = &svc.engine().remembered().forced_starts;
+    assert_eq!(forced.len(), 1);
+    let node = forced[0].allocation[0].node.clone();
+    let ran = iterate(&mut svc, T0 + 60);
+    assert_eq!(started(&ran)[0], "I2", "a forced start heads the plan");
+    assert_eq!(ran.plan.starts[0].allocation[0].node, node);
+}
+
+#[test]
+fn holds_go_out_with_the_next_plan_and_release_cancels_a_pending_one() {
+    let d = Dir::new("holds");
+    d.write_cfg("");
+    let mut svc = d.open().unwrap();
+    iterate(&mut svc, T0);
+    let hold = |jobs: &[&str]| Mutation::SetHold(jobs.iter().map(|j| j.to_string()).collect());
+    let release =
+        |jobs: &[&str]| Mutation::ReleaseHold(jobs.iter().map(|j| j.to_string()).collect());
+    // All or nothing: R runs, so I1 is not held either.
+    let (c, _) = apply(&mut svc, hold(&["I1", "R"])).unwrap_err();
+    assert_eq!(c, ErrorCode::Refused);
+    assert!(!svc.engine().action_pending("I1", ActionKind::Hold));
+    // A hold withdrawn before it went out sends nothing.
+    apply(&mut svc, hold(&["I1"])).unwrap();
+    assert!(svc.engine().action_pending("I1", ActionKind::Hold));
+    apply(&mut svc, release(&["I1"])).unwrap();
+    assert!(!svc.engine().action_pending("I1", ActionKind::Hold));
+    assert!(!svc.engine().action_pending("I1", ActionKind::Release));
+    // U's hold is its owner's: not the operator's to release.
+    let (c, m) = apply(&mut svc, release(&["U"])).unwrap_err();
+    assert_eq!(c, ErrorCode::Refused);
+    assert!(m.contains("has no system hold (a user hold"), "{m}");
+
+    apply(&mut svc, hold(&["I2"])).unwrap();
+    // A held job is not forced.
+    let (c, _) = apply(&mut svc, runjob("I2", None)).unwrap_err();
+    assert_eq!(c, ErrorCode::Refused);
+    let ran = iterate(&mut svc, T0 + 60);
+    let actions: Vec<_> = ran
+        .plan
+        .actions
+        .iter()
+        .map(|a| (a.kind, a.job.as_str(), a.by.as_str()))
+        .collect();
+    assert_eq!(actions, vec![(ActionKind::Hold, "I2", "op")]);
+}
+
+#[test]
+fn setres_is_placed_on_a_scratch_state() {
+    let d = Dir::new("setres");
+    d.write_cfg("");
+    let mut svc = d.open().unwrap();
+    let req = |tasks: u32| AdminRequest {
+        tasks: Some(tasks),
+        users: Some("u9".into()),
+        resources: Some("PROCS=1".into()),
+        duration: Some(7200),
+        ..AdminRequest::default()
+    };
+    let e = svc.create_reservation(req(1), T0, None, false).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::NoIteration);
+    iterate(&mut svc, T0);
+    let before = serde_json::to_string(svc.engine().remembered()).unwrap();
+    // A dry run and a refused request change nothing.
+    let (probe, _) = svc.create_reservation(req(3), T0, None, true).unwrap();
+    let e = svc.create_reservation(req(9), T0, None, false).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Refused, "{e}");
+    assert_eq!(
+        serde_json::to_string(svc.engine().remembered()).unwrap(),
+        before
+    );
+    assert!(!svc.persist.admin_pending);
+
+    let (r, nodes) = svc
+        .create_reservation(req(3), T0, Some("op"), false)
+        .unwrap();
+    assert_eq!(r.id, probe.id);
+    let mut nodes = nodes;
+    nodes.sort();
+    assert_eq!(nodes, ["n1:1", "n2:2"]);
+    assert_eq!(svc.engine().admin_reservations().list().len(), 1);
+    // The reservation holds every free processor: nothing starts.
+    let ran = iterate(&mut svc, T0 + 60);
+    assert!(
+        ran.saved,
+        "an operator change is written by the next iteration"
+    );
+    assert!(started(&ran).is_empty(), "{:?}", started(&ran));
+    let (c, _) = apply(&mut svc, Mutation::ReleaseRes(vec!["nope".into()])).unwrap_err();
+    assert_eq!(c, ErrorCode::NotFound);
+    apply(&mut svc, Mutation::ReleaseRes(vec![r.id.clone()])).unwrap();
+    assert!(svc.engine().admin_reservations().list().is_empty());
+    assert_eq!(started(&iterate(&mut svc, T0 + 120)), ["I1", "I2"]);
+}
+
+#[test]
+fn setspri_ranks_a_job_first_and_zero_clears() {
+    let d = Dir::new("setspri");
+    d.write_cfg("");
+    let mut svc = d.open().unwrap();
+    iterate(&mut svc, T0);
+    let spri = |job: &str, priority| Mutation::SetSpri {
+        job: job.into(),
+        priority,
+    };
+    assert_eq!(
+        apply(&mut svc, spri("nope", 5)).unwrap_err().0,
+        ErrorCode::NotFound
+    );
+    assert_eq!(
+        apply(&mut svc, spri("I2", -1)).unwrap_err().0,
+        ErrorCode::Usage
+    );
+    let e = svc
+        .set_system_priority("I2", 2_000_000_000, None)
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::BadValue);
+    apply(&mut svc, spri("I2", 5)).unwrap();
+    assert_eq!(
+        svc.engine().remembered().system_priority.get("I2"),
+        Some(&5)
+    );
+    let ran = iterate(&mut svc, T0 + 60);
+    let prio = |job| ran.plan.job(job).unwrap().priority;
+    assert!(prio("I2") > prio("I1"), "system priority ranks first");
+    apply(&mut svc, spri("I2", 0)).unwrap();
+    assert!(svc.engine().remembered().system_priority.is_empty());
+    assert_eq!(
+        svc.clear_system_priority("I2").unwrap_err().kind,
+        ErrorKind::NotFound
+    );
+}
+
+#[test]
+fn schedctl_stops_resumes_and_reconfigures() {
+    let d = Dir::new("schedctl");
+    d.write_cfg("RESERVATIONDEPTH 2\n");
+    let mut svc = d.open().unwrap();
+    iterate(&mut svc, T0);
+    let text = apply(&mut svc, Mutation::Sched(SchedCtl::Stop)).unwrap();
+    assert!(text.contains("scheduling stopped"), "{text}");
+    let again = apply(&mut svc, Mutation::Sched(SchedCtl::Stop)).unwrap();
+    assert!(again.contains("already stopped (by op"), "{again}");
+    let ran = iterate(&mut svc, T0 + 60);
+    assert!(started(&ran).is_empty());
+    let i1 = ran.plan.job("I1").unwrap();
+    assert!(
+        matches!(i1.reason, Some(Reason::Stopped { .. })),
+        "{:?}",
+        i1.reason
+    );
+    // A forced start still goes out while stopped.
+    apply(&mut svc, runjob("I1", None)).unwrap();
+    assert_eq!(started(&iterate(&mut svc, T0 + 120)), ["I1"]);
+    apply(&mut svc, Mutation::Sched(SchedCtl::Resume)).unwrap();
+    assert!(svc.engine().stopped().is_none());
+    let text = apply(&mut svc, Mutation::Sched(SchedCtl::Resume)).unwrap();
+    assert!(text.contains("was not stopped"), "{text}");
+
+    d.write_cfg("BACKFILLPOLICY NONE\n");
+    let text = apply(&mut svc, Mutation::Sched(SchedCtl::Reconfigure)).unwrap();
+    assert!(text.contains("reloaded (0 warnings)"), "{text}");
+    assert_eq!(svc.config().params.backfill_policy, BackfillPolicy::None);
+    d.write_cfg("RESERVATIONDEPTH 2\nBACKFILLPOLICY NOPE\n");
+    let (c, m) = apply(&mut svc, Mutation::Sched(SchedCtl::Reconfigure)).unwrap_err();
+    assert_eq!(c, ErrorCode::Refused);
+    assert!(m.contains("maui.cfg:2:"), "{m}");
+    assert!(m.contains("previous configuration stays in force"), "{m}");
+    assert_eq!(svc.config().params.backfill_policy, BackfillPolicy::None);
+    assert!(logged(&svc, LogLevel::Error, "reconfigure refused"));
+}
+
+#[test]
+fn changes_are_checked_against_the_callers_level() {
+    let d = Dir::new("levels");
+    d.write_cfg("");
+    let mut svc = d.open().unwrap();
+    iterate(&mut svc, T0);
+    let hold = Mutation::SetHold(vec!["I1".into()]);
+    for level in [Level::User, Level::Admin3] {
+        let f = svc.apply(&caller(level), hold.clone()).unwrap_err();
+        assert_eq!(f.code, ErrorCode::PermissionDenied);
+        assert!(f.message.contains("needs ADMIN2"), "{}", f.message);
+    }
+    assert!(!svc.engine().action_pending("I1", ActionKind::Hold));
+    svc.apply(&caller(Level::Admin2), hold).unwrap();
+    let stop = Mutation::Sched(SchedCtl::Stop);
+    let f = svc.apply(&caller(Level::Admin2), stop.clone()).unwrap_err();
+    assert_eq!(f.code, ErrorCode::PermissionDenied);
+    assert!(svc.engine().stopped().is_none());
+    svc.apply(&caller(Level::Admin1), stop).unwrap();
+    assert!(svc.engine().stopped().is_some());
+}
+
+#[test]
+fn checkpoints_follow_the_interval_and_operator_changes() {
+    let d = Dir::new("checkpoint");
+    d.write_cfg("CHECKPOINTINTERVAL 3600\n");
+    let mut svc = d.open().unwrap();
+    let ck = svc.state_dir().checkpoint_path().to_path_buf();
+    assert!(!ck.exists());
+    assert!(iterate(&mut svc, T0).saved, "the first iteration writes");
+    assert!(ck.exists());
+    assert!(
+        !iterate(&mut svc, T0 + 60).saved,
+        "not before CHECKPOINTINTERVAL"
+    );
+    assert!(svc.unsaved());
+    svc.set_system_priority("I1", 7, Some("op")).unwrap();
+    assert!(
+        iterate(&mut svc, T0 + 120).saved,
+        "an operator change is written"
+    );
+    assert!(
+        iterate(&mut svc, T0 + 120 + 3600).saved,
+        "CHECKPOINTINTERVAL passed"
+    );
+    assert!(!iterate(&mut svc, T0 + 3780).saved);
+    svc.checkpoint().unwrap();
+    assert!(!svc.unsaved());
+    svc.set_system_priority("I2", 9, None).unwrap();
+    svc.shutdown();
+    drop(svc);
+    // A second service resumes what the first wrote, not before the first
+    // lets go of the directory.
+    let again = d.open().unwrap();
+    let sp = &again.engine().remembered().system_priority;
+    assert_eq!((sp.get("I1"), sp.get("I2")), (Some(&7), Some(&9)));
+    assert_eq!(again.clock(), T0 + 3780);
+    let e = d.open().err().unwrap();
+    assert_eq!(e.kind, ErrorKind::State);
+    assert!(e.message.contains("in use"), "{e}");
+}
+
+#[test]
+fn a_bad_snapshot_is_refused_and_kept() {
+    let d = Dir::new("badsnap");
+    d.write_cfg("");
+    let mut svc = d.open().unwrap();
+    let mut snap = snapshot(T0);
+    snap.jobs.push(snap.jobs[1].clone());
+    let e = svc.iterate(&mut snap).err().unwrap();
+    assert_eq!(e.kind, ErrorKind::BadSnapshot);
+    assert_eq!(snap.jobs.len(), 6, "left as it was");
+    assert!(svc.engine().last.is_none());
+}
+
+#[test]
+fn every_clean_configuration_is_kept_as_the_last_good_copy() {
+    let d = Dir::new("lastgood");
+    d.write_cfg("RESERVATIONDEPTH 3\n");
+    let copy = d.state().join(LAST_GOOD_CONFIG);
+    let mut svc = d.open().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&copy).unwrap(),
+        "RESERVATIONDEPTH 3\n"
+    );
+    assert!(svc.config_fallback().is_none());
+    // A refused file leaves the copy alone; an accepted one replaces it.
+    d.write_cfg("RESERVATIONDEPTH x\n");
+    assert!(svc.reconfigure(None).is_err());
+    assert_eq!(
+        std::fs::read_to_string(&copy).unwrap(),
+        "RESERVATIONDEPTH 3\n"
+    );
+    d.write_cfg("BACKFILLPOLICY NONE\n");
+    svc.reconfigure(None).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&copy).unwrap(),
+        "BACKFILLPOLICY NONE\n"
+    );
+    svc.shutdown();
+    drop(svc);
+
+    // The site's maui.cfg breaks while the scheduler is down: it starts on
+    // the last good copy and says what is wrong, where.
+    d.write_cfg("# site config\nBACKFILLPOLICY NOPE\n");
+    let svc = d.open().unwrap();
+    assert_eq!(svc.config().params.backfill_policy, BackfillPolicy::None);
+    let why = svc.config_fallback().unwrap().to_string();
+    let site = d.cfg().display().to_string();
+    assert!(why.contains(&format!("{site}:2:")), "{why}");
+    assert!(why.contains("BACKFILLPOLICY"), "{why}");
+    assert!(why.contains(&copy.display().to_string()), "{why}");
+    assert!(logged(&svc, LogLevel::Error, &why));
+    assert_eq!(
+        svc.config_path(),
+        d.cfg(),
+        "a reconfigure rereads the site's file"
+    );
+    // Running on the copy does not rewrite it.
+    assert_eq!(
+        std::fs::read_to_string(&copy).unwrap(),
+        "BACKFILLPOLICY NONE\n"
+    );
+}
+
+#[test]
+fn a_broken_configuration_without_a_last_good_copy_is_refused() {
+    let d = Dir::new("nolastgood");
+    d.write_cfg("BACKFILLPOLICY NOPE\n");
+    let e = d.open().err().unwrap();
+    assert_eq!(e.kind, ErrorKind::Config);
+    assert!(e.message.contains("maui.cfg:1:"), "{e}");
+    assert!(!d.state().join(LAST_GOOD_CONFIG).exists());
+    // An unreadable maui.cfg is reported as it is, copy or not.
+    d.write_cfg("");
+    d.open().unwrap();
+    std::fs::remove_file(d.cfg()).unwrap();
+    assert_eq!(d.open().err().unwrap().kind, ErrorKind::Io);
+}
