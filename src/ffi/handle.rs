@@ -229,6 +229,14 @@ fn start_admin(shared: &Shared, path: &Path, log: Logger) -> Option<crate::admin
 /// the state directory (created if missing), resumes from its checkpoint
 /// and fairshare files, and reports what it found through the log callback.
 ///
+/// Every maui.cfg that loads without errors (here or on reconfigure) is
+/// kept in the state directory as `maui.cfg.last-good`. When maui.cfg has
+/// errors and that copy exists, the handle is created on the copy: the
+/// errors (file, line, what is wrong) go to the log callback at
+/// `MAUISCHED_LOG_ERROR` and to `mauisched_last_error`, as for a refused
+/// reconfigure, and a reconfigure once the file is fixed brings it in.
+/// Without a copy, a maui.cfg with errors fails this call.
+///
 /// A checkpoint that cannot be read is moved aside as
 /// `<CHECKPOINTFILE>.corrupt-<time>` and reported at `MAUISCHED_LOG_ERROR`;
 /// the handle then starts from the fairshare files alone. A state
@@ -434,7 +442,8 @@ pub unsafe extern "C" fn mauisched_set_log(
 /// when NULL. A file with errors is refused: the old configuration stays in
 /// force, the errors go to the log callback and `mauisched_last_error`, and
 /// `MAUISCHED_CONFIG_ERROR` (or `MAUISCHED_IO_ERROR` for an unreadable
-/// file) is returned. The remembered state is kept. CHECKPOINTFILE and
+/// file) is returned. A file accepted becomes the last good copy (see
+/// [`mauisched_new`]). The remembered state is kept. CHECKPOINTFILE and
 /// STATDIR keep the values the handle was created with (a warning says so
 /// when they change).
 ///

@@ -5,9 +5,10 @@
 //! Layout under the state directory (Slurm: `<StateSaveLocation>/mauisched`):
 //!
 //! ```text
-//! maui.ck          checkpoint (CHECKPOINTFILE), JSON, written atomically
-//! stats/FS.<epoch> fairshare windows (STATDIR)
-//! run/             admin socket, the handle's lock, other runtime files
+//! maui.ck            checkpoint (CHECKPOINTFILE), JSON, written atomically
+//! stats/FS.<epoch>   fairshare windows (STATDIR)
+//! maui.cfg.last-good the last maui.cfg that loaded without errors
+//! run/               admin socket, the handle's lock, other runtime files
 //! ```
 //!
 //! Every write goes through [`crate::util::atomic_write`], so a crash at any
@@ -15,15 +16,17 @@
 //! reported with its path and moved aside as `<name>.corrupt-<epoch>`, never
 //! overwritten, and the engine starts from the fairshare files alone.
 //!
-//! How the C ABI's handle uses it (`ffi::handle`): the checkpoint holds the
+//! How the service uses it ([`crate::service`]): the checkpoint holds the
 //! engine's [`crate::engine::EngineState`] without its fairshare windows
 //! (admin reservations, standing reservation claims, job first-seen times
 //! and accrued queue time, bypass counts, system priorities, the time of the
 //! last iteration, up to which fairshare usage is accrued); the `FS.<epoch>`
 //! files are the source of truth for fairshare. Both are written at most
-//! once per iteration (the handle's first, after an administrative change,
-//! else every CHECKPOINTINTERVAL), FS files first, and when the handle is
-//! freed; the directory is locked (`run/lock`) while a handle uses it.
+//! once per iteration (the service's first, after an administrative
+//! change, else every CHECKPOINTINTERVAL), FS files first, and when the
+//! service shuts down; the directory is locked (`run/lock`) while a service
+//! uses it. The last good maui.cfg is the service's too
+//! ([`crate::service::LAST_GOOD_CONFIG`]).
 
 pub mod admin;
 pub mod fairshare;

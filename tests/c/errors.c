@@ -297,9 +297,52 @@ static void handle_errors(const char *dir) {
   mauisched_free(h);
 }
 
+/* A maui.cfg that breaks while the scheduler is down (Slurm 24.11 restarts
+ * slurmctld on `scontrol reconfigure`): the handle starts on the last good
+ * copy kept in the state directory and says what is wrong, and where, in
+ * the log and as the last error, as a refused reconfigure does. */
+static void last_good_config(const char *dir) {
+  char cfg[1024], state[1024], err[512];
+  mauisched_t *h = NULL;
+  mauisched_settings_t s;
+  log_sink *sink = (log_sink *)calloc(1, sizeof(log_sink));
+
+  join(cfg, sizeof cfg, dir, "last-good.cfg");
+  join(state, sizeof state, dir, "state-last-good");
+  write_file(cfg, "RMPOLLINTERVAL 45\n");
+  CHECK_OK(NULL, open_handle(cfg, state, sink, &h, err, sizeof err));
+  CHECK_STR(last_error(h), "");
+  mauisched_free(h);
+  h = NULL;
+
+  write_file(cfg, "RMPOLLINTERVAL 30\nRESERVATIONDEPTH banana\n");
+  sink_clear(sink);
+  CHECK_OK(NULL, open_handle(cfg, state, sink, &h, err, sizeof err));
+  if (h != NULL) {
+    CHECK_CONTAINS(last_error(h), "last-good.cfg:2");
+    CHECK_CONTAINS(last_error(h), "RESERVATIONDEPTH");
+    CHECK_CONTAINS(last_error(h), "maui.cfg.last-good");
+    CHECK(sink->errors >= 1);
+    CHECK_CONTAINS(sink->text, "last-good.cfg:2");
+    /* The copy is in force, not the broken file. */
+    memset(&s, 0, sizeof s);
+    s.size = sizeof s;
+    CHECK_OK(h, mauisched_settings(h, &s));
+    CHECK(s.rm_poll_interval_s == 45);
+    /* Fixing the file and reconfiguring brings it in. */
+    write_file(cfg, "RMPOLLINTERVAL 30\n");
+    CHECK_OK(h, mauisched_reconfigure(h, NULL));
+    CHECK_OK(h, mauisched_settings(h, &s));
+    CHECK(s.rm_poll_interval_s == 30);
+    mauisched_free(h);
+  }
+  free(sink);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) return 2;
   create_errors(argv[1]);
   handle_errors(argv[1]);
+  last_good_config(argv[1]);
   return finish();
 }
