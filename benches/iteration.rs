@@ -8,10 +8,10 @@
 //! takes a while per sample, so criterion is told to take few.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use mauisched::config::Config;
-use mauisched::engine::Engine;
 use mauisched::sim::synth::{self, SynthSpec};
 use mauisched::sim::{demo, run};
+use mauisched::Config;
+use mauisched::Engine;
 use std::time::Duration;
 
 // As in mauictl (`mauictl bench` reports the same scenario).
@@ -51,8 +51,8 @@ fn simulation(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(30));
     let cfg = Config::parse(
-        mauisched::config::DEFAULT_CONFIG,
-        mauisched::config::DEFAULT_CONFIG_LABEL,
+        mauisched::cfg::DEFAULT_CONFIG,
+        mauisched::cfg::DEFAULT_CONFIG_LABEL,
     )
     .config;
     let nodes = demo::cluster();

@@ -33,7 +33,7 @@ fn must_run() -> bool {
 }
 
 fn is_root() -> bool {
-    mauisched::admin::auth::own_uid() == 0
+    mauisched::socket::own_uid() == 0
 }
 
 fn id(flag: &str, user: &str) -> Option<u32> {

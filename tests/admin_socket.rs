@@ -6,8 +6,8 @@
 mod admin_common;
 
 use admin_common::*;
-use mauisched::admin::protocol::ErrorCode;
 use mauisched::ffi::{MAUISCHED_ACTION_HOLD, MAUISCHED_ACTION_RELEASE, MAUISCHED_REASON_STOPPED};
+use mauisched::socket::ErrorCode;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::process::Command;
@@ -160,7 +160,7 @@ fn reading_commands_round_trip() {
 }
 
 fn whoami() -> String {
-    mauisched::admin::auth::user_name(mauisched::admin::auth::own_uid()).unwrap()
+    mauisched::socket::user_name(mauisched::socket::own_uid()).unwrap()
 }
 
 #[test]
@@ -454,7 +454,7 @@ fn hostile_clients_do_not_disturb_scheduling() {
     // Silent clients take every slot; the next ones are told to come back
     // at once (earlier clients may still hold a slot for a moment).
     std::thread::sleep(Duration::from_millis(200));
-    let max = mauisched::admin::server::MAX_CLIENTS;
+    let max = mauisched::socket::MAX_CLIENTS;
     let silent: Vec<UnixStream> = (0..max + 4)
         .map(|_| UnixStream::connect(&path).unwrap())
         .collect();

@@ -1,6 +1,6 @@
 //! `mauictl diagnose -p|-f` on a snapshot, as an administrator runs them.
 
-use mauisched::model::Snapshot;
+use mauisched::Snapshot;
 use std::path::PathBuf;
 use std::process::Command;
 

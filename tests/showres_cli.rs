@@ -1,8 +1,8 @@
 //! `mauictl showres --snapshot FILE` as an administrator runs it.
 
-use mauisched::commands::offline::{AdminRequest, AdminStore, Profile, RmOrder};
-use mauisched::config::Config;
-use mauisched::model::{Cluster, Snapshot};
+use mauisched::views::offline::{AdminRequest, AdminStore, Profile, RmOrder};
+use mauisched::Config;
+use mauisched::{Cluster, Snapshot};
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -1519,7 +1519,7 @@ fn log_stamp(line: &str, utc_offset: i64) -> Option<f64> {
     let num = |r: std::ops::Range<usize>| st.get(r)?.parse::<i64>().ok();
     let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (hh, mm, ss, ms) = (num(11..13)?, num(14..16)?, num(17..19)?, num(20..23)?);
-    let days = mauisched::model::time::days_from_civil(y, m as u32, d as u32);
+    let days = mauisched::time::days_from_civil(y, m as u32, d as u32);
     let secs = days * 86400 + hh * 3600 + mm * 60 + ss - utc_offset;
     Some(secs as f64 + ms as f64 / 1000.0)
 }

@@ -1,15 +1,16 @@
 //! mauictl: the command-line front end of mauisched.
 //!
 //! `mauictl <command> [options]` asks the running scheduler through its
-//! admin socket (see `mauisched::admin`); links named after Maui's commands
+//! admin socket (see `mauisched::socket`); links named after Maui's commands
 //! (`showq`, `setres`, ...) run the same code. The offline forms read a
 //! snapshot (`--snapshot FILE`) or fairshare files (`--fs-dir DIR`)
 //! instead; `mauictl showconfig` shows a configuration file (or the
 //! embedded default) unless `--live` or `--socket` asks the scheduler.
 
 use clap::{Parser, Subcommand};
-use mauisched::admin::ops::MUTATIONS;
-use mauisched::config::{render, Config, Loaded, Severity, DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL};
+use mauisched::cfg::{render, Severity, DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL};
+use mauisched::socket::MUTATIONS;
+use mauisched::{Config, Loaded};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -309,7 +310,7 @@ fn usable(loaded: &Loaded) -> Result<(), String> {
 fn duration_arg(name: &str, v: &Option<String>) -> Result<Option<i64>, String> {
     match v.as_deref() {
         None => Ok(None),
-        Some(s) => match mauisched::model::time::parse_duration(s) {
+        Some(s) => match mauisched::time::parse_duration(s) {
             Ok(Some(d)) if d >= 0 => Ok(Some(d)),
             _ => Err(format!("--{name}: expected [[DD:]HH:]MM:SS, got \"{s}\"")),
         },
@@ -706,7 +707,7 @@ fn route(prog: &str, args: &[String]) -> Option<Live> {
 /// Runs a command on the running scheduler. Exit status: 0 done, 1 refused
 /// (permission, not found, no room...), 2 usage, 3 no scheduler answering.
 fn live(l: Live) -> ExitCode {
-    use mauisched::admin::{client, protocol};
+    use mauisched::socket::{client, protocol};
     let who = if l.prog == "mauictl" {
         "mauictl".to_string()
     } else {
@@ -897,10 +898,7 @@ fn main() -> ExitCode {
             nodes,
             json,
         } => {
-            let duration = match duration
-                .as_deref()
-                .map(mauisched::model::time::parse_duration)
-            {
+            let duration = match duration.as_deref().map(mauisched::time::parse_duration) {
                 None => None,
                 Some(Ok(d)) => d,
                 Some(Err(e)) => {
@@ -955,10 +953,10 @@ fn main() -> ExitCode {
         }),
         Cmd::Params { markdown } => {
             if markdown {
-                emit(&mauisched::config::doc::parameters_markdown());
+                emit(&mauisched::cfg::doc::parameters_markdown());
             } else {
                 let mut out = String::new();
-                for d in mauisched::config::SCALARS {
+                for d in mauisched::cfg::SCALARS {
                     out.push_str(&format!("{:<32}{}\n", d.name(), d.doc.trim()));
                 }
                 emit(&out);
@@ -1006,18 +1004,18 @@ fn main() -> ExitCode {
 
 /// `mauictl diagnose -p|-f`: exit 1 on a configuration with errors, 2 when
 /// an input cannot be read.
-use mauisched::commands::render as render_engine;
+use mauisched::views::render as render_engine;
 
 /// Reads a snapshot file; errors name the file.
-fn read_snapshot(path: &std::path::Path) -> Result<mauisched::model::Snapshot, String> {
+fn read_snapshot(path: &std::path::Path) -> Result<mauisched::Snapshot, String> {
     std::fs::read_to_string(path)
         .map_err(|e| e.to_string())
-        .and_then(|t| mauisched::model::Snapshot::from_json(&t).map_err(|e| e.to_string()))
+        .and_then(|t| mauisched::Snapshot::from_json(&t).map_err(|e| e.to_string()))
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The snapshot's time, or the clock when it has none.
-fn snapshot_now(s: &mauisched::model::Snapshot) -> i64 {
+fn snapshot_now(s: &mauisched::Snapshot) -> i64 {
     s.now.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -1029,11 +1027,7 @@ fn snapshot_now(s: &mauisched::model::Snapshot) -> i64 {
 fn engine_cmd(
     loaded: &Loaded,
     snapshot: &std::path::Path,
-    f: impl FnOnce(
-        &mauisched::config::Config,
-        &mauisched::engine::Engine,
-        &mauisched::engine::Plan,
-    ) -> Result<String, String>,
+    f: impl FnOnce(&mauisched::Config, &mauisched::Engine, &mauisched::Plan) -> Result<String, String>,
 ) -> ExitCode {
     if let Err(e) = usable(loaded) {
         eprintln!("mauictl: {e}");
@@ -1046,14 +1040,14 @@ fn engine_cmd(
             return ExitCode::from(2);
         }
     };
-    let mut engine = mauisched::engine::Engine::new(loaded.config.clone());
+    let mut engine = mauisched::Engine::new(loaded.config.clone());
     let plan = engine.iterate(&snap, snapshot_now(&snap));
     print_or_fail(f(&loaded.config, &engine, &plan))
 }
 
 /// The plan as text: starts, then every idle job with its reason.
-fn plan_text(plan: &mauisched::engine::Plan) -> String {
-    use mauisched::model::time::fmt_time;
+fn plan_text(plan: &mauisched::Plan) -> String {
+    use mauisched::time::fmt_time;
     let mut out = format!("plan at {}\n\nstarts:\n", fmt_time(plan.now));
     if plan.starts.is_empty() {
         out.push_str("  (none)\n");
@@ -1098,8 +1092,8 @@ fn diagnose(
     fs_dir: Option<PathBuf>,
     json: bool,
 ) -> ExitCode {
-    use mauisched::commands::offline::{self, Fairshare};
-    use mauisched::model::Snapshot;
+    use mauisched::views::offline::{self, Fairshare};
+    use mauisched::Snapshot;
     if let Err(e) = usable(loaded) {
         eprintln!("mauictl: {e}");
         return ExitCode::FAILURE;
@@ -1167,8 +1161,8 @@ fn showres(
     store: Option<&std::path::Path>,
     id: Option<&str>,
 ) -> Result<String, String> {
-    use mauisched::commands::offline::{view, AdminStore, RmOrder};
-    use mauisched::commands::showres;
+    use mauisched::views::offline::{view, AdminStore, RmOrder};
+    use mauisched::views::showres;
     if !loaded.is_ok() {
         return Err(format!(
             "{} has errors; run `mauictl check`",
@@ -1177,7 +1171,7 @@ fn showres(
     }
     let text =
         std::fs::read_to_string(snapshot).map_err(|e| format!("{}: {e}", snapshot.display()))?;
-    let snap = mauisched::model::Snapshot::from_json(&text)
+    let snap = mauisched::Snapshot::from_json(&text)
         .map_err(|e| format!("{}: {e}", snapshot.display()))?;
     let admin = match store {
         Some(p) => Some(AdminStore::load(p).map_err(|e| e.to_string())?),

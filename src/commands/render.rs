@@ -1086,7 +1086,7 @@ pub fn checknode_json(last: &LastIteration, name: &str) -> Result<serde_json::Va
     }))
 }
 
-/// diagnose -n [NODE]: every node's state and resources (available:configured).
+/// diagnose -n \[NODE\]: every node's state and resources (available:configured).
 pub fn diagnose_n(last: &LastIteration, node: Option<&str>) -> Result<String, String> {
     let c = &last.view.cluster;
     if let Some(n) = node {
@@ -1194,7 +1194,7 @@ pub fn diagnose_n_json(
     Ok(json!({ "now": last.plan.now, "nodes": nodes }))
 }
 
-/// diagnose -j [JOBID]: every job with its request, and a warning for each
+/// diagnose -j \[JOBID\]: every job with its request, and a warning for each
 /// job that cannot run, saying why.
 pub fn diagnose_j(cfg: &Config, last: &LastIteration, id: Option<&str>) -> Result<String, String> {
     if let Some(i) = id {
@@ -1388,7 +1388,7 @@ pub fn acl_text(acl: &crate::config::Acl) -> String {
     }
 }
 
-/// diagnose -r [RESID]: every reservation with its timeframe, resources,
+/// diagnose -r \[RESID\]: every reservation with its timeframe, resources,
 /// flags and ACL (Maui's mdiag -r layout).
 pub fn diagnose_r(last: &LastIteration, id: Option<&str>) -> Result<String, String> {
     let table = super::showres::table(last);

@@ -18,7 +18,6 @@ pub mod value;
 
 pub use diag::{Diagnostic, Severity};
 pub use params::{Params, SCALARS};
-pub use priorityf::PriorityF;
 pub use sections::{CredCfg, NodeCfg, SrCfg};
 pub use types::*;
 
@@ -783,7 +782,7 @@ impl Config {
         self.cred(kind, "DEFAULT")
     }
 
-    /// NODECFG for a node laid over NODECFG[DEFAULT].
+    /// NODECFG for a node laid over NODECFG\[DEFAULT\].
     pub fn node_cfg(&self, name: &str) -> NodeCfg {
         let default = self.nodes.get("DEFAULT").cloned().unwrap_or_default();
         match self.nodes.get(name) {

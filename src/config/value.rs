@@ -293,7 +293,7 @@ impl ParamValue for Names {
 }
 
 /// Declares an enum of Maui keywords ([`crate::keyword_enum`]) that is also
-/// a maui.cfg value ([`Scalar`]).
+/// a maui.cfg value (`Scalar`).
 ///
 /// `keywords!(Name { Variant = "KEYWORD", ... } aliases { "ALIAS" => Variant })`
 #[macro_export]
@@ -304,7 +304,7 @@ macro_rules! keywords {
     };
 }
 
-/// Makes an enum of [`crate::keyword_enum`] a maui.cfg value ([`Scalar`]);
+/// Makes an enum of `keyword_enum!` a maui.cfg value (`Scalar`);
 /// takes the enum's declaration, or only its name.
 #[macro_export]
 macro_rules! keyword_scalar {

@@ -436,6 +436,7 @@ pub struct RunningProfile {
 
 impl RunningProfile {
     /// Iterations it was brought up to date for since it was last built.
+    #[cfg(test)]
     pub fn carried(&self) -> u32 {
         self.carried
     }

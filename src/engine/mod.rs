@@ -45,9 +45,7 @@ mod tests;
 
 pub use plan::{Action, ActionKind, JobPlan, Plan, PlanReservation, Reason, Start, Stats};
 pub use quiet::idle_iterations_are_neutral;
-pub use state::{
-    AccrualMap, AccrualRebuild, EngineState, ForcedStart, JobReservation, NamedClaim, StopInfo,
-};
+pub use state::{EngineState, ForcedStart, StopInfo};
 
 use crate::allocation::LocalAllocator;
 use crate::config::Config;

@@ -153,7 +153,7 @@ pub struct JobPlan {
     /// Effective queue time used for priority.
     pub eff_queue_time: Secs,
     /// The points each priority component adds, in the order of
-    /// [`crate::priority::ComponentKind::ALL`] (the C ABI's components;
+    /// `ComponentKind::ALL` (the C ABI's components;
     /// the whole breakdown: [`super::LastIteration::priority_breakdown`]).
     #[serde(skip)]
     pub components: [f64; 6],

@@ -201,7 +201,7 @@ impl Fairshare {
     /// Accrues the usage of the running jobs among `jobs` over `[since, now)`,
     /// splitting it at window boundaries; `total` is the cluster's configured
     /// resources (for DEDICATEDPES). Rolls the window even when nothing runs.
-    /// Does nothing under FSPOLICY [NONE]: usage is not tracked at all then.
+    /// Does nothing under FSPOLICY NONE: usage is not tracked at all then.
     pub fn accrue(
         &mut self,
         cfg: &Config,

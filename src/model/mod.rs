@@ -16,7 +16,7 @@ pub use cred::CredKind;
 pub use hostlist::{HostList, HostPattern};
 pub use job::{HoldKind, Job, JobState, NodeTasks};
 pub use node::{Node, NodeState};
-pub use policy::{NodeAccessPolicy, NodeAllocationPolicy, PriorityF};
+pub use policy::{NodeAccessPolicy, NodeAllocationPolicy};
 pub use resources::Resources;
 pub use snapshot::{Snapshot, SnapshotError};
 pub use time::{Secs, Time};

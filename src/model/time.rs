@@ -85,7 +85,7 @@ pub fn weekday(t: Time) -> u32 {
 }
 
 /// Days since the epoch of a civil date (proleptic Gregorian, UTC): the
-/// inverse of [`civil_from_days`].
+/// inverse of `civil_from_days`.
 pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);

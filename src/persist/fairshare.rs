@@ -167,7 +167,7 @@ pub fn parse(text: &str, start: Time, default_duration: i64) -> Result<Window, (
 }
 
 impl Fairshare {
-    /// Reads the `FS.<EPOCHTIME>` files of `dir` (the newest [`MAX_FSDEPTH`]
+    /// Reads the `FS.<EPOCHTIME>` files of `dir` (the newest `MAX_FSDEPTH`
     /// are kept). A missing directory is an empty history. Files that cannot
     /// be used are reported and left out, never silently dropped; other
     /// names in the directory are not fairshare's business and are ignored.

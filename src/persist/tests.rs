@@ -210,7 +210,7 @@ fn kill_mid_write_leaves_the_old_or_the_new_checkpoint() {
 
 #[test]
 fn the_engine_state_round_trips_through_the_checkpoint() {
-    use crate::engine::{EngineState, JobReservation, NamedClaim};
+    use crate::engine::state::{EngineState, JobReservation, NamedClaim};
     use crate::model::Resources;
     use crate::priority::QueueAccrual;
     use crate::reservation::admin::AdminRecord;
@@ -307,7 +307,7 @@ fn accrual_is_written_in_job_id_order() {
 /// checkpoint form, in job order ("9" before "10").
 #[test]
 fn accrual_table_is_rebuilt_over_the_idle_jobs() {
-    use crate::engine::{job_id_cmp, AccrualMap};
+    use crate::engine::{job_id_cmp, state::AccrualMap};
     use crate::model::Job;
     use crate::priority::QueueAccrual;
     let job = |id: &str, submit: i64| Job {

@@ -103,7 +103,7 @@ fn weights(cfg: &Config, kind: ComponentKind) -> (i64, Vec<(&'static str, i64)>)
 /// Priorities of the snapshot's idle jobs that are eligible to be considered
 /// (not held, begin time reached, dependencies met), best first (ties by id).
 ///
-/// Effective queue time follows [`snapshot_queue_time`]; cluster totals come
+/// Effective queue time follows `snapshot_queue_time`; cluster totals come
 /// from the snapshot's nodes with NODECFG applied.
 pub fn diagnose_p_rows(
     cfg: &Config,

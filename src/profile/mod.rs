@@ -1039,7 +1039,7 @@ impl Profile {
     /// Each filtered node's contribution is a step function of the start
     /// time that changes only where a segment leaves or enters the window
     /// `[t, t + duration)`, or where a reservation's admission changes
-    /// ([`Admits::critical_starts`]); a sweep over those points, in time
+    /// (`Admits::critical_starts`); a sweep over those points, in time
     /// order, finds the first start where the sum suffices (exactly: the
     /// contributions are exact at each point); with a node count that start
     /// is then checked for the rule.
@@ -1526,7 +1526,7 @@ impl Profile {
     ///
     /// In each segment the claim first covers what jobs it admits
     /// (`admits_job`) already use, then unclaimed free capacity (side by
-    /// side), then, in [`ClaimMode::MayStack`], free capacity of other
+    /// side), then, in `ClaimMode::MayStack`, free capacity of other
     /// claims (stacking, fewest reservations first). It never takes what a
     /// job it does not admit holds. Returns what it got throughout the
     /// window (its minimum over the segments); less than `amount` means the

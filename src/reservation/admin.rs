@@ -135,7 +135,7 @@ fn invalid(field: &'static str, message: impl Into<String>) -> AdminError {
 
 /// The administrative reservations, serializable as a whole (the
 /// checkpoint embeds it, or [`AdminStore::save`] writes it alone:
-/// [`crate::persist::admin`]).
+/// `crate::persist::admin`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AdminStore {

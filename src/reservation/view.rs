@@ -24,7 +24,7 @@ pub struct SnapshotView {
     pub cluster: Cluster,
     /// Running jobs and every reservation's claims.
     pub profile: Profile,
-    /// Job, admin and standing reservations; index = profile [`ResIdx`].
+    /// Job, admin and standing reservations; index = profile `ResIdx`.
     pub reservations: Vec<Reservation>,
     /// Standing reservations that could not get all their tasks.
     pub partial: Vec<String>,

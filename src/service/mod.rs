@@ -11,7 +11,7 @@
 //! as [`Notes`] (level and message), which the front end delivers on its
 //! own thread when it likes (the C ABI: at the end of each call).
 //!
-//! State files (see [`crate::persist`] for the checkpoint and the fairshare
+//! State files (see `persist` for the checkpoint and the fairshare
 //! files): every maui.cfg that loads without errors is also kept as
 //! [`LAST_GOOD_CONFIG`] in the state directory, and a service opened on a
 //! maui.cfg with errors runs on that copy, reporting the errors.

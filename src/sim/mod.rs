@@ -10,7 +10,7 @@
 //! `mauictl simulate --demo`; [`info`] the `mauictl trace-info` report.
 //! [`run`] is the event loop that drives `Engine::iterate`, [`report`] the
 //! metrics, `jobs.csv` and `summary.json`, [`svg`] the two plots.
-//! [`synth`] and [`bench`] are the synthetic scenario of `mauictl bench`.
+//! [`synth`] and [`bench`](mod@bench) are the synthetic scenario of `mauictl bench`.
 //!
 //! Nothing in a simulation is random, so it takes no seed: the same files
 //! and options give the same jobs, the same schedule and a byte-identical

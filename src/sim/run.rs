@@ -5,7 +5,7 @@
 //! the Slurm and PBS front ends are: it keeps a [`Snapshot`] of the nodes
 //! and of the jobs in the system (queued and running), calls `iterate` at
 //! each iteration time, and applies the plan's starts. There is no
-//! scheduling code here; the [`EngineState`](crate::engine::EngineState)
+//! scheduling code here; the `EngineState`
 //! (fairshare, queue-time accrual, bypass counts, reservations) lives on in
 //! the engine from one iteration to the next.
 //!
@@ -36,7 +36,7 @@
 //!   last iteration that saw it running, so that poll still runs;
 //! - and an iteration that starts nothing leaves no trace in the engine's
 //!   state that a later iteration would see differently
-//!   ([`idle_iterations_are_neutral`]).
+//!   (`idle_iterations_are_neutral`).
 //!
 //! Any other poll that follows an iteration that started nothing, with
 //! nothing submitted or completed since, goes to

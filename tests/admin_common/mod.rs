@@ -4,8 +4,8 @@
 
 #![allow(dead_code)]
 
-use mauisched::admin::{client, protocol};
 use mauisched::ffi::*;
+use mauisched::socket::{client, protocol};
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::path::{Path, PathBuf};

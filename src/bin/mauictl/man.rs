@@ -25,10 +25,10 @@ fn render(man: clap_mangen::Man) -> std::io::Result<Vec<u8>> {
 fn maui_page(sub: &Command, name: &str, live_help: &str) -> Command {
     let mut extra = String::new();
     // The commands that change something take Maui's arguments.
-    if mauisched::admin::ops::MUTATIONS.contains(&name) {
+    if mauisched::socket::MUTATIONS.contains(&name) {
         extra.push_str(&format!(
             "Usage (as Maui's): {}\n\n",
-            mauisched::admin::ops::synopsis(name)
+            mauisched::socket::synopsis(name)
         ));
     }
     extra.push_str(live_help);
