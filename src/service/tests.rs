@@ -71,6 +71,16 @@ fn iterate(svc: &mut Service, now: Time) -> Ran {
     svc.iterate(&mut snapshot(now)).unwrap()
 }
 
+/// A service on an empty maui.cfg in a fresh directory, after one
+/// iteration at T0.
+fn iterated(name: &str) -> (Dir, Service) {
+    let d = Dir::new(name);
+    d.write_cfg("");
+    let mut svc = d.open().unwrap();
+    iterate(&mut svc, T0);
+    (d, svc)
+}
+
 fn caller(level: Level) -> Caller {
     Caller {
         uid: 1000,
@@ -162,10 +172,7 @@ fn runjob_is_validated_before_anything_changes() {
 
 #[test]
 fn holds_go_out_with_the_next_plan_and_release_cancels_a_pending_one() {
-    let d = Dir::new("holds");
-    d.write_cfg("");
-    let mut svc = d.open().unwrap();
-    iterate(&mut svc, T0);
+    let (_d, mut svc) = iterated("holds");
     let hold = |jobs: &[&str]| Mutation::SetHold(jobs.iter().map(|j| j.to_string()).collect());
     let release =
         |jobs: &[&str]| Mutation::ReleaseHold(jobs.iter().map(|j| j.to_string()).collect());
@@ -248,10 +255,7 @@ fn setres_is_placed_on_a_scratch_state() {
 
 #[test]
 fn setspri_ranks_a_job_first_and_zero_clears() {
-    let d = Dir::new("setspri");
-    d.write_cfg("");
-    let mut svc = d.open().unwrap();
-    iterate(&mut svc, T0);
+    let (_d, mut svc) = iterated("setspri");
     let spri = |job: &str, priority| Mutation::SetSpri {
         job: job.into(),
         priority,
@@ -325,10 +329,7 @@ fn schedctl_stops_resumes_and_reconfigures() {
 
 #[test]
 fn changes_are_checked_against_the_callers_level() {
-    let d = Dir::new("levels");
-    d.write_cfg("");
-    let mut svc = d.open().unwrap();
-    iterate(&mut svc, T0);
+    let (_d, mut svc) = iterated("levels");
     let hold = Mutation::SetHold(vec!["I1".into()]);
     for level in [Level::User, Level::Admin3] {
         let f = svc.apply(&caller(level), hold.clone()).unwrap_err();
