@@ -1,21 +1,21 @@
 //! The live admin endpoint: Maui's commands against the running scheduler.
 //!
 //! Wherever the library is hosted (inside slurmctld through the plugin,
-//! inside the PBS scheduler daemon), the handle serves a local Unix socket
-//! ([`server`]). `mauictl` and its Maui-named links (`showq`, `setres`, ...)
-//! send one request per connection in a small versioned JSON-lines protocol
-//! ([`protocol`]); the server identifies the caller from the kernel
-//! (`SO_PEERCRED`) and authorises the command by Maui's admin levels
-//! ([`auth`]).
+//! inside the PBS scheduler daemon), the running service serves a local
+//! Unix socket ([`server`], started by `crate::service::Shared`). `mauictl`
+//! and its Maui-named links (`showq`, `setres`, ...) send one request per
+//! connection in a small versioned JSON-lines protocol ([`protocol`]); the
+//! server identifies the caller from the kernel (`SO_PEERCRED`) and
+//! authorises the command by Maui's admin levels ([`auth`]).
 //!
 //! Reading commands render from the latest completed iteration, published
-//! by the handle after every `mauisched_run` as an immutable [`Published`]
+//! by the service after every iteration as an immutable [`Published`]
 //! value: a client never holds the engine while it is being served.
-//! Commands that change something ([`ops`]) are parsed first, then carried
-//! out by the [`Backend`] (the service, `crate::service::Shared`) under its lock, validated
-//! in full before anything changes, and logged with who made them; what
-//! the resource manager must do (holds, releases, forced starts) goes out
-//! with the next plan.
+//! Commands that change something ([`ops`]) are parsed first, then handed
+//! to the [`Backend`] (the service), which checks the caller's level again
+//! and carries them out under its lock, validated in full before anything
+//! changes, and logged with who made them; what the resource manager must
+//! do (holds, releases, forced starts) goes out with the next plan.
 
 pub mod auth;
 pub mod client;
