@@ -33,6 +33,7 @@
 mod accel;
 mod avail;
 pub mod build;
+mod names;
 mod operator;
 mod passes;
 pub mod plan;
@@ -427,7 +428,10 @@ impl Engine {
             if let Some(q) = last.quiet.as_ref().filter(|_| seen == last.jobs.len()) {
                 // The nodes are the last iteration's too.
                 let cluster = &last.view.cluster;
-                if quiet::still_quiet(&self.cfg, &mut self.state, &last.jobs, cluster, now, q) {
+                let mut spare = names::Names::default();
+                let names = self.carried.names_mut().unwrap_or(&mut spare);
+                let (cfg, state) = (&self.cfg, &mut self.state);
+                if quiet::still_quiet(cfg, state, &last.jobs, cluster, now, q, names) {
                     return None;
                 }
             }

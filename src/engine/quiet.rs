@@ -2,9 +2,9 @@
 //! started nothing, only time advanced, is answered without the passes
 //! while that iteration's decisions stand ([`still_quiet`]).
 
+use super::names::{CredIds, CredTable, Names};
 use super::passes::rank::{
-    accrue_usage, any_fs_cap, has_limits, order_key, queue_times, time_block, CachedFairshare,
-    OrderKey,
+    accrue_usage, any_fs_cap, has_limits, order_key, queue_times, time_block, OrderKey,
 };
 use super::state::EngineState;
 use crate::config::{Config, ReservationPolicy};
@@ -73,6 +73,7 @@ pub(super) fn quiet_allowed(cfg: &Config, state: &EngineState) -> bool {
 /// fairshare and queue-time accrual, which this brings to `now` as the
 /// iteration would (when the answer is false the caller runs the iteration,
 /// which repeats them at no cost).
+/// `names`: the engine's credential names (ids are given to new ones).
 pub fn still_quiet(
     cfg: &Config,
     state: &mut EngineState,
@@ -80,6 +81,7 @@ pub fn still_quiet(
     cluster: &Cluster,
     now: Time,
     quiet: &Quiet,
+    names: &mut Names,
 ) -> bool {
     if now >= quiet.until || !quiet_allowed(cfg, state) {
         return false;
@@ -93,14 +95,20 @@ pub fn still_quiet(
         .map(|&(j, _)| (j, true, true))
         .collect();
     let eff = queue_times(cfg, &mut state.accrual, jobs, &items, now);
-    let fs = CachedFairshare::new(&state.fairshare);
     let fs_caps = any_fs_cap(cfg);
     let ctx = PriorityContext {
         now,
         cfg,
         total: cluster.total,
-        fairshare: &fs,
+        fairshare: &state.fairshare,
     };
+    // What priority reads of the credentials, by id.
+    let ids: Vec<CredIds> = quiet
+        .statics
+        .iter()
+        .map(|&(j, _)| names.ids(&jobs[j]))
+        .collect();
+    let mut creds = CredTable::new(names, 0);
     // As `rank` orders: priority, then submission, then position.
     let mut keys: Vec<OrderKey> = Vec::with_capacity(items.len());
     for (k, &(j, ok)) in quiet.statics.iter().enumerate() {
@@ -108,9 +116,10 @@ pub fn still_quiet(
         if !ok || time_block(cfg, &state.fairshare, fs_caps, job, now).is_some() {
             continue;
         }
-        let (prio, rejected) = priority::job_priority_value(&ctx, job, eff[k]);
-        if !rejected {
-            keys.push(order_key(prio, job.submit_time, k));
+        let terms = creds.terms(&ctx, names, &ids[k]);
+        let parts = priority::job_priority_parts_with(&ctx, job, eff[k], &terms);
+        if !parts.rejected_negative {
+            keys.push(order_key(parts.priority, job.submit_time, k));
         }
     }
     keys.sort_unstable();

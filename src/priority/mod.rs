@@ -259,7 +259,12 @@ pub(crate) fn percent_of(part: f64, whole: f64) -> f64 {
 /// `QOSCFG[DEFAULT]` applies to it); a job without an account or class (or
 /// with an empty group) simply has no such credential.
 pub fn cred_name(job: &Job, kind: CredKind) -> Option<&str> {
-    match (kind, job.cred(kind)) {
+    cred_name_given(kind, job.cred(kind))
+}
+
+/// [`cred_name`] of a job whose field for `kind` is `given` ([`Job::cred`]).
+pub fn cred_name_given(kind: CredKind, given: Option<&str>) -> Option<&str> {
+    match (kind, given) {
         (CredKind::Qos, None) | (CredKind::Qos, Some("")) => Some("DEFAULT"),
         (_, Some("")) | (_, None) => None,
         (_, Some(s)) => Some(s),
@@ -421,6 +426,7 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
 /// A job's final priority and whether REJECTNEGPRIOJOBS keeps it from
 /// starting: [`job_priority`]'s numbers, computed the same way, without
 /// building the breakdown (for callers that only order jobs).
+#[cfg(test)]
 pub fn job_priority_value(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> (i64, bool) {
     let p = job_priority_parts(ctx, job, eff_queue_time);
     (p.priority, p.rejected_negative)
@@ -442,6 +448,7 @@ pub struct PriorityParts {
 
 /// [`job_priority`]'s priority and component contributions, computed the
 /// same way, with no allocation.
+#[cfg(test)]
 pub fn job_priority_parts(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> PriorityParts {
     job_priority_parts_with(ctx, job, eff_queue_time, &cred_terms(ctx, job, None))
 }
@@ -527,67 +534,117 @@ pub fn cred_terms(
     job: &Job,
     mut fs_detail: Option<&mut Vec<FsDetail>>,
 ) -> CredTerms {
+    let mut each = [CredTerm::default(); 5];
+    for (k, kind) in SUB_KINDS.into_iter().enumerate() {
+        each[k] = cred_term(ctx, kind, job.cred(kind), fs_detail.as_deref_mut());
+    }
+    let qos = qos_terms(ctx, job.qos.as_deref(), fs_detail.is_some());
+    CredTerms::new(each, qos)
+}
+
+/// What priority reads of one credential: its PRIORITY (the CRED
+/// subcomponent's value) and its fairshare delta (the FS subcomponent's).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CredTerm {
+    cred: f64,
+    fs: f64,
+}
+
+/// What priority reads of a job's QOS besides its [`CredTerm`]: the
+/// weights it adds to SERV's subcomponents and its targets.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct QosTerms {
+    qt_weight: Option<i64>,
+    xf_weight: Option<i64>,
+    qt_target: Option<Secs>,
+    xf_target: Option<f64>,
+}
+
+impl CredTerms {
+    /// The terms of a job whose credentials (in the order of [`SUB_KINDS`])
+    /// give `each`, and whose QOS gives `qos`.
+    pub fn new(each: [CredTerm; 5], qos: QosTerms) -> CredTerms {
+        CredTerms {
+            cred: each.map(|t| t.cred),
+            fs: each.map(|t| t.fs),
+            qt_weight: qos.qt_weight,
+            xf_weight: qos.xf_weight,
+            qt_target: qos.qt_target,
+            xf_target: qos.xf_target,
+        }
+    }
+}
+
+/// Whether a subcomponent's value can matter: details are wanted, or both
+/// its weight and its component's are non-zero (see [`cred_terms`]).
+fn counts(detail: bool, component_w: i64, w: i64) -> bool {
+    detail || (component_w != 0 && w != 0)
+}
+
+/// The [`CredTerm`] of the credential of `kind` a job gives as `given`
+/// (the job's field: [`Job::cred`]); described in `fs_detail` when given,
+/// as in [`cred_terms`]. It depends on `kind` and `given` alone.
+pub fn cred_term(
+    ctx: &PriorityContext,
+    kind: CredKind,
+    given: Option<&str>,
+    fs_detail: Option<&mut Vec<FsDetail>>,
+) -> CredTerm {
     let cfg = ctx.cfg;
     let p = &cfg.params;
     let detail = fs_detail.is_some();
-    // Whether a subcomponent's value can matter: details are wanted, or
-    // both its weight and its component's are non-zero.
-    let counts = |component_w: i64, w: i64| detail || (component_w != 0 && w != 0);
-    let qos = cred_name(job, CredKind::Qos).unwrap_or("DEFAULT");
-
+    let name = cred_name_given(kind, given);
     // CRED
-    let cred_prio = |kind, w: i64| {
-        if !counts(p.cred_weight, w) {
-            return 0.0;
-        }
-        cred_name(job, kind)
-            .and_then(|n| cred_attr(cfg, kind, n, |c| c.priority))
+    let cred = if counts(detail, p.cred_weight, cred_sub_weight(cfg, kind)) {
+        name.and_then(|n| cred_attr(cfg, kind, n, |c| c.priority))
             .unwrap_or(0) as f64
+    } else {
+        0.0
     };
-    let cred = SUB_KINDS.map(|kind| cred_prio(kind, cred_sub_weight(cfg, kind)));
-
     // FS
-    let mut fs = [0.0; 5];
-    for (k, kind) in SUB_KINDS.into_iter().enumerate() {
-        let w = fs_sub_weight(cfg, kind);
-        fs[k] = match cred_name(job, kind) {
-            Some(_) if !counts(p.fs_weight, w) => 0.0,
-            Some(name) => {
-                let target = cred_attr(cfg, kind, name, |c| c.fs_target);
-                let usage = ctx.fairshare.usage(cfg, kind, name);
-                let delta = fs_delta(p.fs_policy, target, usage.unwrap_or(0.0));
-                if let Some(d) = fs_detail.as_deref_mut() {
-                    d.push(FsDetail {
-                        kind,
-                        name: name.to_string(),
-                        usage,
-                        target,
-                        delta,
-                    });
-                }
-                delta
+    let fs = match name {
+        Some(_) if !counts(detail, p.fs_weight, fs_sub_weight(cfg, kind)) => 0.0,
+        Some(name) => {
+            let target = cred_attr(cfg, kind, name, |c| c.fs_target);
+            let usage = ctx.fairshare.usage(cfg, kind, name);
+            let delta = fs_delta(p.fs_policy, target, usage.unwrap_or(0.0));
+            if let Some(d) = fs_detail {
+                d.push(FsDetail {
+                    kind,
+                    name: name.to_string(),
+                    usage,
+                    target,
+                    delta,
+                });
             }
-            None => 0.0,
-        };
-    }
+            delta
+        }
+        None => 0.0,
+    };
+    CredTerm { cred, fs }
+}
 
+/// The [`QosTerms`] of a job whose QOS field is `given` (`detail`: as
+/// for [`cred_terms`]). It depends on `given` alone.
+pub fn qos_terms(ctx: &PriorityContext, given: Option<&str>, detail: bool) -> QosTerms {
+    let cfg = ctx.cfg;
+    let p = &cfg.params;
+    let qos = cred_name_given(CredKind::Qos, given).unwrap_or("DEFAULT");
     // SERV (the QOS adds to the subcomponent weights) and TARG
     let qos_attr = |get: fn(&CredCfg) -> Option<i64>| {
-        if counts(p.serv_weight, 1) {
+        if counts(detail, p.serv_weight, 1) {
             cred_attr(cfg, CredKind::Qos, qos, get)
         } else {
             None
         }
     };
-    CredTerms {
-        cred,
-        fs,
+    QosTerms {
         qt_weight: qos_attr(|c| c.qt_weight),
         xf_weight: qos_attr(|c| c.xf_weight),
-        qt_target: counts(p.targ_weight, p.target_queuetime_weight)
+        qt_target: counts(detail, p.targ_weight, p.target_queuetime_weight)
             .then(|| cred_attr(cfg, CredKind::Qos, qos, |c| c.qt_target))
             .flatten(),
-        xf_target: counts(p.targ_weight, p.target_xfactor_weight)
+        xf_target: counts(detail, p.targ_weight, p.target_xfactor_weight)
             .then(|| cred_attr(cfg, CredKind::Qos, qos, |c| c.xf_target))
             .flatten(),
     }
@@ -595,7 +652,7 @@ pub fn cred_terms(
 
 /// The credential kinds of the CRED and of the FS subcomponents, in their
 /// order.
-const SUB_KINDS: [CredKind; 5] = [
+pub const SUB_KINDS: [CredKind; 5] = [
     CredKind::User,
     CredKind::Group,
     CredKind::Account,
@@ -603,7 +660,7 @@ const SUB_KINDS: [CredKind; 5] = [
     CredKind::Class,
 ];
 
-/// What [`job_priority`] and [`job_priority_value`] share: the
+/// What [`job_priority`] and [`job_priority_parts_with`] share: the
 /// subcomponents of each component in the guide's order are handed to
 /// `component`, which returns the points the component adds. What the job's
 /// credentials give is in `terms` ([`cred_terms`]).

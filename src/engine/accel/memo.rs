@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 /// A hash map with the Fx hash (lookups only, never iterated).
 type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 use crate::config::CredCfg;
+use crate::engine::names::{CredIds, Names, NAMES_KEPT};
 use crate::model::CredKind;
 
 /// Signatures, and slots no job holds, the memo keeps beyond its entries
@@ -43,16 +44,12 @@ struct Signature {
     exclude_hosts: Vec<String>,
     tasks_per_node: Option<u32>,
     nodes: Option<u32>,
-    user: String,
-    group: String,
-    account: Option<String>,
-    class: Option<String>,
-    qos: Option<String>,
+    creds: CredIds,
     advres: Option<String>,
 }
 
 impl Signature {
-    fn of(job: &Job) -> Signature {
+    fn of(job: &Job, creds: CredIds) -> Signature {
         Signature {
             features: job.features.clone(),
             partition: job.partition.clone(),
@@ -60,17 +57,14 @@ impl Signature {
             exclude_hosts: job.exclude_hosts.clone(),
             tasks_per_node: job.tasks_per_node,
             nodes: job.nodes,
-            user: job.user.clone(),
-            group: job.group.clone(),
-            account: job.account.clone(),
-            class: job.class.clone(),
-            qos: job.qos.clone(),
+            creds,
             advres: job.advres.clone(),
         }
     }
 
-    /// True when `job`'s fields are these (no copy made).
-    fn is_of(&self, job: &Job) -> bool {
+    /// True when `job`'s fields are these (no copy made; credential names
+    /// compared with those of `names`).
+    fn is_of(&self, job: &Job, names: &Names) -> bool {
         self.tasks_per_node == job.tasks_per_node
             && self.nodes == job.nodes
             && self.features == job.features
@@ -78,38 +72,11 @@ impl Signature {
             && self.hostlist == job.hostlist
             && self.exclude_hosts == job.exclude_hosts
             && self.advres == job.advres
-            && self.creds_of(job)
+            && names.are(&self.creds, job)
     }
 
-    /// True when `job`'s credentials are these.
-    fn creds_of(&self, job: &Job) -> bool {
-        self.user == job.user
-            && self.group == job.group
-            && self.account == job.account
-            && self.class == job.class
-            && self.qos == job.qos
-    }
-
-    /// Feeds `job`'s credentials to `h`.
-    fn hash_creds(job: &Job, h: &mut rustc_hash::FxHasher) {
-        use std::hash::Hash;
-        job.user.hash(h);
-        job.group.hash(h);
-        job.account.hash(h);
-        job.class.hash(h);
-        job.qos.hash(h);
-    }
-
-    /// A hash of `job`'s credentials.
-    fn creds_hash(job: &Job) -> u64 {
-        use std::hash::Hasher;
-        let mut h = rustc_hash::FxHasher::default();
-        Self::hash_creds(job, &mut h);
-        h.finish()
-    }
-
-    /// A hash of `job`'s signature.
-    fn hash_of(job: &Job) -> u64 {
+    /// A hash of the signature of `job`, whose credentials are `creds`.
+    fn hash_of(job: &Job, creds: &CredIds) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = rustc_hash::FxHasher::default();
         job.features.hash(&mut h);
@@ -119,8 +86,21 @@ impl Signature {
         job.tasks_per_node.hash(&mut h);
         job.nodes.hash(&mut h);
         job.advres.hash(&mut h);
-        Self::hash_creds(job, &mut h);
+        creds.hash(&mut h);
         h.finish()
+    }
+
+    /// True when this is the signature of `job`, whose credentials are
+    /// `creds`.
+    fn is(&self, job: &Job, creds: &CredIds) -> bool {
+        self.tasks_per_node == job.tasks_per_node
+            && self.nodes == job.nodes
+            && self.creds == *creds
+            && self.features == job.features
+            && self.partition == job.partition
+            && self.hostlist == job.hostlist
+            && self.exclude_hosts == job.exclude_hosts
+            && self.advres == job.advres
     }
 }
 
@@ -187,12 +167,9 @@ pub(in crate::engine) struct JobMemo {
     /// Signatures by id, and ids by hash.
     sigs: Vec<Signature>,
     sig_ids: FxMap<u64, Vec<u32>>,
-    /// The credential set of each signature, by signature id (jobs of one
-    /// signature share their credentials; see [`priority::CredTerms`]).
-    sig_creds: Vec<u32>,
-    /// A signature of each credential set, and set ids by hash.
-    creds: Vec<u32>,
-    cred_ids: FxMap<u64, Vec<u32>>,
+    /// The credential names the signatures' ids stand for, kept when the
+    /// memo starts afresh.
+    names: Names,
     /// Jobs whose derivation the last [`JobMemo::refresh`] kept.
     reused: usize,
 }
@@ -214,11 +191,12 @@ impl JobMemo {
                     && std::sync::Arc::ptr_eq(&m.cluster, cluster)
                     && m.params == params
                     && m.sigs.len() <= m.order.len() + SPARE
-                    && m.free.len() <= m.order.len() + SPARE =>
+                    && m.free.len() <= m.order.len() + SPARE
+                    && m.names.len() <= NAMES_KEPT =>
             {
                 m
             }
-            _ => JobMemo {
+            m => JobMemo {
                 cluster: std::sync::Arc::clone(cluster),
                 params,
                 slots: Vec::new(),
@@ -226,9 +204,10 @@ impl JobMemo {
                 order: Vec::new(),
                 sigs: Vec::new(),
                 sig_ids: FxMap::default(),
-                sig_creds: Vec::new(),
-                creds: Vec::new(),
-                cred_ids: FxMap::default(),
+                names: m
+                    .map(|m| m.names)
+                    .filter(|n| n.len() <= NAMES_KEPT)
+                    .unwrap_or_default(),
                 reused: 0,
             },
         }
@@ -239,14 +218,19 @@ impl JobMemo {
         self.sigs.len()
     }
 
-    /// Number of credential sets seen so far (bounds [`JobMemo::creds_of`]).
-    pub(in crate::engine) fn credential_sets(&self) -> usize {
-        self.creds.len()
+    /// The credentials of the jobs of signature `sig`.
+    pub(in crate::engine) fn creds(&self, sig: u32) -> &CredIds {
+        &self.sigs[sig as usize].creds
     }
 
-    /// The id of the credential set of the jobs of signature `sig`.
-    pub(in crate::engine) fn creds_of(&self, sig: u32) -> u32 {
-        self.sig_creds[sig as usize]
+    /// The credential names the ids stand for.
+    pub(in crate::engine) fn names(&self) -> &Names {
+        &self.names
+    }
+
+    /// See [`JobMemo::names`] (ids may be given).
+    pub(in crate::engine) fn names_mut(&mut self) -> &mut Names {
+        &mut self.names
     }
 
     /// Jobs whose derivation the last [`JobMemo::refresh`] kept.
@@ -334,7 +318,7 @@ impl JobMemo {
             && d.extra.walltime == job.walltime
             && d.req.job == job.id
             && d.extra.pref_features == job.pref_features
-            && self.sigs[d.sig as usize].is_of(job)
+            && self.sigs[d.sig as usize].is_of(job, &self.names)
     }
 
     /// Derives what ranking needs of `job`.
@@ -385,31 +369,20 @@ impl JobMemo {
 
     /// The id of `job`'s signature, given on first sight.
     fn sig_id(&mut self, job: &Job) -> u32 {
-        let bucket = self.sig_ids.entry(Signature::hash_of(job)).or_default();
-        if let Some(&id) = bucket.iter().find(|&&id| self.sigs[id as usize].is_of(job)) {
+        let creds = self.names.ids(job);
+        let bucket = self
+            .sig_ids
+            .entry(Signature::hash_of(job, &creds))
+            .or_default();
+        if let Some(&id) = bucket
+            .iter()
+            .find(|&&id| self.sigs[id as usize].is(job, &creds))
+        {
             return id;
         }
         let id = self.sigs.len() as u32;
         bucket.push(id);
-        self.sigs.push(Signature::of(job));
-        let cred = self.cred_id(job, id);
-        self.sig_creds.push(cred);
-        id
-    }
-
-    /// The id of `job`'s credential set, given on first sight (`sig`: the
-    /// id of `job`'s signature, which keeps them).
-    fn cred_id(&mut self, job: &Job, sig: u32) -> u32 {
-        let bucket = self.cred_ids.entry(Signature::creds_hash(job)).or_default();
-        if let Some(&id) = bucket
-            .iter()
-            .find(|&&id| self.sigs[self.creds[id as usize] as usize].creds_of(job))
-        {
-            return id;
-        }
-        let id = self.creds.len() as u32;
-        bucket.push(id);
-        self.creds.push(sig);
+        self.sigs.push(Signature::of(job, creds));
         id
     }
 

@@ -519,6 +519,11 @@ impl Carried {
         self.memo = Some(memo);
     }
 
+    /// The credential names of the job memo, once there is one.
+    pub(in crate::engine) fn names_mut(&mut self) -> Option<&mut crate::engine::names::Names> {
+        self.memo.as_mut().map(|m| m.names_mut())
+    }
+
     /// Idle jobs whose derivations the last iteration took from the
     /// memo, not derived again.
     #[cfg(test)]

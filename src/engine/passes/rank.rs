@@ -5,17 +5,15 @@ use super::Idle;
 use crate::config::Config;
 use crate::engine::accel::memo;
 use crate::engine::build::View;
+use crate::engine::names::CredTable;
 use crate::engine::plan::Reason;
 use crate::engine::state::{AccrualMap, EngineState};
 use crate::model::{Job, JobState, Resources, Secs, Time};
 use crate::priority::{self, PriorityContext, QueueAccrual};
 use crate::throttle::{self, Totals, Usage, Verdict};
 
-/// A hash map with the Fx hash: fast for in-memory keys, used for lookups
+/// A hash set with the Fx hash: fast for in-memory keys, used for lookups
 /// only, never for iteration order, so output does not depend on it.
-type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
-
-/// A hash set with the Fx hash (see [`FxMap`]).
 type FxSet<K> = rustc_hash::FxHashSet<K>;
 
 /// The priority order's key of a job: priority (highest first), then
@@ -47,37 +45,6 @@ pub(in crate::engine) fn has_limits(cfg: &Config) -> bool {
             .values()
             .flat_map(|m| m.values())
             .any(|c| !c.limits.is_empty() || !c.overrides.is_empty())
-}
-
-/// Fairshare usage looked up once per credential per iteration (priority
-/// asks for every credential of every idle job).
-pub(in crate::engine) struct CachedFairshare<'a> {
-    fs: &'a crate::fairshare::Fairshare,
-    memo: std::cell::RefCell<FxMap<crate::model::CredKind, FxMap<String, Option<f64>>>>,
-}
-
-impl<'a> CachedFairshare<'a> {
-    pub(in crate::engine) fn new(fs: &'a crate::fairshare::Fairshare) -> Self {
-        CachedFairshare {
-            fs,
-            memo: std::cell::RefCell::new(FxMap::default()),
-        }
-    }
-}
-
-impl crate::priority::FairshareView for CachedFairshare<'_> {
-    fn usage(&self, cfg: &Config, kind: crate::model::CredKind, name: &str) -> Option<f64> {
-        if let Some(v) = self.memo.borrow().get(&kind).and_then(|m| m.get(name)) {
-            return *v;
-        }
-        let v = self.fs.usage(cfg, kind, name);
-        self.memo
-            .borrow_mut()
-            .entry(kind)
-            .or_default()
-            .insert(name.to_string(), v);
-        v
-    }
 }
 
 pub(in crate::engine) fn verdict_reason(v: &Verdict) -> Option<Reason> {
@@ -240,16 +207,16 @@ pub(in crate::engine) fn rank<'a>(
     // longer idle is forgotten.
     let mut accrual = state.accrual.rebuild();
     let policy = p.job_prio_accrual_policy;
-    let cached_fs = CachedFairshare::new(fs);
     let fs_caps = any_fs_cap(cfg);
     let ctx = PriorityContext {
         now,
         cfg,
         total: cluster.total,
-        fairshare: &cached_fs,
+        fairshare: fs,
     };
-    // What priority reads of the credentials, per credential set.
-    let mut cred_terms: Vec<Option<priority::CredTerms>> = vec![None; memo.credential_sets()];
+    // What priority reads of the credentials, by id.
+    let names = memo.names();
+    let mut creds = CredTable::new(names, memo.signatures());
     // Per idle job, in that order: eligible but for `time_block`.
     let mut statics: Vec<(usize, bool)> = Vec::with_capacity(order.len());
     for (_, j) in order {
@@ -286,8 +253,7 @@ pub(in crate::engine) fn rank<'a>(
         let eff = accrual.record(j, job, |acc| {
             acc.update(policy, job, now, meets_idle, active_ok)
         });
-        let terms = cred_terms[memo.creds_of(d.sig) as usize]
-            .get_or_insert_with(|| priority::cred_terms(&ctx, job, None));
+        let terms = creds.of_signature(&ctx, names, d.sig, memo.creds(d.sig));
         debug_assert_eq!(
             format!("{terms:?}"),
             format!("{:?}", priority::cred_terms(&ctx, job, None))
