@@ -197,6 +197,11 @@ fn id_key(s: &str) -> (u8, u64, &str) {
 
 /// Compares job ids naturally: numeric ids by value, then text.
 pub fn job_id_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    // The merge walks between iterations mostly meet the same id on both
+    // sides: equal text is equal order, without parsing either.
+    if a == b {
+        return std::cmp::Ordering::Equal;
+    }
     id_key(a).cmp(&id_key(b)).then_with(|| a.cmp(b))
 }
 

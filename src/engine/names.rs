@@ -43,6 +43,15 @@ impl Table {
         id
     }
 
+    /// True when `id` stands for `given`.
+    fn is(&self, id: u32, given: Option<&str>) -> bool {
+        match (id.checked_sub(1), given) {
+            (Some(k), Some(name)) => self.names[k as usize] == name,
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
     fn name(&self, id: u32) -> Option<&str> {
         id.checked_sub(1).map(|k| self.names[k as usize].as_str())
     }
@@ -63,7 +72,13 @@ impl Names {
     /// True when `ids` name `job`'s credentials (no look-up: a comparison
     /// of each name with the table's).
     pub(in crate::engine) fn are(&self, ids: &CredIds, job: &Job) -> bool {
-        (0..5).all(|k| self.kinds[k].name(ids[k]) == job.cred(SUB_KINDS[k]))
+        // Spelled out in the order of `SUB_KINDS` (every job is checked).
+        let [user, group, account, qos, class] = &self.kinds;
+        user.is(ids[0], Some(&job.user))
+            && group.is(ids[1], Some(&job.group))
+            && account.is(ids[2], job.account.as_deref())
+            && qos.is(ids[QOS], job.qos.as_deref())
+            && class.is(ids[4], job.class.as_deref())
     }
 
     /// Ids given so far, over every kind.
