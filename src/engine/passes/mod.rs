@@ -20,10 +20,11 @@ use crate::config::Config;
 use crate::model::{Job, NodeIdx, Secs, Time};
 use crate::profile::{Fit, FitRequest, Profile};
 use crate::throttle::Usage;
-use std::collections::BTreeMap;
+use jobmap::JobMap;
 
 mod backfill;
 mod ctx;
+mod jobmap;
 mod plan;
 mod priority;
 pub(super) mod rank;
@@ -117,12 +118,12 @@ pub(super) struct Passes<'s, P> {
     /// Some throttling limit is configured (else every check passes).
     pub throttled: bool,
     pub usage: Usage,
-    pub started: BTreeMap<usize, Start>,
+    pub started: JobMap<Start>,
     /// Job index -> (start, end, nodes) of reservations made now.
-    pub reserved: BTreeMap<usize, Reserved>,
+    pub reserved: JobMap<Reserved>,
     /// Jobs only soft limits would let start: the backfill phase's second
     /// round, with the reason they wait otherwise.
-    pub soft_deferred: BTreeMap<usize, Reason>,
+    pub soft_deferred: JobMap<Reason>,
     /// Backfill chunking holds freed resources for large jobs.
     pub chunk_on: bool,
     /// The last job whose turn decided a reservation, or the first blocked
@@ -198,14 +199,15 @@ pub fn run(
 
 impl<'s, 'a, P: Placer<'a>> Passes<'s, P> {
     fn new(p: P, state: &'s mut EngineState, throttled: bool, usage: Usage) -> Self {
+        let (jobs, idle) = (p.cx().jobs.len(), p.cx().idle.len());
         Passes {
             p,
             state,
             throttled,
             usage,
-            started: BTreeMap::new(),
-            reserved: BTreeMap::new(),
-            soft_deferred: BTreeMap::new(),
+            started: JobMap::with_keys(jobs),
+            reserved: JobMap::with_keys(jobs),
+            soft_deferred: JobMap::with_keys(idle),
             chunk_on: false,
             decisive: None,
         }

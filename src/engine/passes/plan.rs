@@ -124,7 +124,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         let cx = self.p.cx();
         let mut reservations: Vec<PlanReservation> = Vec::new();
         self.state.job_reservations.clear();
-        for (j, (s, e, nodes)) in &self.reserved {
+        for (j, (s, e, nodes)) in self.reserved.iter() {
             let job = &cx.jobs[*j];
             reservations.push(PlanReservation {
                 id: job.id.clone(),
