@@ -72,13 +72,7 @@ impl Names {
     /// True when `ids` name `job`'s credentials (no look-up: a comparison
     /// of each name with the table's).
     pub(in crate::engine) fn are(&self, ids: &CredIds, job: &Job) -> bool {
-        // Spelled out in the order of `SUB_KINDS` (every job is checked).
-        let [user, group, account, qos, class] = &self.kinds;
-        user.is(ids[0], Some(&job.user))
-            && group.is(ids[1], Some(&job.group))
-            && account.is(ids[2], job.account.as_deref())
-            && qos.is(ids[QOS], job.qos.as_deref())
-            && class.is(ids[4], job.class.as_deref())
+        (0..5).all(|k| self.kinds[k].is(ids[k], job.cred(SUB_KINDS[k])))
     }
 
     /// Ids given so far, over every kind.

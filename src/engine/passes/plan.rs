@@ -1,11 +1,11 @@
 //! Step 7: the plan. Every idle job with its decision or the reason it
 //! waits, the reservations, and what a later poll may reuse.
 
-use super::{AdmitAll, Passes, Placer};
-use crate::engine::build;
+use super::{AdmitAll, JobMap, Passes, Placer};
 use crate::engine::plan::{JobPlan, Plan, PlanReservation, Reason, Start, Stats};
 use crate::engine::quiet::{quiet_allowed, Quiet};
 use crate::engine::state::{JobReservation, NamedClaim};
+use crate::engine::{build, job_id_cmp};
 use crate::model::{NodeIdx, NodeTasks, Time};
 use crate::profile::Profile;
 use crate::reservation::ResKind;
@@ -72,6 +72,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         let mut total_free_now: Option<u64> = None;
         let mut plan_jobs = Vec::with_capacity(self.idle().len());
         let mut detail_budget = REASON_DETAIL;
+        let bypass = self.bypass_by_job();
         for i in 0..self.idle().len() {
             let (j, blocked) = (self.idle()[i].j, self.idle()[i].blocked.clone());
             let started = self.started.contains_key(&j);
@@ -106,17 +107,35 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 reason,
                 estimated_start: if started { Some(now) } else { res.map(|r| r.0) },
                 reservation: res.map(|_| x.id.to_string()),
-                bypass_count: self
-                    .state
-                    .bypass
-                    .get(x.id)
-                    .copied()
-                    .unwrap_or(x.bypass_count),
+                bypass_count: bypass.get(&x.j).copied().unwrap_or(x.bypass_count),
                 eff_queue_time: x.eff_queue_time,
                 components: x.contributions,
             });
         }
         plan_jobs
+    }
+
+    /// The bypass counts the state keeps, by job index. Few jobs have one:
+    /// then each is found among the jobs (in job order) rather than every
+    /// idle job looked up by its id.
+    fn bypass_by_job(&self) -> JobMap<u32> {
+        let (cx, kept) = (self.p.cx(), &self.state.bypass);
+        let mut by_job = JobMap::with_keys(cx.jobs.len());
+        if kept.len() * 16 > cx.idle.len() {
+            for x in &cx.idle {
+                if let Some(&n) = kept.get(x.id) {
+                    by_job.insert(x.j, n);
+                }
+            }
+            return by_job;
+        }
+        for (id, &n) in kept {
+            let first = cx.jobs.partition_point(|j| job_id_cmp(&j.id, id).is_lt());
+            for j in (first..cx.jobs.len()).take_while(|&j| cx.jobs[j].id == *id) {
+                by_job.insert(j, n);
+            }
+        }
+        by_job
     }
 
     /// The job reservations made, for the plan; the state keeps them.
