@@ -433,10 +433,8 @@ impl Engine {
             if let Some(q) = last.quiet.as_ref().filter(|_| seen == last.jobs.len()) {
                 // The nodes are the last iteration's too.
                 let cluster = &last.view.cluster;
-                let mut spare = names::Names::default();
-                let names = self.carried.names_mut().unwrap_or(&mut spare);
-                let (cfg, state) = (&self.cfg, &mut self.state);
-                if quiet::still_quiet(cfg, state, &last.jobs, cluster, now, q, names) {
+                let (cfg, state, memo) = (&self.cfg, &mut self.state, self.carried.memo());
+                if quiet::still_quiet(cfg, state, &last.jobs, cluster, now, q, memo) {
                     return None;
                 }
             }

@@ -2,7 +2,8 @@
 //! started nothing, only time advanced, is answered without the passes
 //! while that iteration's decisions stand ([`still_quiet`]).
 
-use super::names::{CredIds, CredTable, Names};
+use super::accel::memo::JobMemo;
+use super::names::CredTable;
 use super::passes::rank::{
     accrue_usage, any_fs_cap, has_limits, order_key, queue_times, time_block, OrderKey,
 };
@@ -73,7 +74,9 @@ pub(super) fn quiet_allowed(cfg: &Config, state: &EngineState) -> bool {
 /// fairshare and queue-time accrual, which this brings to `now` as the
 /// iteration would (when the answer is false the caller runs the iteration,
 /// which repeats them at no cost).
-/// `names`: the engine's credential names (ids are given to new ones).
+/// `memo`: the job memo the iteration that left `quiet` brought to these
+/// jobs (their signatures give their credentials); without it, or when
+/// it is not these jobs', the answer is false.
 pub fn still_quiet(
     cfg: &Config,
     state: &mut EngineState,
@@ -81,11 +84,17 @@ pub fn still_quiet(
     cluster: &Cluster,
     now: Time,
     quiet: &Quiet,
-    names: &mut Names,
+    memo: Option<&JobMemo>,
 ) -> bool {
     if now >= quiet.until || !quiet_allowed(cfg, state) {
         return false;
     }
+    // Without limits `statics` lists every idle job in job order, as the
+    // memo does.
+    let idle = quiet.statics.iter().map(|&(j, _)| j);
+    let Some((memo, sigs)) = memo.and_then(|m| Some((m, m.signatures_of(jobs, idle)?))) else {
+        return false;
+    };
     // The same jobs as the iteration that left `quiet`: what it forgot
     // stays forgotten, and what does not depend on time stands.
     accrue_usage(cfg, state, jobs, &cluster.total, now);
@@ -103,12 +112,7 @@ pub fn still_quiet(
         fairshare: &state.fairshare,
     };
     // What priority reads of the credentials, by id.
-    let ids: Vec<CredIds> = quiet
-        .statics
-        .iter()
-        .map(|&(j, _)| names.ids(&jobs[j]))
-        .collect();
-    let mut creds = CredTable::new(names, 0);
+    let mut creds = CredTable::new(memo.names(), memo.signatures());
     // As `rank` orders: priority, then submission, then position.
     let mut keys: Vec<OrderKey> = Vec::with_capacity(items.len());
     for (k, &(j, ok)) in quiet.statics.iter().enumerate() {
@@ -116,8 +120,8 @@ pub fn still_quiet(
         if !ok || time_block(cfg, &state.fairshare, fs_caps, job, now).is_some() {
             continue;
         }
-        let terms = creds.terms(&ctx, names, &ids[k]);
-        let parts = priority::job_priority_parts_with(&ctx, job, eff[k], &terms);
+        let terms = creds.of_signature(&ctx, memo.names(), sigs[k], memo.creds(sigs[k]));
+        let parts = priority::job_priority_parts_with(&ctx, job, eff[k], terms);
         if !parts.rejected_negative {
             keys.push(order_key(parts.priority, job.submit_time, k));
         }

@@ -228,9 +228,24 @@ impl JobMemo {
         &self.names
     }
 
-    /// See [`JobMemo::names`] (ids may be given).
-    pub(in crate::engine) fn names_mut(&mut self) -> &mut Names {
-        &mut self.names
+    /// The signature of each job of `idle` (indices into `jobs`), when
+    /// they are the idle jobs of the last [`JobMemo::refresh`] in job
+    /// order (their ids are compared), else `None`.
+    pub(in crate::engine) fn signatures_of(
+        &self,
+        jobs: &[Job],
+        idle: impl ExactSizeIterator<Item = usize>,
+    ) -> Option<Vec<u32>> {
+        if idle.len() != self.order.len() {
+            return None;
+        }
+        idle.zip(&self.order)
+            .map(|(j, &s)| {
+                let d = &self.slots[s as usize];
+                debug_assert!(d.req.job != jobs[j].id || self.derived_from(d, &jobs[j]));
+                (d.req.job == jobs[j].id).then_some(d.sig)
+            })
+            .collect()
     }
 
     /// Jobs whose derivation the last [`JobMemo::refresh`] kept.

@@ -519,9 +519,9 @@ impl Carried {
         self.memo = Some(memo);
     }
 
-    /// The credential names of the job memo, once there is one.
-    pub(in crate::engine) fn names_mut(&mut self) -> Option<&mut crate::engine::names::Names> {
-        self.memo.as_mut().map(|m| m.names_mut())
+    /// The job memo, once there is one.
+    pub(in crate::engine) fn memo(&self) -> Option<&memo::JobMemo> {
+        self.memo.as_ref()
     }
 
     /// Idle jobs whose derivations the last iteration took from the
