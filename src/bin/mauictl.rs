@@ -912,7 +912,7 @@ fn main() -> ExitCode {
                 nodes,
             };
             engine_cmd(&loaded, &snapshot, |_, e, _| {
-                let last = e.last.as_ref().ok_or("no iteration")?;
+                let last = e.last().ok_or("no iteration")?;
                 Ok(if json {
                     format!(
                         "{}\n",
@@ -929,7 +929,7 @@ fn main() -> ExitCode {
             snapshot,
             json,
         } => engine_cmd(&loaded, &snapshot, |cfg, e, _| {
-            let last = e.last.as_ref().ok_or("no iteration")?;
+            let last = e.last().ok_or("no iteration")?;
             if json {
                 render_engine::showstart_json(cfg, last, &job)
                     .map(|v| format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()))
@@ -943,7 +943,7 @@ fn main() -> ExitCode {
             verbose,
             json,
         } => engine_cmd(&loaded, &snapshot, |cfg, e, _| {
-            let last = e.last.as_ref().ok_or("no iteration")?;
+            let last = e.last().ok_or("no iteration")?;
             if json {
                 render_engine::checkjob_json(cfg, last, &job)
                     .map(|v| format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()))

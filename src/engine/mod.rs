@@ -138,15 +138,15 @@ impl LastIteration {
 /// A scheduling engine: configuration plus memory.
 pub struct Engine {
     /// The configuration in force.
-    pub cfg: Config,
+    pub(crate) cfg: Config,
     /// What is remembered between iterations (checkpointed).
-    pub state: EngineState,
+    pub(crate) state: EngineState,
     /// Site allocator for NODEALLOCATIONPOLICY LOCAL.
-    pub local: Option<Box<dyn LocalAllocator + Send>>,
+    pub(crate) local: Option<Box<dyn LocalAllocator + Send>>,
     /// The last iteration, for the renderers. Shared (`Arc`) so that a
     /// reader (the admin socket) can keep rendering one iteration while the
     /// next one runs.
-    pub last: Option<Arc<LastIteration>>,
+    pub(crate) last: Option<Arc<LastIteration>>,
     /// The cluster of the last iteration and what it was built from.
     cluster_cache: Option<ClusterCache>,
     /// The profile of running jobs and other shortcuts, carried between
@@ -158,7 +158,7 @@ pub struct Engine {
     /// priorities were computed from. On by default; a caller that reads
     /// only the decisions (the simulator) turns it off: the priorities,
     /// and so the decisions, are the same.
-    pub priority_breakdowns: bool,
+    pub(crate) priority_breakdowns: bool,
 }
 
 /// A cluster (NODECFG applied to the RM's nodes) with its inputs: reused
@@ -262,6 +262,16 @@ impl Engine {
             carried: accel::Carried::default(),
             priority_breakdowns: true,
         }
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// What the last iteration saw and decided, once one has run.
+    pub fn last(&self) -> Option<&Arc<LastIteration>> {
+        self.last.as_ref()
     }
 
     /// An engine resuming from remembered state.
