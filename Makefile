@@ -49,6 +49,9 @@ REL := $(TARGET_DIR)/release
 # Everything this file builds besides cargo's output.
 O ?= $(TARGET_DIR)/make
 SLURM_INCLUDE ?= /usr/include
+# Slurm's configured source tree of the same release (sched_maui.so uses
+# slurmctld's internal headers); empty: scripts/slurm-src.sh fetches it.
+SLURM_SRC ?=
 WITH_SLURM ?= $(if $(wildcard $(SLURM_INCLUDE)/slurm/slurm.h),yes,no)
 WITH_PBS ?= yes
 
@@ -106,7 +109,7 @@ pbs: lib-stage
 	$(MAKE) -C c-shim/pbs O=$(ABS_O)/pbs MAUISCHED_LIBDIR=$(ABS_O)/lib
 
 slurm:
-	$(MAKE) -C c-shim/slurm O=$(ABS_O)/slurm SLURM_INCLUDE=$(SLURM_INCLUDE)
+	$(MAKE) -C c-shim/slurm O=$(ABS_O)/slurm SLURM_INCLUDE=$(SLURM_INCLUDE) SLURM_SRC=$(SLURM_SRC)
 
 install: install-core $(if $(filter yes,$(WITH_PBS)),install-pbs) $(if $(filter yes,$(WITH_SLURM)),install-slurm)
 
@@ -129,7 +132,7 @@ install-core: $(REL)/mauictl $(REL)/libmauisched.so man pc
 	install -m 0644 packaging/mauisched.tmpfiles $(DESTDIR)$(TMPFILESDIR)/mauisched.conf
 
 install-slurm: slurm
-	$(MAKE) -C c-shim/slurm O=$(ABS_O)/slurm SLURM_INCLUDE=$(SLURM_INCLUDE) \
+	$(MAKE) -C c-shim/slurm O=$(ABS_O)/slurm SLURM_INCLUDE=$(SLURM_INCLUDE) SLURM_SRC=$(SLURM_SRC) \
 	    install PLUGINDIR=$(SLURM_PLUGINDIR) DESTDIR=$(abspath $(DESTDIR))
 
 install-pbs: pbs

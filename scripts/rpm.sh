@@ -75,6 +75,14 @@ tarball=$top/SOURCES/$name.tar.gz
 # gzip -1: the tarball is mostly vendored sources; speed over size.
 tar -C "$top/stage" --dereference --owner=0 --group=0 --sort=name -cf - "$name" | gzip -1 > "$tarball"
 cp packaging/slurm-version.sh "$top/SOURCES/"
+# Slurm's source tarball of the installed release (the spec's Source2:
+# sched_maui.so is built against slurmctld's configured source), from
+# Debian's source packages (scripts/slurm-src.sh, cached under target/).
+slurm_tarball=""
+if [ -f "${SLURM_INCLUDE:-/usr/include}/slurm/slurm_version.h" ]; then
+  slurm_tarball=$(scripts/slurm-src.sh --tarball)
+  cp -f "$slurm_tarball" "$top/SOURCES/"
+fi
 echo "rpm: $tarball ($(du -h "$tarball" | cut -f1))"
 $tarball_only && exit 0
 
@@ -95,6 +103,7 @@ fi
 start=$(date +%s)
 rpmbuild -ba --nodeps \
   --define "_topdir $top" \
+  ${slurm_tarball:+--define "slurm_tarball $(basename "$slurm_tarball")"} \
   --define "debug_package %{nil}" \
   --define "_source_payload w1.gzdio" \
   --define "_binary_payload w1.gzdio" \

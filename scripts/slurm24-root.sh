@@ -119,6 +119,7 @@ cmd_make() {
 	take_lock "$root"
 	if is_current "$root"; then
 		say "reusing $root (Slurm $(root_release "$root"), made $(awk -F= '$1 == "made" { print $2 }' "$root/$STAMP_NAME"))"
+		fetch_slurm_source "$root"
 		echo "$root"
 		return 0
 	fi
@@ -180,7 +181,20 @@ cmd_make() {
 	safe_remove "$root"
 	mv "$new" "$root"
 	say "made $root in $(( $(date +%s) - t0 )) s (Slurm $v, $(du -sm --one-file-system "$root" | cut -f1) MB)"
+	fetch_slurm_source "$root"
 	echo "$root"
+}
+
+# The upstream source tarball of the root's Slurm, fetched here, on the
+# host, from Debian's $SUITE sources into the repository's target/slurm-src
+# (bind-mounted inside): building sched/maui in the root configures it
+# there (scripts/slurm-src.sh) without needing the network inside.
+fetch_slurm_source() {
+	local v
+	v=$(root_release "$1")
+	MAUISCHED_DEBIAN_SUITE=$SUITE MAUISCHED_DEBIAN_MIRROR=$(mirror) \
+		"$REPO/scripts/slurm-src.sh" --tarball "$v" >/dev/null ||
+		die "cannot fetch Slurm $v's source from Debian $SUITE (scripts/slurm-src.sh)"
 }
 
 # One user of a root at a time: two runs would share and unmount each

@@ -378,8 +378,10 @@ impl Cluster {
             || setup.plugins.join("libmauisched.so.1"),
             Path::to_path_buf,
         );
+        // Slurm's own scheduler off (sched_interval=-1: no main scheduling
+        // pass; defer: no start at submission): only sched/maui starts jobs.
         let params = format!(
-            "maui_config={b}/maui.cfg,maui_library={},batch_sched_delay=0,sched_interval=2",
+            "maui_config={b}/maui.cfg,maui_library={},sched_interval=-1,defer",
             lib.display()
         );
         let nodes = spec.nodes.to_string();
@@ -463,6 +465,21 @@ impl Cluster {
 
     fn field(&self, id: &str, name: &str) -> String {
         ok(self.job(20, "field", &[id, name]), "scontrol show job")
+    }
+
+    /// A field of `squeue -h -j ID -o FORMAT` (e.g. `%r` the reason, `%Q`
+    /// the priority, `%S` the start time), as root.
+    fn squeue(&self, id: &str, format: &str) -> String {
+        self.root(&["squeue", "-h", "-j", id, "-o", format])
+            .trim()
+            .to_string()
+    }
+
+    /// The estimated start a pending job shows in Slurm (`scontrol`'s
+    /// StartTime), None while it is Unknown.
+    fn start_estimate(&self, id: &str) -> Option<i64> {
+        let s = self.field(id, "StartTime");
+        (s != "Unknown" && s != "None" && !s.is_empty()).then(|| epoch(&s))
     }
 
     /// The whole AdminComment (it holds blanks, unlike the fields `field` reads).
@@ -642,36 +659,6 @@ fn slurm_nodes(c: &Cluster) -> BTreeMap<String, BTreeMap<String, String>> {
         .collect()
 }
 
-/// A job's marker: (tags, text) of `mauisched(TAGS) TEXT`.
-fn marker(ac: &str) -> (Vec<String>, String) {
-    let Some(rest) = ac.strip_prefix("mauisched(") else {
-        return (Vec::new(), String::new());
-    };
-    let (tags, text) = rest.split_once(')').unwrap_or((rest, ""));
-    (
-        tags.split_whitespace().map(str::to_string).collect(),
-        text.trim().to_string(),
-    )
-}
-
-/// True when the marker has exactly these tags (req= aside) and its text
-/// starts with `text`.
-fn marked(ac: &str, tags: &[&str], text: &str) -> bool {
-    let (t, x) = marker(ac);
-    let t: Vec<&str> = t
-        .iter()
-        .map(String::as_str)
-        .filter(|t| !t.starts_with("req="))
-        .collect();
-    t == tags && x.starts_with(text)
-}
-
-/// The estimated start written in a waiting job's AdminComment.
-fn estimated_start(ac: &str) -> Option<i64> {
-    let s = ac.split("estimated start ").nth(1)?;
-    Some(epoch(s.split_whitespace().next()?.trim_end_matches(';')))
-}
-
 // ------------------------------------------------------------ scenario 1
 
 #[test]
@@ -716,13 +703,25 @@ fn s1_priority_order_is_the_start_order() {
     std::thread::sleep(Duration::from_secs(9));
     let a2 = one(USER_A, 2);
     let b1 = one(USER_B, 2);
-    // While they wait, each says why.
+    // While they wait, each says why in Slurm's own words, none held,
+    // and Slurm's priorities are mauisched's order: a1 (9 s more queue
+    // time, 900 points) > b1 (500 points of user priority) > a2.
     c.wait_iterations(2, 30);
-    for id in [&a1, &a2, &b1] {
+    let mut prio = Vec::new();
+    for id in [&a1, &b1, &a2] {
         assert_eq!(c.field(id, "JobState"), "PENDING");
-        let ac = c.admin_comment(id);
-        assert!(ac.starts_with("mauisched(gated"), "job {id}: {ac}");
+        let reason = c.squeue(id, "%r");
+        assert!(
+            reason == "Priority" || reason == "Resources",
+            "job {id} waits for {reason:?}"
+        );
+        assert!(c.admin_comment(id).is_empty(), "job {id}: no marker");
+        prio.push(c.squeue(id, "%Q").parse::<u64>().unwrap());
     }
+    assert!(
+        prio[0] > prio[1] && prio[1] > prio[2],
+        "Slurm's priorities of a1 b1 a2: {prio:?}"
+    );
     for id in [&a1, &a2, &b1] {
         c.wait_state(id, "COMPLETED", 90);
     }
@@ -804,10 +803,11 @@ fn s2_backfill_around_a_reserved_wide_job() {
         ],
     );
     let mut reserved = None;
-    c.wait_until("W's estimated start", 30, || {
-        reserved = estimated_start(&c.admin_comment(&w));
+    c.wait_until("W's estimated start (StartTime)", 30, || {
+        reserved = c.start_estimate(&w);
         reserved.is_some()
     });
+    assert_eq!(c.squeue(&w, "%r"), "Resources", "W's reason");
     let reserved = reserved.unwrap();
     assert!(
         (reserved - (r_start + 120)).abs() <= 2,
@@ -861,8 +861,11 @@ fn s2_backfill_around_a_reserved_wide_job() {
         "L must not be backfilled"
     );
     assert_eq!(c.field(&w, "JobState"), "PENDING");
-    let l_ac = c.admin_comment(&l);
-    assert!(marked(&l_ac, &["gated"], ""), "{l_ac}");
+    let l_reason = c.squeue(&l, "%r");
+    assert!(
+        l_reason == "Priority" || l_reason == "Resources",
+        "L waits for {l_reason:?}"
+    );
 
     // W starts when R ends, at its reserved time; L only after W.
     c.wait_state(&w, "RUNNING", 150);
@@ -969,9 +972,14 @@ fn s3_standing_reservation_keeps_other_classes_off() {
     assert_eq!(c.hosts(&c.field(&sp, "NodeList")), ["n001", "n002"]);
     c.wait_iterations(2, 30);
     assert_eq!(c.field(&all, "JobState"), "PENDING");
-    let ac = c.admin_comment(&all);
-    assert!(marked(&ac, &["gated"], ""), "{ac}");
-    say(&format!("slurm_e2e s3: the 16-node batch job waits: {ac}"));
+    let reason = c.squeue(&all, "%r");
+    assert!(
+        ["Reservation", "Resources", "Priority"].contains(&reason.as_str()),
+        "the 16-node batch job waits for {reason:?}"
+    );
+    say(&format!(
+        "slurm_e2e s3: the 16-node batch job waits: {reason}"
+    ));
     c.stop();
 }
 
@@ -1015,8 +1023,7 @@ fn s4_minresource_uses_the_smallest_node_that_fits() {
     assert_eq!(want[&mid_node]["RealMemory"], "32000", "{mid_node}");
     let big_node = node(&big);
     assert_eq!(want[&big_node]["RealMemory"], "64000", "{big_node}");
-    let ac = c.admin_comment(&small);
-    assert!(marked(&ac, &["started"], "started "), "{ac}");
+    assert!(c.starts().iter().any(|(j, _, _)| *j == small));
     say(&format!(
         "slurm_e2e s4: 1.5 GB -> {}, 20 GB -> {mid_node}, 40 GB -> {big_node}",
         node(&small)
@@ -1175,8 +1182,7 @@ fn s6_only_root_and_the_scheduler_release_jobs() {
         "gate not loaded"
     );
 
-    // A job submitted held: the gate holds it (priority 0) and marks the
-    // hold as the user's; mauisched says so.
+    // A job submitted held: Slurm's own user hold (priority 0).
     let job_a = c.submit(
         USER_A,
         &[
@@ -1190,8 +1196,6 @@ fn s6_only_root_and_the_scheduler_release_jobs() {
     assert_eq!(c.field(&job_a, "JobState"), "PENDING");
     assert_eq!(c.field(&job_a, "Priority"), "0");
     assert_eq!(c.field(&job_a, "Reason"), "JobHeldUser");
-    let ac = c.admin_comment(&job_a);
-    assert!(marked(&ac, &["gated", "uhold"], "Hold User"), "{ac}");
 
     // The owner may not set the priority, nice value or top the job.
     let (done, msg) = c.scontrol_as(
@@ -1219,18 +1223,35 @@ fn s6_only_root_and_the_scheduler_release_jobs() {
     let (done, _) = c.scontrol_as(USER_B, &["release", &job_a]);
     assert!(!done, "another user released the job");
 
-    // Root adds a system hold; the owner's release then removes only the
-    // user hold: the job still waits, now on the system hold.
+    // The owner may release their own user hold (Slurm's own release):
+    // the job then waits for mauisched, which starts it.
+    let job_b = c.submit(
+        USER_A,
+        &[
+            "-H",
+            "-n",
+            "1",
+            "--mem=100",
+            "-t",
+            "5",
+            "--wrap",
+            "sleep 300",
+        ],
+    );
+    c.wait_iterations(1, 30);
+    assert_eq!(c.field(&job_b, "Reason"), "JobHeldUser");
+    let (done, msg) = c.scontrol_as(USER_A, &["release", &job_b]);
+    assert!(done, "the owner's release of a user hold refused: {msg}");
+    assert_eq!(c.wait_state(&job_b, "RUNNING", 60), "RUNNING");
+    assert!(c.starts().iter().any(|(j, _, _)| *j == job_b));
+
+    // Root's hold makes it an administrator's hold (Slurm's own).
     let (done, msg) = c.scontrol_as("root", &["hold", &job_a]);
     assert!(done, "root's hold refused: {msg}");
-    c.wait_until("the system hold in the marker", 30, || {
-        marked(&c.admin_comment(&job_a), &["gated", "uhold", "shold"], "")
+    c.wait_until("the administrator's hold", 30, || {
+        c.field(&job_a, "Reason") == "JobHeldAdmin"
     });
-    let (done, msg) = c.scontrol_as(USER_A, &["release", &job_a]);
-    assert!(done, "the owner's release of a user hold refused: {msg}");
-    c.wait_until("the user hold to go", 30, || {
-        marked(&c.admin_comment(&job_a), &["gated", "shold"], "Hold System")
-    });
+    c.wait_iterations(1, 30);
     // With no user hold left the owner's release is refused.
     let (done, msg) = c.scontrol_as(USER_A, &["release", &job_a]);
     assert!(!done, "user release of a system hold accepted: {msg}");
@@ -1245,13 +1266,12 @@ fn s6_only_root_and_the_scheduler_release_jobs() {
     assert_eq!(c.field(&job_a, "JobState"), "PENDING");
     assert_eq!(c.field(&job_a, "Priority"), "0");
 
-    // The hold survives a slurmctld restart (the marker is in Slurm's state).
+    // The hold survives a slurmctld restart (it is Slurm's own).
     c.harness("restart-ctld");
     c.wait_iterations(2, 60);
     assert_eq!(c.field(&job_a, "JobState"), "PENDING", "after restart");
     assert_eq!(c.field(&job_a, "Priority"), "0", "after restart");
-    let ac = c.admin_comment(&job_a);
-    assert!(marked(&ac, &["gated", "shold"], "Hold System"), "{ac}");
+    assert_eq!(c.field(&job_a, "Reason"), "JobHeldAdmin", "after restart");
 
     // Root's release is accepted: every hold goes, mauisched starts the
     // job (Slurm does not release it by itself), as its owner.
@@ -1332,8 +1352,8 @@ fn s6_operator_holds_and_releases_from_the_plan() {
         &format!("sched/maui: job {job}: system hold placed by operator"),
         60,
     );
-    c.wait_until("the system hold in the marker", 30, || {
-        marked(&c.admin_comment(&job), &["gated", "shold"], "Hold System")
+    c.wait_until("Slurm's administrator hold", 30, || {
+        c.field(&job, "Reason") == "JobHeldAdmin"
     });
     // The node frees: the held job stays.
     c.root(&["scancel", &blocker]);
@@ -1548,7 +1568,9 @@ fn rm_start_latencies(log: &str, begin: f64) -> Vec<f64> {
         let Some(t) = log_stamp(l, utc_offset) else {
             continue;
         };
-        if l.contains("] sched: Allocate JobId=") {
+        // Slurm's own scheduler logs "sched: Allocate", sched/maui's
+        // start (select_nodes in slurmctld) "sched/maui: Allocate".
+        if l.contains("] sched: Allocate JobId=") || l.contains("] sched/maui: Allocate JobId=") {
             let node = l
                 .split("NodeList=")
                 .nth(1)
@@ -1670,7 +1692,7 @@ fn s8_thousand_jobs_on_64_nodes() {
     }
     lat.sort_by(|a, b| a.partial_cmp(b).unwrap());
     // The same seen by Slurm: from slurmctld's "_job_complete: ... done"
-    // (the node is free) or T to its "sched: Allocate" of the node's next
+    // (the node is free) or T to its "Allocate" of the node's next
     // job (the job has started as far as the RM goes; the latencies above
     // add slurmd's launch of the script on this loaded host).
     let rm_lat = rm_start_latencies(&c.ctld_log(), begin as f64);
@@ -1990,17 +2012,15 @@ fn s10_without_the_library_jobs_wait_and_say_why() {
         USER_A,
         &["-n", "1", "--mem=100", "-t", "5", "--wrap", "sleep 60"],
     );
-    c.wait_until("the job's AdminComment saying why it waits", 40, || {
-        c.admin_comment(&id)
-            .contains("not scheduled: mauisched is not running (cannot load")
+    c.wait_until("the job's reason saying why it waits", 40, || {
+        c.squeue(&id, "%r")
+            .contains("mauisched: not running (cannot load")
     });
-    let ac = c.admin_comment(&id);
-    let (tags, _) = marker(&ac);
-    assert_eq!(tags, ["gated"], "still under the gate: {ac}");
+    let reason = c.squeue(&id, "%r");
     assert_eq!(c.field(&id, "JobState"), "PENDING");
     assert!(
-        ac.contains(lib.to_str().unwrap()),
-        "the reason names the library: {ac}"
+        reason.contains(lib.to_str().unwrap()),
+        "the reason names the library: {reason}"
     );
     // The library arrives: the next retry loads it and the job starts.
     std::fs::copy(setup.plugins.join("libmauisched.so.1"), &lib).unwrap();

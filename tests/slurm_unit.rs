@@ -99,3 +99,8 @@ fn c_unit_tests_of_the_admin_comment_marker_pass() {
 fn c_unit_tests_of_the_slurm_to_engine_mapping_pass() {
     run_unit("test_gather");
 }
+
+#[test]
+fn c_unit_tests_of_the_engine_reason_to_slurm_reason_mapping_pass() {
+    run_unit("test_reason");
+}

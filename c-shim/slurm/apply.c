@@ -1,7 +1,7 @@
 /*
  * apply.c: the plan -> Slurm. Operator holds and releases become marker
- * changes; each start is one update (priority INFINITE, the nodes the
- * engine chose) and schedule() allocates it at once; pending jobs Slurm
+ * changes; each start allocates the job on the nodes the engine chose
+ * inside slurmctld, as backfill does (ctld_start); pending jobs Slurm
  * could start by itself are held again; then the waiting jobs' reasons go
  * to their AdminComment, only when they change.
  */
@@ -14,16 +14,10 @@
 
 #include "events.h"
 #include "loader.h"
+#include "reason.h"
 #include "util.h"
 
 #define REASON_DEFER_MS 10000 /* longest wait of reasons behind starts */
-#define START_BATCH 16        /* starts released between schedule() calls */
-
-/* slurmctld's main scheduling pass, exported by the slurmctld binary.
- * Weak: the plugin loads even where it is missing (then Slurm's own pass,
- * every sched_interval, picks the released jobs up). It takes the locks
- * itself; call it holding none. */
-extern void schedule(bool full_queue) __attribute__((weak));
 
 /* One update of a job as SlurmUser; logs a failure. */
 static int update_job(struct ctx *c, const char *id, uint32_t priority,
@@ -164,6 +158,134 @@ static void publish_holds(struct ctx *c)
 	publish_hold_table(t, n);
 }
 
+/* Slurm's own scheduler off: what each waiting job shows in Slurm's own
+ * views, written in place (ctld_write_waiting): the reason in Slurm's
+ * words (reason.c), mauisched's estimated start as the job's StartTime
+ * (what checkjob and showstart say), and a priority in the engine's
+ * order: the engine's own number where it fits Slurm's (1 to 2^32 - 2,
+ * as showq shows it), else the rank. Held jobs keep Slurm's hold; the
+ * gate's marker of a job held at submission goes. Returns the jobs
+ * changed. */
+static unsigned write_waiting(struct ctx *c, const mauisched_plan_t *plan)
+{
+	size_t n = 0, i, k, nw = 0, nrec = c->jobs ? c->jobs->record_count : 0;
+	struct ctld_wait *w;
+	int64_t *prio;
+	bool *seen, direct = true;
+	int64_t last_p = 0;
+	char (*desc)[192];
+	unsigned changed;
+
+	L.plan_job_count(plan, &n);
+	w = calloc(n + c->njr + 1, sizeof(*w));
+	prio = calloc(n + c->njr + 1, sizeof(*prio));
+	desc = calloc(n + c->njr + 1, sizeof(*desc));
+	seen = calloc(nrec + 1, sizeof(*seen));
+	if (!w || !prio || !desc || !seen) {
+		free(w);
+		free(prio);
+		free(desc);
+		free(seen);
+		return 0;
+	}
+	/* i == n: the jobs the engine did not see. */
+	for (i = 0; i <= n; i++) {
+		size_t lo = i < n ? i : 0, hi = i < n ? i + 1 : c->njr;
+		const char *jid = NULL;
+		int64_t p = 0;
+		bool st = false;
+		struct jrec *one = NULL;
+
+		if (i < n) {
+			if (L.plan_job(plan, i, &jid, &p, &st) != MAUISCHED_OK || st)
+				continue;
+			if (!(one = gather_find(c, jid)))
+				continue;
+		}
+		for (k = lo; k < hi; k++) {
+			struct jrec *r = one ? one : &c->jr[k];
+			struct ctld_wait *x = &w[nw];
+			size_t at = (size_t) (r->ji - c->jobs->job_array);
+			bool held = r->want.uhold || r->want.shold;
+
+			if (!one && r->reported)
+				continue;
+			if (!r->pending || r->started_now)
+				continue;
+			/* An array's pending record is one Slurm job: the
+			 * first of its tasks (the highest) speaks for it. */
+			if (at < nrec) {
+				if (seen[at])
+					continue;
+				seen[at] = true;
+			}
+			x->id = r->id;
+			x->clear_marker = r->ungate;
+			if (r->ungate)
+				x->hold = r->want.uhold ? CTLD_HOLD_USER :
+					  r->want.shold ? CTLD_HOLD_SYSTEM :
+							  CTLD_RELEASE;
+			if (held) {
+				/* Slurm's own hold says it. */
+				x->set_start = true;
+				nw++;
+				continue;
+			}
+			if (one) {
+				uint32_t code = 0, bypass = 0;
+				const char *summary = "", *detail = "", *res = "";
+				int64_t est = -1;
+				struct slurm_reason sr;
+
+				if (L.plan_job_reason(plan, i, &code, &summary,
+						      &detail) != MAUISCHED_OK)
+					code = MAUISCHED_REASON_PRIORITY;
+				slurm_reason_of(code, summary, &sr);
+				x->set_reason = !sr.keep;
+				x->state_reason = sr.state_reason;
+				memcpy(desc[nw], sr.desc, sizeof(sr.desc));
+				x->desc = desc[nw];
+				x->set_start = true;
+				if (L.plan_job_schedule(plan, i, &est, &res, &bypass) ==
+					    MAUISCHED_OK && est > 0)
+					x->start_time = (time_t) est;
+				/* The engine's number where it orders the jobs
+				 * strictly and fits Slurm's range. */
+				direct = direct && p >= 1 && p <= 0xfffffffeLL &&
+					 (!last_p || p < last_p);
+				prio[nw] = last_p = p;
+			} else {
+				/* Not scheduled by mauisched (a heterogeneous
+				 * job, one it cannot read): the text says so. */
+				x->set_reason = true;
+				x->state_reason = WAIT_PRIORITY;
+				snprintf(desc[nw], sizeof(desc[nw]), "mauisched: %s",
+					 r->skip_why ? r->skip_why : "not scheduled");
+				x->desc = desc[nw];
+				x->set_start = true;
+				prio[nw] = 0;
+			}
+			nw++;
+		}
+	}
+	/* Priorities in the plan's order (highest first); the jobs it did not
+	 * see last. */
+	for (k = 0; k < nw; k++) {
+		if (!w[k].set_reason)
+			continue;
+		if (direct && prio[k] > 0)
+			w[k].priority = (uint32_t) prio[k];
+		else
+			w[k].priority = (uint32_t) (nw - k);
+	}
+	changed = (unsigned) ctld_write_waiting(w, nw);
+	free(w);
+	free(prio);
+	free(desc);
+	free(seen);
+	return changed;
+}
+
 /* Applies the plan. Order: operator actions, starts (the latency that
  * matters), jobs to hold again, then marker and reason updates. */
 void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
@@ -193,6 +315,13 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 				continue;
 			}
 			r->want.shold = kind == MAUISCHED_ACTION_HOLD;
+			if (c->internal) {
+				/* Slurm's own admin hold (priority 0). */
+				struct ctld_wait w = { .id = r->id };
+				w.hold = r->want.shold ? CTLD_HOLD_SYSTEM :
+					 r->want.uhold ? CTLD_HOLD_LEAVE : CTLD_RELEASE;
+				ctld_write_waiting(&w, 1);
+			}
 			mlog(MAUISCHED_LOG_INFO, "job %s: system hold %s by %s",
 			     job, kind == MAUISCHED_ACTION_HOLD ? "placed" : "released",
 			     by);
@@ -209,7 +338,8 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 		uint32_t tasks = 0;
 		struct sbuf nodes = { 0 }, ac = { 0 }, log = { 0 };
 		struct jrec *r;
-		char *ranged, when[32];
+		char *ranged, when[32], sid[ID_LEN];
+		int rc;
 
 		if (L.plan_start(plan, i, &job, &bf, &res, &nn) != MAUISCHED_OK)
 			continue;
@@ -237,26 +367,45 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 		sb_fmt(&ac, "started %s on %s%s%s%s", when, ranged ? ranged : nodes.s,
 		       bf ? " by backfill" : "", res && *res ? " in reservation " : "",
 		       res && *res ? res : "");
-		if (update_job(c, r->id, INFINITE, nodes.s, ac.s, "start") == 0) {
+		rc = ctld_start(r->id, nodes.s, bf, c->internal ? NULL : ac.s,
+				sid, sizeof(sid));
+		if (rc == SLURM_SUCCESS) {
 			r->started_now = true;
 			gather_remember_start(c, r->id, log.s);
 			started++;
 			backfilled += bf;
-			/* On a busy controller each release takes a while:
-			 * let Slurm allocate the first ones meanwhile. */
-			if (started % START_BATCH == 0 && schedule)
-				schedule(false);
-			mlog(MAUISCHED_LOG_INFO, "start job %s on %s%s%s%s", job, log.s,
+			mlog(MAUISCHED_LOG_INFO, "start job %s on %s%s%s%s%s%s", job, log.s,
 			     bf ? " (backfill)" : "", res && *res ? " in reservation " : "",
-			     res && *res ? res : "");
+			     res && *res ? res : "", strcmp(sid, job) ? " as " : "",
+			     strcmp(sid, job) ? sid : "");
+		} else {
+			char cause[96];
+			/* Once per error: a job Slurm started meanwhile, or
+			 * nodes that are not free after all, come back. */
+			snprintf(cause, sizeof(cause), "start: %d", rc);
+			if (!mlog_once(MAUISCHED_LOG_WARN, cause,
+				       "job %s: not started on %s: %s (logged once for this error; the job is planned again)",
+				       job, log.s, slurm_strerror(rc)))
+				mlog(MAUISCHED_LOG_DEBUG, "job %s: not started on %s: %s",
+				     job, log.s, slurm_strerror(rc));
+			c->update_failures++;
 		}
 		free(ranged);
 		free(nodes.s);
 		free(ac.s);
 		free(log.s);
 	}
-	if (started && schedule)
-		schedule(started > 50);
+	if (c->internal) {
+		*markers_ms = mono_ms();
+		updates += write_waiting(c, plan);
+		*markers_ms = mono_ms() - *markers_ms;
+		c->cosmetic_backlog = false;
+		publish_holds(c);
+		*nstart = started;
+		*nbf = backfilled;
+		*nupd = updates;
+		return;
+	}
 
 	/* Jobs Slurm could start by itself (released, requeued, never gated)
 	 * that this plan does not start: held again, with the node list the
@@ -352,6 +501,36 @@ void apply_unavailable(struct ctx *c, const char *why)
 {
 	size_t k;
 	unsigned updated = 0;
+
+	if (c->internal) {
+		/* Nothing starts (Slurm's own scheduler is off): the waiting
+		 * jobs say why. */
+		struct ctld_wait *w = calloc(c->njr + 1, sizeof(*w));
+		char desc[512];
+		size_t nw = 0;
+
+		if (!w)
+			return;
+		snprintf(desc, sizeof(desc), "mauisched: not running (%s)", why);
+		for (k = 0; k < c->njr; k++) {
+			struct jrec *r = &c->jr[k];
+			if (!r->pending || r->ji->priority == 0)
+				continue;
+			w[nw].id = r->id;
+			w[nw].set_reason = true;
+			w[nw].state_reason = WAIT_PRIORITY;
+			w[nw].desc = desc;
+			w[nw].set_start = true;
+			nw++;
+		}
+		updated = (unsigned) ctld_write_waiting(w, nw);
+		free(w);
+		if (updated)
+			mlog(MAUISCHED_LOG_INFO,
+			     "%u pending jobs told why they wait: mauisched is not running (%s)",
+			     updated, why);
+		return;
+	}
 
 	for (k = 0; k < c->njr; k++) {
 		struct jrec *r = &c->jr[k];

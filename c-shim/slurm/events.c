@@ -18,6 +18,7 @@ static bool stop_req;     /* fini */
 static bool reconfig_req; /* sched_p_reconfig */
 static bool wake_req;     /* a gate event */
 static bool accepting;    /* the thread takes gate events */
+static bool internal;     /* Slurm's own scheduler is off */
 static struct gate_event events[EVENT_CAP];
 static size_t nevents;
 static struct hold_entry *holdtab;
@@ -59,8 +60,26 @@ int sched_maui_gate_event(const char *job_ref, int kind, uint32_t uid)
 	int taken = 0;
 
 	pthread_mutex_lock(&mu);
-	if (accepting) {
-		if (kind == MAUI_EV_SUBMIT) {
+	if (accepting && internal) {
+		/* Holds and releases are Slurm's own: nothing is queued, the
+		 * thread only wakes up; a user's release goes ahead only from
+		 * a user hold (Slurm's own rule, said first with the gate's
+		 * words). */
+		if (kind == MAUI_EV_MODE)
+			taken = MAUI_MODE_INTERNAL;
+		else if (kind == MAUI_EV_USER_RELEASE && job_ref)
+			taken = known_without_user_hold(job_ref) ? 2 :
+				MAUI_RELEASE_BY_SLURM;
+		else
+			taken = 1;
+		if (taken != 2 && kind != MAUI_EV_MODE) {
+			wake_req = true;
+			pthread_cond_signal(&cv);
+		}
+	} else if (accepting) {
+		if (kind == MAUI_EV_MODE) {
+			taken = 1;
+		} else if (kind == MAUI_EV_SUBMIT) {
 			taken = 1;
 		} else if (kind == MAUI_EV_USER_RELEASE && job_ref &&
 			   known_without_user_hold(job_ref)) {
@@ -79,6 +98,13 @@ int sched_maui_gate_event(const char *job_ref, int kind, uint32_t uid)
 	}
 	pthread_mutex_unlock(&mu);
 	return taken;
+}
+
+void set_internal_mode(bool on)
+{
+	pthread_mutex_lock(&mu);
+	internal = on;
+	pthread_mutex_unlock(&mu);
 }
 
 size_t take_events(struct gate_event **out)

@@ -41,6 +41,8 @@ void publish_hold_table(struct hold_entry *t, size_t n);
 
 /* Whether the gate's events are taken (the thread runs and has slurm.conf). */
 void set_accepting(bool on);
+/* Whether Slurm's own scheduler is off (maui_gate.h, MAUI_MODE_INTERNAL). */
+void set_internal_mode(bool on);
 
 /* Requests to the thread. */
 void request_start(void);  /* before the thread starts: clears old requests */

@@ -13,61 +13,9 @@
 #include "maui_gate.h"
 #include "util.h"
 
-/* Logs a load error when it is not the one already logged: a controller
- * that does not answer would otherwise fill the log every poll. */
-static int load_failed(struct ctx *c, const char *what, int err)
-{
-	if (err != c->load_errno) {
-		mlog(MAUISCHED_LOG_ERROR, "loading %s: %s (logged again only when the error changes)",
-		     what, slurm_strerror(err));
-		c->load_errno = err;
-	}
-	return -1;
-}
-
 int gather_poll(struct ctx *c, bool *changed)
 {
-	job_info_msg_t *j = NULL;
-	node_info_msg_t *n = NULL;
-	partition_info_msg_t *p = NULL;
-	int rc, err;
-
-	*changed = false;
-	rc = slurm_load_jobs(c->jobs ? c->jobs->last_update : 0, &j,
-			     MAUI_JOB_SHOW_FLAGS);
-	if (rc == SLURM_SUCCESS) {
-		if (c->jobs)
-			slurm_free_job_info_msg(c->jobs);
-		c->jobs = j;
-		*changed = true;
-	} else if ((err = maui_slurm_errno()) != SLURM_NO_CHANGE_IN_DATA) {
-		return load_failed(c, "jobs", err);
-	}
-	rc = slurm_load_node(c->nodes ? c->nodes->last_update : 0, &n,
-			     SHOW_ALL);
-	if (rc == SLURM_SUCCESS) {
-		if (c->nodes)
-			slurm_free_node_info_msg(c->nodes);
-		c->nodes = n;
-		*changed = true;
-	} else if ((err = maui_slurm_errno()) != SLURM_NO_CHANGE_IN_DATA) {
-		return load_failed(c, "nodes", err);
-	}
-	rc = slurm_load_partitions(c->parts ? c->parts->last_update : 0, &p,
-				   SHOW_ALL);
-	if (rc == SLURM_SUCCESS) {
-		if (c->parts)
-			slurm_free_partition_info_msg(c->parts);
-		c->parts = p;
-		*changed = true;
-	} else if ((err = maui_slurm_errno()) != SLURM_NO_CHANGE_IN_DATA) {
-		return load_failed(c, "partitions", err);
-	}
-	if (c->load_errno) {
-		mlog(MAUISCHED_LOG_INFO, "loading from slurmctld works again");
-		c->load_errno = 0;
-	}
-	return 0;
+	return ctld_poll(&c->snap, &c->jobs, &c->nodes, &c->parts, changed);
 }
 
 /* Slurm node state -> mauisched's. */
@@ -348,13 +296,6 @@ static size_t count_items(const char *csv)
 	return n;
 }
 
-/* Where a running job runs: "node:tasks,..." (tasks = its CPUs there over
- * CPUs per task). Slurm says how many CPUs a job has on each node up to
- * 24.05; from 24.11 no public call does, and the plugin uses what it asked
- * for when it started the job, when the job's nodes are those it asked
- * for. Only the jobs it did not start, or that Slurm placed elsewhere, are
- * taken as spread evenly, which may put a node's busy CPUs on another:
- * logged once per cause. */
 /* The CPUs of the node called `name` in the loaded node table; -1 when
  * it is not there. */
 static int node_cpus(const struct ctx *c, const char *name)
@@ -368,6 +309,13 @@ static int node_cpus(const struct ctx *c, const char *name)
 	return -1;
 }
 
+/* Where a running job runs: "node:tasks,..." (tasks = its CPUs there over
+ * CPUs per task), from slurmctld's own record of the job's CPUs per node
+ * (job_resrcs, copied in place at every release). Without it (a job with
+ * no resources record), what the plugin asked for when it started the
+ * job, when the job's nodes are those it asked for; else the job is taken
+ * as spread evenly, which may put a node's busy CPUs on another: logged
+ * once per cause. */
 static char *job_allocation(struct ctx *c, const char *id,
 			    const slurm_job_info_t *ji, uint32_t cpt,
 			    uint32_t *total_tasks)
@@ -382,7 +330,7 @@ static char *job_allocation(struct ctx *c, const char *id,
 	if (!hosts)
 		return NULL;
 	nhosts = (uint32_t) count_items(hosts);
-	if (!MAUI_HAVE_JOB_CPUS_ON_NODE || !ji->job_resrcs) {
+	if (ctld_job_cpus_on_node(c->snap, ji, 0) < 0) {
 		mem = started_find(c, id);
 		if (mem && count_items(mem->alloc) == nhosts) {
 			char *copy = astr(hosts), *t, *s2 = NULL;
@@ -403,7 +351,7 @@ static char *job_allocation(struct ctx *c, const char *id,
 		if (!use_mem)
 			mlog_once(MAUISCHED_LOG_WARN,
 				  mem ? "alloc: nodes differ" : "alloc: not started here",
-				  "job %s: %s; its CPUs are taken as spread evenly over %s (this Slurm release has no public per-node CPU count; logged once for this cause)",
+				  "job %s: %s; its CPUs are taken as spread evenly over %s (slurmctld has no per-node CPU count for it; logged once for this cause)",
 				  id, mem ? "runs on other nodes than mauisched asked for" :
 				  "was not started by this plugin (or before slurmctld restarted)",
 				  ji->nodes);
@@ -413,7 +361,7 @@ static char *job_allocation(struct ctx *c, const char *id,
 		if (use_mem) {
 			t = remembered_tasks(mem->alloc, h);
 		} else {
-			int cpus = maui_job_cpus_on_node(ji, (int) i);
+			int cpus = ctld_job_cpus_on_node(c->snap, ji, (int) i);
 			/* An exclusive job holds its nodes whole. */
 			if (cpus <= 0 && ji->shared == JOB_SHARED_NONE)
 				cpus = node_cpus(c, h);
@@ -566,7 +514,26 @@ static struct jrec *add_record(struct ctx *c, slurm_job_info_t *ji,
 	if (ji->eligible_time > 0)
 		m->earliest_start = ji->eligible_time;
 	m->dependency_pending = dependency_pending(ji->dependency);
-	if (!r->mk.present) {
+	if (c->internal) {
+		/* Holds are Slurm's own (priority 0); a job the gate held
+		 * (before the mode was known) takes the holds of its marker,
+		 * which then goes (apply). */
+		r->want = (struct marker){ 0 };
+		r->want.present = true;
+		if (r->mk.present) {
+			r->ungate = true;
+			if (ji->priority == 0 && !r->mk.started) {
+				r->want.uhold = r->mk.uhold;
+				r->want.shold = r->mk.shold;
+			} else if (ji->priority == 0) {
+				r->want.uhold = ji->state_reason == WAIT_HELD_USER;
+				r->want.shold = !r->want.uhold;
+			}
+		} else if (ji->priority == 0) {
+			r->want.uhold = ji->state_reason == WAIT_HELD_USER;
+			r->want.shold = !r->want.uhold;
+		}
+	} else if (!r->mk.present) {
 		/* Not marked by the gate (queued before it was installed, or
 		 * AdminComment replaced): Slurm's own hold says which. */
 		if (ji->priority == 0) {
@@ -584,14 +551,15 @@ static struct jrec *add_record(struct ctx *c, slurm_job_info_t *ji,
 			r->want.shold = true;
 	}
 	r->want.started = false;
-	apply_events(r, ev, nev);
+	if (!c->internal)
+		apply_events(r, ev, nev);
 	m->holds = (r->want.uhold ? MAUISCHED_HOLD_USER : 0) |
 		   (r->want.shold ? MAUISCHED_HOLD_SYSTEM : 0);
 	if (nparts && !any_up)
 		m->holds |= MAUISCHED_HOLD_SYSTEM; /* its partitions are down */
 
 	/* The nodes the user asked for: ours replaced them at a start. */
-	if (r->mk.started)
+	if (r->mk.started && !c->internal)
 		m->hostlist = r->mk.req[0] ? expand_hosts(r->mk.req) : NULL;
 	else {
 		m->hostlist = expand_hosts(ji->req_nodes);
@@ -718,7 +686,19 @@ uint64_t gather_fingerprint(const struct ctx *c)
 		h = fnv_str(h, m->class_name);
 		h = fnv_str(h, m->qos);
 		h = fnv_str(h, m->account);
-		h = fnv(h, &c->jr[k].ji->priority, sizeof(c->jr[k].ji->priority));
+		if (c->internal) {
+			/* The plugin writes priorities and reasons itself: only
+			 * a hold, and a reason Slurm cleared (an update resets
+			 * it), call for an iteration. */
+			bool held = c->jr[k].ji->priority == 0;
+			bool cleared = c->jr[k].pending &&
+				       c->jr[k].ji->state_reason == WAIT_NO_REASON;
+			h = fnv(h, &held, sizeof(held));
+			h = fnv(h, &cleared, sizeof(cleared));
+		} else {
+			h = fnv(h, &c->jr[k].ji->priority,
+				sizeof(c->jr[k].ji->priority));
+		}
 	}
 	return h;
 }
@@ -801,12 +781,7 @@ void gather_free(struct ctx *c)
 {
 	size_t k;
 
-	if (c->jobs)
-		slurm_free_job_info_msg(c->jobs);
-	if (c->nodes)
-		slurm_free_node_info_msg(c->nodes);
-	if (c->parts)
-		slurm_free_partition_info_msg(c->parts);
+	ctld_snap_free(&c->snap);
 	c->jobs = NULL;
 	c->nodes = NULL;
 	c->parts = NULL;

@@ -15,6 +15,7 @@
 #include "mauisched.h"
 #include "events.h"
 #include "marker.h"
+#include "ctld.h"
 #include "options.h"
 #include "slurm_compat.h"
 
@@ -27,6 +28,11 @@ struct jrec {
 	bool reported;           /* given to the engine */
 	bool started_now;        /* started by this iteration's plan */
 	bool regate;             /* must be held again (priority 0) */
+	bool ungate;             /* Slurm's own scheduler is off, and the job
+				  * still has the gate's marker (held at
+				  * submission before the mode was known, or
+				  * under a former configuration): the marker
+				  * goes, its holds become Slurm's own */
 	struct marker mk;        /* as found in Slurm */
 	struct marker want;      /* holds after gate events and actions */
 	const char *skip_why;    /* not scheduled by mauisched, and why */
@@ -45,6 +51,13 @@ struct ctx {
 	struct options opt;
 	mauisched_t *h;
 	long rmpoll;             /* RMPOLLINTERVAL, from the library */
+	/* Copied in place from slurmctld (ctld.c), owned by snap. */
+	struct ctld_snap *snap;
+	/* Slurm's own scheduler is off (sched_interval=-1, defer): jobs are
+	 * not held by the gate, holds are Slurm's own, and the plugin writes
+	 * reasons, estimates and priorities in place. Else the gate holds
+	 * every job and reasons go to AdminComment. */
+	bool internal;
 	job_info_msg_t *jobs;
 	node_info_msg_t *nodes;
 	partition_info_msg_t *parts;
@@ -73,8 +86,9 @@ struct ctx {
 	size_t nstarted, nstarted_sorted, capstarted;
 };
 
-/* Loads what changed since the last load; *changed says whether any did.
- * -1 on an error (logged when it is a new one). */
+/* Copies what changed in slurmctld since the last copy (under its read
+ * locks, no RPC); *changed says whether anything did. -1 on an error
+ * (logged). */
 int gather_poll(struct ctx *c, bool *changed);
 
 /* Maps the loaded jobs into c->jr (strings in the arena; call

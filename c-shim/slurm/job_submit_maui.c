@@ -194,6 +194,13 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 			    "description (uid %u); nothing to gate", submit_uid);
 		return SLURM_SUCCESS;
 	}
+	/* Slurm's own scheduler is off (sched_interval=-1, defer): nothing
+	 * but sched/maui starts the job, so it is not held; `sbatch -H` is
+	 * Slurm's own user hold. */
+	if (tell(NULL, MAUI_EV_MODE, submit_uid) == MAUI_MODE_INTERNAL) {
+		tell(NULL, MAUI_EV_SUBMIT, submit_uid);
+		return SLURM_SUCCESS;
+	}
 	user_hold = job_desc->priority == 0;
 	if (job_desc->priority != NO_VAL && job_desc->priority != 0)
 		slurm_info("job_submit/maui: uid %u asked for priority %u at "
@@ -312,6 +319,18 @@ int job_modify(MAUI_JOB_MODIFY_ARGS)
 	if (job_desc->priority == INFINITE) {
 		answer = tell(ref, privileged ? MAUI_EV_RELEASE_ALL :
 				   MAUI_EV_USER_RELEASE, submit_uid);
+		/* Slurm's own scheduler is off: its own release goes ahead
+		 * (root's, or the owner's from a user hold); the job then waits
+		 * for mauisched like any other. */
+		if (answer == MAUI_RELEASE_BY_SLURM ||
+		    (privileged && tell(NULL, MAUI_EV_MODE, submit_uid) ==
+				   MAUI_MODE_INTERNAL)) {
+			slurm_info("job_submit/maui: release of job %s by uid %u: "
+				   "%s removed; the scheduler starts it (Slurm's own release)",
+				   ref, submit_uid,
+				   privileged ? "every hold" : "the user hold");
+			return SLURM_SUCCESS;
+		}
 		if (answer == 1) {
 			/* The job stays held in Slurm: mauisched starts it. */
 			job_desc->priority = NO_VAL;

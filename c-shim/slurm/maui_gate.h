@@ -35,7 +35,17 @@ enum maui_gate_event {
 	MAUI_EV_USER_RELEASE = 3,  /* remove the user hold */
 	MAUI_EV_SYSTEM_HOLD = 4,   /* place a system hold (root, SlurmUser) */
 	MAUI_EV_RELEASE_ALL = 5,   /* remove user and system holds (root) */
+	MAUI_EV_MODE = 6,          /* which mode (below); job_ref NULL */
 };
+
+/* What MAUI_EV_MODE answers: sched/maui runs and Slurm's own scheduler
+ * is off (SchedulerParameters sched_interval=-1 and defer: nothing starts
+ * a job but sched/maui), so jobs are not held at submission and holds are
+ * Slurm's own; else (1) the gate holds every new job. */
+#define MAUI_MODE_INTERNAL 2
+/* What MAUI_EV_USER_RELEASE answers in that mode when the job has a user
+ * hold: Slurm's own release goes ahead. */
+#define MAUI_RELEASE_BY_SLURM 3
 
 /* int sched_maui_gate_event(const char *job_ref, int event, uint32_t uid):
  * job_ref is the job as the request named it ("123", "123_4"); returns 1

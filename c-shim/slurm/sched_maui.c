@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "ctld.h"
 #include "events.h"
 #include "gather.h"
 #include "loader.h"
@@ -238,6 +239,27 @@ static void try_open(struct ctx *c)
 	     c->opt.config, c->opt.state, c->rmpoll, c->opt.poll_ms);
 }
 
+/* Whether Slurm's own scheduler is off (SchedulerParameters
+ * sched_interval=-1 and defer): then nothing but this plugin starts jobs,
+ * and jobs are not held at submission. Without it the gate holds every
+ * new job, so that Slurm's main scheduler cannot start one by itself. */
+static void take_mode(struct ctx *c)
+{
+	char why[128];
+	bool internal = ctld_sched_params_ok(why, sizeof(why));
+
+	if (!internal)
+		mlog(MAUISCHED_LOG_ERROR,
+		     "%s: Slurm's own scheduler would start jobs by itself; set SchedulerParameters=sched_interval=-1,defer (with maui_* and Slurm's other options). Until then every new job is held at submission by job_submit/maui and released only by mauisched, and squeue shows JobHeldUser for all of them",
+		     why);
+	else if (!c->internal)
+		mlog(MAUISCHED_LOG_INFO,
+		     "Slurm's own scheduler is off (sched_interval=-1, defer): mauisched alone starts jobs; holds are Slurm's own");
+	c->internal = internal;
+	set_internal_mode(internal);
+	c->last_fp = 0;
+}
+
 static void do_reconfig(struct ctx *c)
 {
 	struct options o;
@@ -253,6 +275,7 @@ static void do_reconfig(struct ctx *c)
 	snprintf(c->opt.config, sizeof(c->opt.config), "%s", o.config);
 	c->opt.poll_ms = o.poll_ms;
 	c->opt.reason_ms = o.reason_ms;
+	take_mode(c);
 	/* A new configuration may cure what was logged once. */
 	mlog_once_reset();
 	if (!c->h) {
@@ -290,6 +313,8 @@ static void *sched_thread(void *arg)
 	}
 	mlog(MAUISCHED_LOG_INFO, "config %s, state %s, library %s",
 	     c.opt.config, c.opt.state, c.opt.library);
+	/* The mode before the gate's first question. */
+	take_mode(&c);
 	set_accepting(true);
 	wake = true;
 	while (!stop) {

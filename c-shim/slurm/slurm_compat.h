@@ -140,4 +140,78 @@ static inline int maui_job_cpus_on_node(const slurm_job_info_t *ji, int i)
  */
 typedef __typeof__(((slurm_job_info_t *) 0)->state_reason) maui_state_reason_t;
 
+/*
+ * slurmctld's internal interface (ctld.c only, which defines
+ * MAUI_SLURM_INTERNALS): built against the configured source tree of the
+ * exact release (SLURM_SRC, scripts/slurm-src.sh). Differences, from
+ * Slurm's sources at the release tags (FACTS-22.05-24.11.md section 3):
+ *  - select_nodes(job_ptr, test_only, &bitmap, &err_msg, submission,
+ *    type) became select_nodes(job_node_select_t *, test_only,
+ *    submission, type) in 23.11;
+ *  - job_record_t moved from src/slurmctld/slurmctld.h to
+ *    src/common/job_record.h (slurmctld.h includes it), and
+ *    `struct job_details` became the anonymous `job_details_t` (24.11);
+ *  - srun_allocate moved from srun_comm.h to proc_req.h (24.11);
+ *  - ListIterator became list_itr_t * (24.11);
+ *  - node_name2bitmap gained a fourth argument, invalid_hostlist (24.11);
+ *  - job_reason_string became job_state_reason_string (23.11).
+ */
+#ifdef MAUI_SLURM_INTERNALS
+/* Read and built for these two only: the internal interface changes in
+ * between without a trace in the public headers. */
+#if !(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(22, 5, 0) &&                 \
+      SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 6, 0)) &&                 \
+	!(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0) &&            \
+	  SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 12, 0))
+#error "sched/maui uses slurmctld's internal interface, read and built for Slurm 22.05 and 24.11 only: check ctld.c and this section against the release's src/slurmctld first"
+#endif
+#include "config.h"
+#include "src/common/assoc_mgr.h"
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/slurmctld.h"
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+#include "src/slurmctld/proc_req.h"
+typedef job_details_t maui_job_details_t;
+typedef list_itr_t *maui_list_itr_t;
+/* The fourth argument (24.11) collects invalid names; NULL: not wanted. */
+#define maui_node_name2bitmap(names, best, bm) \
+	node_name2bitmap(names, best, bm, NULL)
+#else
+#include "src/slurmctld/srun_comm.h"
+typedef struct job_details maui_job_details_t;
+typedef ListIterator maui_list_itr_t;
+#define maui_node_name2bitmap(names, best, bm) node_name2bitmap(names, best, bm)
+#endif
+
+/* Starts job_ptr now, on the nodes its exc_node_bitmap leaves (not a
+ * test, not at submission); SLURM_SUCCESS or Slurm's error code. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+static inline int maui_select_nodes(job_record_t *job_ptr, bool backfill)
+{
+	job_node_select_t sel = { .job_ptr = job_ptr };
+
+	return select_nodes(&sel, false, false,
+			    backfill ? SLURMDB_JOB_FLAG_BACKFILL :
+				       SLURMDB_JOB_FLAG_SCHED);
+}
+#define maui_job_reason_string job_state_reason_string
+#else
+static inline int maui_select_nodes(job_record_t *job_ptr, bool backfill)
+{
+	return select_nodes(job_ptr, false, NULL, NULL, false,
+			    backfill ? SLURMDB_JOB_FLAG_BACKFILL :
+				       SLURMDB_JOB_FLAG_SCHED);
+}
+#define maui_job_reason_string job_reason_string
+#endif
+#endif /* MAUI_SLURM_INTERNALS */
+
 #endif /* MAUI_SLURM_COMPAT_H */
