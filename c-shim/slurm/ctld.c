@@ -75,16 +75,68 @@ struct gen {
 	struct pool pool;
 	time_t stamp;     /* Slurm's last_*_update it was copied at */
 	time_t copied;    /* when */
+	uint64_t sig;     /* signature() of what was copied */
 	bool valid;
 };
 
-/* Whether a copy is still what Slurm has. Slurm's update times are in
- * seconds: a change in the second of the copy (the plugin's own start,
- * a job ending) leaves the time as it was, so a copy made in the second
- * of the last update is made again at the next poll. */
-static bool stale(const struct gen *g, time_t slurm_stamp)
+/* Whether a copy may differ from what Slurm has. Slurm's update times are
+ * in seconds: a change in the second of the copy (the plugin's own start,
+ * a job ending) leaves the time as it was. So a copy made in the second of
+ * the last update is checked again at each poll (`maybe`: a signature
+ * decides) until that second is over. */
+static bool stale(const struct gen *g, time_t slurm_stamp, bool *maybe)
 {
-	return !g->valid || g->stamp != slurm_stamp || g->copied <= slurm_stamp;
+	*maybe = g->valid && g->stamp == slurm_stamp && g->copied <= slurm_stamp;
+	return !g->valid || g->stamp != slurm_stamp || *maybe;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h;
+}
+
+static bool wanted(job_record_t *j);
+
+/* What a change within one second would alter: the jobs mauisched reads,
+ * their states, holds and shapes (under the job read lock). */
+static uint64_t jobs_signature(void)
+{
+	maui_list_itr_t it = list_iterator_create(job_list);
+	job_record_t *j;
+	uint64_t h = 1;
+
+	while ((j = list_next(it))) {
+		if (j->magic != JOB_MAGIC || !wanted(j))
+			continue;
+		h = mix(h, j->job_id);
+		h = mix(h, j->job_state);
+		h = mix(h, j->priority == 0);
+		h = mix(h, j->time_limit);
+		h = mix(h, j->state_reason == WAIT_NO_REASON);
+		if (j->details)
+			h = mix(h, ((uint64_t) j->details->min_nodes << 32) ^
+				       j->details->min_cpus ^
+				       (uint64_t) j->details->begin_time);
+		if (j->array_recs && j->array_recs->task_id_bitmap)
+			h = mix(h, (uint64_t) bit_set_count(j->array_recs->task_id_bitmap));
+	}
+	list_iterator_destroy(it);
+	return h;
+}
+
+static uint64_t nodes_signature(void)
+{
+	node_record_t *n;
+	uint64_t h = 2;
+	int i;
+
+	for (i = 0; (n = next_node(&i)); i++) {
+		h = mix(h, n->node_state);
+		h = mix(h, n->cpus);
+		h = mix(h, n->real_memory);
+	}
+	return h;
 }
 
 struct ctld_snap {
@@ -99,6 +151,15 @@ struct ctld_snap {
 	int32_t *node_at;
 	int node_at_n;
 };
+
+/* The jobs mauisched reads: pending, running and suspended ones, none
+ * still completing (gather.c skips the others anyway). */
+static bool wanted(job_record_t *j)
+{
+	if (IS_JOB_COMPLETING(j))
+		return false;
+	return IS_JOB_PENDING(j) || IS_JOB_RUNNING(j) || IS_JOB_SUSPENDED(j);
+}
 
 /* ---------------------------------------------------------- parameters */
 
@@ -204,15 +265,6 @@ static void copy_job(struct ctld_snap *s, job_record_t *j, slurm_job_info_t *o,
 			s->job_ncpus[k] = n;
 		}
 	}
-}
-
-/* The jobs mauisched reads: pending, running and suspended ones, none
- * still completing (gather.c skips the others anyway). */
-static bool wanted(job_record_t *j)
-{
-	if (IS_JOB_COMPLETING(j))
-		return false;
-	return IS_JOB_PENDING(j) || IS_JOB_RUNNING(j) || IS_JOB_SUSPENDED(j);
 }
 
 static int copy_jobs(struct ctld_snap *s)
@@ -364,7 +416,7 @@ int ctld_poll(struct ctld_snap **snapp, job_info_msg_t **jobs,
 	assoc_mgr_lock_t qos = { .qos = READ_LOCK };
 	struct ctld_snap *s = *snapp;
 	int rc = 0;
-	bool nodes_new;
+	bool nodes_new, maybe;
 	time_t now;
 
 	*changed = false;
@@ -374,32 +426,49 @@ int ctld_poll(struct ctld_snap **snapp, job_info_msg_t **jobs,
 			return -1;
 		*snapp = s;
 	}
+	/* Nothing changed since a copy made after the last update's second:
+	 * no lock at all (the update times are read as they are; a change
+	 * being made now shows at the next poll). */
+	if (!stale(&s->nodes, last_node_update, &maybe) &&
+	    !stale(&s->parts, last_part_update, &maybe) &&
+	    !stale(&s->jobs, last_job_update, &maybe))
+		goto out;
 	lock_slurmctld(lock);
 	now = time(NULL);
-	nodes_new = stale(&s->nodes, last_node_update);
+	nodes_new = stale(&s->nodes, last_node_update, &maybe);
 	if (nodes_new) {
-		s->nodes.valid = copy_nodes(s) == 0;
+		uint64_t sig = nodes_signature();
+		if (!maybe || sig != s->nodes.sig) {
+			s->nodes.valid = copy_nodes(s) == 0;
+			s->nodes.sig = sig;
+			*changed = true;
+		} else
+			nodes_new = false;
 		s->nodes.stamp = last_node_update;
 		s->nodes.copied = now;
-		*changed = true;
 	}
 	/* Partitions index the copied node table: copied again with it. */
 	if (s->nodes.valid &&
-	    (nodes_new || stale(&s->parts, last_part_update))) {
+	    (nodes_new || stale(&s->parts, last_part_update, &maybe))) {
 		s->parts.valid = copy_parts(s) == 0;
 		s->parts.stamp = last_part_update;
 		s->parts.copied = now;
 		*changed = true;
 	}
-	if (stale(&s->jobs, last_job_update)) {
-		assoc_mgr_lock(&qos);
-		s->jobs.valid = copy_jobs(s) == 0;
-		assoc_mgr_unlock(&qos);
+	if (stale(&s->jobs, last_job_update, &maybe)) {
+		uint64_t sig = jobs_signature();
+		if (!maybe || sig != s->jobs.sig) {
+			assoc_mgr_lock(&qos);
+			s->jobs.valid = copy_jobs(s) == 0;
+			assoc_mgr_unlock(&qos);
+			s->jobs.sig = sig;
+			*changed = true;
+		}
 		s->jobs.stamp = last_job_update;
 		s->jobs.copied = now;
-		*changed = true;
 	}
 	unlock_slurmctld(lock);
+out:
 	if (!s->jobs.valid || !s->nodes.valid || !s->parts.valid) {
 		mlog_once(MAUISCHED_LOG_ERROR, "ctld copy: no memory",
 			  "cannot copy slurmctld's jobs, nodes or partitions: out of memory");

@@ -107,6 +107,16 @@ void set_internal_mode(bool on)
 	pthread_mutex_unlock(&mu);
 }
 
+bool events_pending(void)
+{
+	bool any;
+
+	pthread_mutex_lock(&mu);
+	any = nevents > 0;
+	pthread_mutex_unlock(&mu);
+	return any;
+}
+
 size_t take_events(struct gate_event **out)
 {
 	size_t n;

@@ -30,6 +30,8 @@ struct hold_entry {
 	uint8_t flags;
 };
 
+/* Whether gate events are queued. */
+bool events_pending(void);
 /* Takes the queued gate events (malloc()ed, *out NULL when none). */
 size_t take_events(struct gate_event **out);
 /* Puts events back in front (an iteration that failed did not apply them). */

@@ -11,7 +11,7 @@
 
 #define DEFAULT_CONFIG "/etc/slurm/maui.cfg"
 #define DEFAULT_LIBRARY "libmauisched.so.1"
-#define DEFAULT_POLL_MS 250   /* change detection */
+#define DEFAULT_POLL_MS 20    /* change detection (no lock when nothing changed) */
 #define DEFAULT_REASON_MS 100 /* budget for reason-only updates */
 
 struct options {

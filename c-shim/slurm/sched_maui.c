@@ -334,12 +334,19 @@ static void *sched_thread(void *arg)
 				apply_unavailable(&c, c.unavailable);
 			}
 		}
-		if (c.h && gather_poll(&c, &changed) == 0 && c.nodes && c.jobs)
-			iterate(&c, wake || reconf);
+		if (c.h && gather_poll(&c, &changed) == 0 && c.nodes && c.jobs) {
+			time_t now = time(NULL);
+			/* Nothing new in Slurm, nothing asked for, no begin time
+			 * passed, RMPOLLINTERVAL not up: not even a mapping. */
+			if (changed || wake || reconf || c.cosmetic_backlog ||
+			    events_pending() || now - c.last_iter >= c.rmpoll ||
+			    (c.next_begin && c.next_begin <= now))
+				iterate(&c, wake || reconf);
+		}
 		/* The next poll is due poll_ms after this one began: a job
 		 * that ended during a long iteration is seen right after it. */
 		left = c.h ? c.opt.poll_ms - (long) (mono_ms() - t_poll) : 1000;
-		wait_requests(left < 20 ? 20 : left, &stop, &reconf, &wake);
+		wait_requests(left < 5 ? 5 : left, &stop, &reconf, &wake);
 		/* Submissions come in bursts: take a few together. */
 		if (wake && !stop)
 			usleep(20000);
