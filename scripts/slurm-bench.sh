@@ -27,7 +27,7 @@
 #                 bf_resolution (60 s); Maui's reservations have neither.
 # Both maui runs: BACKFILLPOLICY FIRSTFIT, QUEUETIMEWEIGHT 1, JOBNODEMATCHPOLICY
 # EXACTNODE, RMPOLLINTERVAL 00:00:10 (= bf_interval: the longest wait between
-# two planning passes when nothing changes), sched_interval=2 as above.
+# two planning passes when nothing changes), SchedulerParameters sched_interval=-1,defer (Slurm's own scheduler off).
 #
 # Bench mode (default). Each run gets a fresh N-node test cluster
 # (tests/slurm/cluster.sh; default 256 nodes of three kinds) and the same
@@ -201,7 +201,7 @@ start_cluster() {
 		CFG
 		setsid -w tests/slurm/cluster.sh start "$c" "$NODES" "$@" --sched sched/maui --job-submit maui \
 			--plugin-dir "$PLUGINS" --owner-pid $$ --max-life 7200 \
-			--sched-params "maui_config=$c/maui.cfg,maui_library=$PLUGINS/libmauisched.so.1,sched_interval=2" \
+			--sched-params "maui_config=$c/maui.cfg,maui_library=$PLUGINS/libmauisched.so.1,sched_interval=-1,defer" \
 			>/dev/null ;;
 	esac
 	export SLURM_CONF=$c/etc/slurm.conf
@@ -335,7 +335,7 @@ sd() {
 }
 us_ms() { awk -v u="${1:-0}" 'BEGIN { printf "%.1f", u / 1000 }'; }
 
-declare -A R_STARTS R_UTIL R_STARTED R_CPU R_HWM R_RSS R_CYC R_MEAN R_MAX R_REAS R_LOOK R_BF R_WIN
+declare -A R_STARTS R_UTIL R_STARTED R_CPU R_HWM R_RSS R_CYC R_MEAN R_MAX R_REAS R_APPLY R_LOOK R_BF R_WIN
 i=0
 for run in "${RUN_LIST[@]}"; do
 	i=$(( i + 1 ))
@@ -369,6 +369,7 @@ for run in "${RUN_LIST[@]}"; do
 		R_MEAN[$run]="$(us_ms "$(sd "$f" "Backfilling stats" "Mean cycle")")/$(us_ms "$(sd "$f" "Main schedule statistics" "Mean cycle")")"
 		R_MAX[$run]="$(us_ms "$(sd "$f" "Backfilling stats" "Max cycle")")/$(us_ms "$(sd "$f" "Main schedule statistics" "Max cycle")")"
 		R_REAS[$run]="-"
+		R_APPLY[$run]="-"
 		R_LOOK[$run]="$(sd "$f" "Backfilling stats" "Depth Mean") ($(sd "$f" "Backfilling stats" "Depth Mean (try depth)")) / $(sd "$f" "Main schedule statistics" "Mean depth cycle")"
 		R_BF[$run]=$(sd "$f" "Backfilling stats" "Total backfilled jobs (since last slurm start)")
 		R_STARTS[$run]="-"
@@ -376,7 +377,7 @@ for run in "${RUN_LIST[@]}"; do
 		# Per iteration inside the window: engine, total, and total less
 		# the reason updates (the decision: snapshot, engine, starts).
 		sed -n "${log_from},${log_to}p" "$c/log/slurmctld.log" >"$c/slurmctld.window.log"
-		read -r m_n m_eng_mean m_eng_max m_tot_mean m_tot_max m_dec_mean m_dec_max m_idle <<<"$(
+		read -r m_n m_eng_mean m_eng_max m_tot_mean m_tot_max m_dec_mean m_dec_max m_idle m_app_mean m_app_max <<<"$(
 			grep 'sched/maui: iteration [0-9]*:.* times: ' "$c/slurmctld.window.log" | awk '
 				{ for (i = 1; i <= NF; i++) {
 					if ($i == "engine") e = $(i + 1) + 0
@@ -384,14 +385,15 @@ for run in "${RUN_LIST[@]}"; do
 					if ($i == "total") t = $(i + 1) + 0
 					if ($i == "idle" && $(i - 1) ~ /^[0-9]+$/) id = $(i - 1) + 0 }
 				  d = t - r
-				  n++; se += e; st += t; sd += d
-				  if (e > me) me = e; if (t > mt) mt = t; if (d > md) md = d; if (id > mi) mi = id }
-				END { if (n) printf "%d %.1f %.1f %.1f %.1f %.1f %.1f %d\n", n, se / n, me, st / n, mt, sd / n, md, mi
-				      else print "0 0 0 0 0 0 0 0" }')"
+				  n++; se += e; st += t; sd += d; sr += r
+				  if (e > me) me = e; if (t > mt) mt = t; if (d > md) md = d; if (id > mi) mi = id; if (r > mr) mr = r }
+				END { if (n) printf "%d %.1f %.1f %.1f %.1f %.1f %.1f %d %.1f %.1f\n", n, se / n, me, st / n, mt, sd / n, md, mi, sr / n, mr
+				      else print "0 0 0 0 0 0 0 0 0 0" }')"
 		R_CYC[$run]=$m_n
 		R_MEAN[$run]="$m_dec_mean ($m_eng_mean)"
 		R_MAX[$run]="$m_dec_max ($m_eng_max)"
 		R_REAS[$run]="$m_tot_mean/$m_tot_max"
+		R_APPLY[$run]="$m_app_mean/$m_app_max"
 		R_LOOK[$run]="all ($m_idle idle max)"
 		R_BF[$run]="-"
 		# Starts the plugin issued, and how many of them were for a job
@@ -406,15 +408,15 @@ done
 # ----------------------------------------------------------------- report
 echo
 echo "Slurm 22.05 on $NODES nodes, $JOBS jobs submitted at once, window ${MEASURE} s from the submission ($(nproc) cores; library: $PROFILE; bf_max_job_test $BF_MAX_JOB_TEST)"
-fmt='%-13s %6s %6s %8s %9s %8s %6s %6s %10s %16s %20s %12s %24s %10s\n'
+fmt='%-13s %6s %6s %8s %9s %8s %6s %6s %10s %16s %20s %12s %12s %24s %10s\n'
 # shellcheck disable=SC2059
-printf "$fmt" run window "util%" started "starts(dup)" "ctldCPUs" peakMB endMB cycles "mean ms" "max ms" "w/reasons" "looked at" backfilled
+printf "$fmt" run window "util%" started "starts(dup)" "ctldCPUs" peakMB endMB cycles "mean ms" "max ms" "w/reasons" "apply ms" "looked at" backfilled
 for run in "${RUN_LIST[@]}"; do
 	name=$run
 	case "$run" in easy) name="maui EASY" ;; conservative) name="maui cons" ;; esac
 	# shellcheck disable=SC2059
 	printf "$fmt" "$name" "${R_WIN[$run]}" "${R_UTIL[$run]}" "${R_STARTED[$run]}" "${R_STARTS[$run]}" "${R_CPU[$run]}" "${R_HWM[$run]}" "${R_RSS[$run]}" \
-		"${R_CYC[$run]}" "${R_MEAN[$run]}" "${R_MAX[$run]}" "${R_REAS[$run]}" "${R_LOOK[$run]}" "${R_BF[$run]}"
+		"${R_CYC[$run]}" "${R_MEAN[$run]}" "${R_MAX[$run]}" "${R_REAS[$run]}" "${R_APPLY[$run]}" "${R_LOOK[$run]}" "${R_BF[$run]}"
 done
 cat <<LEGEND
   runs: backfill = sched/backfill (conservative up to bf_max_job_test); maui EASY = sched/maui,
@@ -427,6 +429,8 @@ cat <<LEGEND
     window (/proc stat). peakMB / endMB: slurmctld VmHWM / VmRSS at the window's end.
   cycles, mean ms, max ms: backfill = backfill/main scheduler cycles (sdiag); maui = iterations,
     decision time (engine time) per iteration. w/reasons: maui's mean/longest whole iteration.
+  apply ms: maui's mean/longest time writing every waiting job's reason, StartTime and priority
+    in place (the iteration line's "reasons"; issue 25 aims at <= 100 ms on average with 3,000 waiting).
   looked at: backfill = jobs per backfill cycle (tried) / per main cycle; maui = whole queue.
   backfilled: jobs Slurm's backfill started (sdiag).
 LEGEND

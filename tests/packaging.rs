@@ -479,7 +479,10 @@ fn make_install_gives_the_tree_with_working_links() {
         make.arg(format!("TARGET_DIR={}", t.display()))
             .arg("CARGO_FLAGS=--offline --locked");
     }
+    // sched_maui.so is built against Slurm's configured source: the one
+    // scripts/slurm-src.sh keeps for this checkout, not fetched again.
     let out = make
+        .env("MAUISCHED_SLURM_SRC_DIR", repo().join("target/slurm-src"))
         .arg("-C")
         .arg(src)
         .arg("install")

@@ -33,6 +33,8 @@
 //!     why; once the library is in place they start.
 //! 11. a 5,000-job burst on 64 nodes: every job once, no double start;
 //!     slurmctld's memory flat (RSS after 5,000 jobs against after 500).
+//! 12. without Slurm's own scheduler off, the log names the settings and
+//!     the hold gate keeps every job for mauisched (the fallback).
 //!
 //! Needs root and the Slurm packages (`scripts/deps.sh test` installs them);
 //! without them each test says why and passes, unless
@@ -345,6 +347,9 @@ struct Spec<'a> {
     /// start does not wait for a first iteration (the library may be
     /// missing on purpose).
     library: Option<&'a Path>,
+    /// Slurm's own scheduler left on (no sched_interval=-1,defer): the
+    /// fallback, where job_submit/maui holds every new job.
+    slurm_scheduler_on: bool,
 }
 
 impl Default for Spec<'_> {
@@ -355,6 +360,7 @@ impl Default for Spec<'_> {
             maui_cfg: "",
             extra: &[],
             library: None,
+            slurm_scheduler_on: false,
         }
     }
 }
@@ -383,8 +389,13 @@ impl Cluster {
         // Slurm's own scheduler off (sched_interval=-1: no main scheduling
         // pass; defer: no start at submission): only sched/maui starts jobs.
         let params = format!(
-            "maui_config={b}/maui.cfg,maui_library={},sched_interval=-1,defer",
-            lib.display()
+            "maui_config={b}/maui.cfg,maui_library={},{}",
+            lib.display(),
+            if spec.slurm_scheduler_on {
+                "sched_interval=2"
+            } else {
+                "sched_interval=-1,defer"
+            }
         );
         let nodes = spec.nodes.to_string();
         let owner = std::process::id().to_string();
@@ -1257,13 +1268,24 @@ fn s6_only_root_and_the_scheduler_release_jobs() {
     // With no user hold left the owner's release is refused.
     let (done, msg) = c.scontrol_as(USER_A, &["release", &job_a]);
     assert!(!done, "user release of a system hold accepted: {msg}");
-    assert!(
-        msg.contains("Job is in held state, pending scheduler release"),
-        "{msg}"
-    );
-    assert!(c.ctld_log().contains(&format!(
-        "job_submit/maui: refused release of job {job_a} by uid {uid_a}: only the scheduler releases jobs (the job has no user hold)"
-    )));
+    if on_22_05() {
+        // 22.05 asks job_submit/maui first, which says it in its words.
+        assert!(
+            msg.contains("Job is in held state, pending scheduler release"),
+            "{msg}"
+        );
+        assert!(c.ctld_log().contains(&format!(
+            "job_submit/maui: refused release of job {job_a} by uid {uid_a}: only the scheduler releases jobs (the job has no user hold)"
+        )));
+    } else {
+        // 24.11 refuses a user's release of an administrator's hold
+        // itself, before job_submit/maui is asked.
+        assert!(
+            msg.contains("Access/permission denied")
+                || msg.contains("Job is in held state, pending scheduler release"),
+            "{msg}"
+        );
+    }
     c.wait_iterations(2, 30);
     assert_eq!(c.field(&job_a, "JobState"), "PENDING");
     assert_eq!(c.field(&job_a, "Priority"), "0");
@@ -1473,15 +1495,19 @@ fn s7_refusal_logged(c: &Cluster) -> Vec<String> {
 fn s7_on_a_restarting_reconfigure(c: &Cluster, cfg: &Path, one: &dyn Fn(&str) -> String) {
     c.wait_log("sched/maui: cannot start mauisched with", 30);
     let why = s7_refusal_logged(c);
-    // Nothing starts without a policy: the job stays held by the gate.
+    // Nothing starts without a policy (Slurm's own scheduler is off): the
+    // job waits, and says why.
     let j2 = one(USER_B);
-    std::thread::sleep(Duration::from_secs(5));
+    c.wait_until(
+        "the job's reason saying mauisched is not running",
+        40,
+        || c.squeue(&j2, "%r").contains("mauisched: not running"),
+    );
     assert_eq!(
         c.field(&j2, "JobState"),
         "PENDING",
         "started without a policy"
     );
-    assert_eq!(c.field(&j2, "Priority"), "0");
 
     // A good file is taken, with its policy.
     std::fs::write(
@@ -1800,12 +1826,10 @@ fn s11_five_thousand_jobs_once_each_and_memory_flat() {
             ..Spec::default()
         },
     );
-    // 5,000 whole-node jobs of 0 s, half per user, submitted as fast as
-    // libslurm goes; they start while the rest is still being submitted.
-    let mut lists = [String::new(), String::new()];
-    for i in 0..5000 {
-        lists[i % 2].push_str(&format!("j{i} 16 1 100 1 0\n"));
-    }
+    // 5,000 whole-node jobs of 0 s in ten chunks of 500, the users in
+    // turn, each chunk submitted as fast as libslurm goes (its jobs start
+    // while the rest is still being submitted). slurmctld's RSS is taken
+    // once the first 500 are done, before the next chunk.
     let done = |c: &Cluster| {
         c.ctld_log()
             .lines()
@@ -1815,9 +1839,13 @@ fn s11_five_thousand_jobs_once_each_and_memory_flat() {
     let t0 = Instant::now();
     let mut ids = Vec::new();
     let mut rss_500 = None;
-    for (user, list) in [USER_A, USER_B].iter().zip(&lists) {
+    for chunk in 0..10 {
+        let user = [USER_A, USER_B][chunk % 2];
+        let list: String = (0..500)
+            .map(|i| format!("j{} 16 1 100 1 0\n", chunk * 500 + i))
+            .collect();
         let mut child = Command::new("timeout")
-            .args(["300", "runuser", "-u", user, "--", "env"])
+            .args(["120", "runuser", "-u", user, "--", "env"])
             .arg(format!("SLURM_CONF={}/etc/slurm.conf", c.base()))
             .arg(&setup.submit_many)
             .arg(c.base())
@@ -1835,18 +1863,13 @@ fn s11_five_thousand_jobs_once_each_and_memory_flat() {
             .unwrap();
         let out = child.wait_with_output().unwrap();
         ids.extend(ok(out, "submit_many").lines().map(str::to_string));
-        if rss_500.is_none() && done(&c) >= 500 {
+        if chunk == 0 {
+            c.wait_until("the first 500 jobs done", 300, || done(&c) >= 500);
             rss_500 = Some((ctld_rss_kb(&c), done(&c)));
         }
     }
     assert_eq!(ids.len(), 5000);
     let submit_s = t0.elapsed().as_secs_f64();
-    c.wait_until("500 jobs done", 600, || {
-        if rss_500.is_none() && done(&c) >= 500 {
-            rss_500 = Some((ctld_rss_kb(&c), done(&c)));
-        }
-        rss_500.is_some()
-    });
     c.wait_until("all 5,000 jobs done", 900, || done(&c) >= 5000);
     let all_s = t0.elapsed().as_secs_f64();
     // Finished records go after MinJobAge (slurmctld purges once a minute).
@@ -1890,6 +1913,53 @@ fn s11_five_thousand_jobs_once_each_and_memory_flat() {
         rss_5000 <= rss_500 + rss_500 / 2 + 16 * 1024,
         "slurmctld grew from {rss_500} kB to {rss_5000} kB over 4,500 jobs"
     );
+    c.stop();
+}
+
+// ----------------------------------------------------------- scenario 12
+
+/// 12. Without `sched_interval=-1,defer` Slurm's own scheduler would start
+/// jobs by itself: sched/maui says so in the log, naming the settings, and
+/// falls back to the hold gate: every new job is held at submission
+/// (priority 0, marked in its AdminComment) and only mauisched starts it.
+#[test]
+fn s12_without_slurms_scheduler_off_the_gate_holds_every_job() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let mut c = Cluster::start(
+        setup,
+        "s12",
+        Spec {
+            nodes: 2,
+            node_spec: None,
+            maui_cfg: "JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n",
+            slurm_scheduler_on: true,
+            ..Spec::default()
+        },
+    );
+    c.wait_log("SchedulerParameters lacks sched_interval=-1 and defer", 30);
+    let blocker = c.submit(
+        USER_A,
+        &["-N", "2", "--exclusive", "-t", "1", "--wrap", "sleep 8"],
+    );
+    c.wait_state(&blocker, "RUNNING", 30);
+    let job = c.submit(
+        USER_B,
+        &["-n", "1", "--mem=100", "-t", "1", "--wrap", "sleep 1"],
+    );
+    c.wait_iterations(2, 30);
+    assert_eq!(c.field(&job, "JobState"), "PENDING");
+    assert_eq!(c.field(&job, "Priority"), "0", "held by the gate");
+    let ac = c.admin_comment(&job);
+    assert!(ac.starts_with("mauisched(gated)"), "{ac}");
+    c.wait_state(&job, "RUNNING,COMPLETED", 60);
+    let starts = c.starts();
+    for j in [&blocker, &job] {
+        assert!(
+            starts.iter().any(|(s, _, _)| s == j),
+            "{j} started by sched/maui"
+        );
+    }
     c.stop();
 }
 
@@ -2027,6 +2097,40 @@ fn s9_maui_commands_against_the_running_scheduler() {
         .filter(|id| waiting.iter().any(|j| j.as_str() == *id))
         .collect();
     assert_eq!(rows, want, "showq -i text:\n{text_q}");
+
+    // Slurm's own views agree: its priorities give the same order
+    // (squeue %Q), every waiting job says why in Slurm's words, and the
+    // top job's StartTime is mauisched's reservation for it, the start
+    // showstart reports.
+    let mut by_prio: Vec<(u64, String)> = waiting
+        .iter()
+        .map(|j| (c.squeue(j, "%Q").parse().unwrap(), j.to_string()))
+        .collect();
+    by_prio.sort_by_key(|r| std::cmp::Reverse(r.0));
+    let slurm_order: Vec<String> = by_prio.into_iter().map(|r| r.1).collect();
+    assert_eq!(slurm_order, want, "squeue %Q order");
+    for j in waiting {
+        let reason = c.squeue(j, "%r");
+        assert!(
+            reason == "Priority" || reason == "Resources",
+            "job {j} waits for {reason:?}"
+        );
+    }
+    c.wait_until("the top job's StartTime", 30, || {
+        c.start_estimate(&a1).is_some()
+    });
+    let ss = json(USER_A, &["showstart", &a1]);
+    assert_eq!(
+        c.start_estimate(&a1),
+        ss["start"].as_i64(),
+        "StartTime of {a1} against showstart: {ss}"
+    );
+    let sq_start = c.squeue(&a1, "%S");
+    assert_eq!(
+        Some(epoch(&sq_start)),
+        ss["start"].as_i64(),
+        "squeue --start"
+    );
 
     // checkjob explains a waiting job to its owner; another user's job is
     // ADMIN3's to see.
