@@ -1269,7 +1269,7 @@ fn s6_only_root_and_the_scheduler_release_jobs() {
     let (done, msg) = c.scontrol_as(USER_A, &["release", &job_a]);
     assert!(!done, "user release of a system hold accepted: {msg}");
     if on_22_05() {
-        // 22.05 asks job_submit/maui first, which says it in its words.
+        // job_submit/maui refuses it first, in its words.
         assert!(
             msg.contains("Job is in held state, pending scheduler release"),
             "{msg}"
@@ -1278,11 +1278,12 @@ fn s6_only_root_and_the_scheduler_release_jobs() {
             "job_submit/maui: refused release of job {job_a} by uid {uid_a}: only the scheduler releases jobs (the job has no user hold)"
         )));
     } else {
-        // 24.11 refuses a user's release of an administrator's hold
-        // itself, before job_submit/maui is asked.
+        // 24.11 passes job_submit/maui's own text (err_msg) along, or
+        // refuses a user's release of an administrator's hold itself.
         assert!(
             msg.contains("Access/permission denied")
-                || msg.contains("Job is in held state, pending scheduler release"),
+                || msg.contains("Job is in held state, pending scheduler release")
+                || msg.contains("the job has no user hold to release"),
             "{msg}"
         );
     }
@@ -1804,7 +1805,7 @@ fn ctld_rss_kb(c: &Cluster) -> u64 {
         .unwrap_or_else(|| panic!("no VmRSS for slurmctld pid {pid:?}"))
 }
 
-/// 11. A 5,000-job burst on 64 nodes: every job runs exactly once, and no
+/// Scenario 11, a 5,000-job burst on 64 nodes: every job runs exactly once, and no
 /// start is refused because Slurm had allocated the job already; and
 /// slurmctld's memory stays flat (MinJobAge=2, so Slurm's own finished
 /// records do not pile up): its RSS after 5,000 jobs within a generous
@@ -1918,7 +1919,7 @@ fn s11_five_thousand_jobs_once_each_and_memory_flat() {
 
 // ----------------------------------------------------------- scenario 12
 
-/// 12. Without `sched_interval=-1,defer` Slurm's own scheduler would start
+/// Scenario 12: without `sched_interval=-1,defer` Slurm's own scheduler would start
 /// jobs by itself: sched/maui says so in the log, naming the settings, and
 /// falls back to the hold gate: every new job is held at submission
 /// (priority 0, marked in its AdminComment) and only mauisched starts it.

@@ -112,6 +112,8 @@ static uint64_t jobs_signature(void)
 		h = mix(h, j->job_id);
 		h = mix(h, j->job_state);
 		h = mix(h, j->priority == 0);
+		/* Which hold (user, administrator) a held job has. */
+		h = mix(h, j->priority == 0 ? j->state_reason : 0);
 		h = mix(h, j->time_limit);
 		h = mix(h, j->state_reason == WAIT_NO_REASON);
 		if (j->details)
