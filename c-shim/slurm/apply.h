@@ -1,5 +1,6 @@
 /*
- * apply.h: the plan -> Slurm (slurm_update_job2 and schedule()).
+ * apply.h: the plan -> Slurm (in place through ctld.c; in the fallback
+ * mode also slurm_update_job2 for holds and AdminComment reasons).
  */
 #ifndef MAUI_APPLY_H
 #define MAUI_APPLY_H

@@ -83,37 +83,6 @@ static inline char *maui_hostlist_ranged(maui_hostlist_t hl)
 #endif
 
 /*
- * CPUs a running job has on the i-th node of its node list:
- * slurm_job_cpus_allocated_on_node_id() until 24.05; 24.11 removed it
- * ("Remove unused api calls") and left no public accessor (job_resources_t
- * stays opaque). Without it the scheduler plugin uses the per-node tasks
- * it asked for when it started the job (gather.c). Returns -1 when the
- * count is not known here.
- */
-#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 0)
-#define MAUI_HAVE_JOB_CPUS_ON_NODE 1
-/* SHOW_DETAIL adds only job_resrcs and GRES details to each job
- * (job_mgr.c pack_job at both releases): needed for the accessor. */
-#define MAUI_JOB_SHOW_FLAGS (SHOW_ALL | SHOW_DETAIL)
-static inline int maui_job_cpus_on_node(const slurm_job_info_t *ji, int i)
-{
-	return ji->job_resrcs ?
-	       slurm_job_cpus_allocated_on_node_id(ji->job_resrcs, i) : -1;
-}
-#else
-#define MAUI_HAVE_JOB_CPUS_ON_NODE 0
-/* Nothing of SHOW_DETAIL is read without the accessor: slurmctld packs,
- * and the plugin unpacks, less for every job at every load. */
-#define MAUI_JOB_SHOW_FLAGS SHOW_ALL
-static inline int maui_job_cpus_on_node(const slurm_job_info_t *ji, int i)
-{
-	(void) ji;
-	(void) i;
-	return -1;
-}
-#endif
-
-/*
  * job_submit's job_modify: three arguments in 22.05 (slurmctld's
  * job_submit.c at slurm-22-05-8-1, and the disassembly of 22.05.8's
  * job_submit_plugin_modify); 23.02 added `char **err_msg` (commit
