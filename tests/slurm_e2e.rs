@@ -35,6 +35,8 @@
 //!     slurmctld's memory flat (RSS after 5,000 jobs against after 500).
 //! 12. without Slurm's own scheduler off, the log names the settings and
 //!     the hold gate keeps every job for mauisched (the fallback).
+//! 13. a heterogeneous job is refused at submission, saying why
+//!     (cli_filter/maui).
 //!
 //! Needs root and the Slurm packages (`scripts/deps.sh test` installs them);
 //! without them each test says why and passes, unless
@@ -193,6 +195,20 @@ fn setup() -> Option<&'static Setup> {
                 say(&format!("slurm_e2e: plugins built from this checkout against Slurm {release}'s headers (make -C c-shim/slurm), library from this cargo build"));
             }
         }
+        // cli_filter/maui is not in the RPMs yet: built here either way.
+        ok(
+            run(
+                120,
+                Path::new("make"),
+                &[
+                    "-C",
+                    "c-shim/slurm",
+                    "cli",
+                    &format!("O={}", plugins.display()),
+                ],
+            ),
+            "make -C c-shim/slurm cli",
+        );
         let submit_many = work.join("submit_many");
         ok(
             run(
@@ -1961,6 +1977,50 @@ fn s12_without_slurms_scheduler_off_the_gate_holds_every_job() {
             "{j} started by sched/maui"
         );
     }
+    c.stop();
+}
+
+// ----------------------------------------------------------- scenario 13
+
+/// Scenario 13: a heterogeneous job is refused at submission with a message
+/// that names the limit (cli_filter/maui): slurmctld refuses such jobs
+/// unless SchedulerType is sched/backfill, before job_submit runs.
+#[test]
+fn s13_a_heterogeneous_job_is_refused_saying_why() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let mut c = Cluster::start(
+        setup,
+        "s13",
+        Spec {
+            nodes: 2,
+            node_spec: None,
+            maui_cfg: "JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n",
+            extra: &["CliFilterPlugins=maui"],
+            ..Spec::default()
+        },
+    );
+    let out = c.job(
+        30,
+        "as",
+        &[USER_A, "sbatch", "-n1", ":", "-n1", "--wrap", "sleep 1"],
+    );
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        !out.status.success(),
+        "a heterogeneous job was accepted: {said}"
+    );
+    assert!(
+        said.contains("heterogeneous jobs are not supported here")
+            && said.contains("SchedulerType=sched/backfill"),
+        "{said}"
+    );
+    // Other jobs go through the filter untouched.
+    let id = c.submit(
+        USER_A,
+        &["-n", "1", "--mem=100", "-t", "1", "--wrap", "sleep 1"],
+    );
+    c.wait_state(&id, "RUNNING,COMPLETED", 30);
     c.stop();
 }
 

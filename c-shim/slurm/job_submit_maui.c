@@ -160,9 +160,10 @@ static int tell(const char *ref, int event, uint32_t uid)
 
 int init(void)
 {
-	slurm_info("job_submit/maui: gate active: every new job is held until "
-		   "the scheduler releases it; only root and SlurmUser may "
-		   "release jobs or set priorities");
+	slurm_info("job_submit/maui: gate active: only root and SlurmUser may "
+		   "set priorities; new jobs are held until the scheduler starts "
+		   "them only while Slurm's own scheduler is on (sched/maui says "
+		   "which)");
 	return SLURM_SUCCESS;
 }
 

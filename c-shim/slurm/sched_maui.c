@@ -374,7 +374,7 @@ PLUGIN_EXPORT int init(void)
 		return SLURM_ERROR;
 	}
 	thread_started = true;
-	slurm_info(LOG_PREFIX "loaded; mauisched decides which held job starts, when and where");
+	slurm_info(LOG_PREFIX "loaded; mauisched decides which job starts, when and where");
 	return SLURM_SUCCESS;
 }
 
