@@ -50,7 +50,7 @@ size=$(du -sk "$stage/usr" | cut -f1)
   echo "Priority: optional"
   echo "Description: Maui-compatible scheduling policy engine for Slurm and PBS/Torque"
   echo " The policy engine (libmauisched), mauictl and the Maui-named commands,"
-  echo " the Slurm plugins sched/maui and job_submit/maui${sv:+ (built for Slurm $sv)},"
+  echo " the Slurm plugins sched/maui, job_submit/maui and cli_filter/maui${sv:+ (built for Slurm $sv)},"
   echo " and mauisched-pbs, the PBS/Torque scheduler daemon."
 } > "$stage/DEBIAN/control"
 echo /etc/default/mauisched-pbs > "$stage/DEBIAN/conffiles"

@@ -258,6 +258,7 @@ fn rpms_hold_their_files_and_only_theirs() {
     let slurm: BTreeSet<String> = [
         format!("{libdir}/slurm/sched_maui.so"),
         format!("{libdir}/slurm/job_submit_maui.so"),
+        format!("{libdir}/slurm/cli_filter_maui.so"),
     ]
     .into_iter()
     .collect();
@@ -571,7 +572,7 @@ fn make_install_gives_the_tree_with_working_links() {
         "version in .TH"
     );
     if Path::new("/usr/include/slurm/slurm.h").is_file() {
-        for so in ["sched_maui.so", "job_submit_maui.so"] {
+        for so in ["sched_maui.so", "job_submit_maui.so", "cli_filter_maui.so"] {
             assert!(lib.join("slurm").join(so).is_file(), "{so}");
         }
     }
@@ -620,7 +621,7 @@ fn deb_has_the_files_at_debian_paths() {
     let pc = std::fs::read_to_string(lib.join("pkgconfig/mauisched.pc")).unwrap();
     assert!(pc.contains(&format!("libdir=/usr/lib/{ma}\n")), "{pc}");
     if slurm_header_version().is_some() {
-        for so in ["sched_maui.so", "job_submit_maui.so"] {
+        for so in ["sched_maui.so", "job_submit_maui.so", "cli_filter_maui.so"] {
             assert!(lib.join("slurm-wlm").join(so).is_file(), "{so}");
         }
     }

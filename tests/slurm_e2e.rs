@@ -122,7 +122,8 @@ fn serial() -> MutexGuard<'static, ()> {
 
 /// What every scenario needs, built once per test binary.
 struct Setup {
-    /// job_submit_maui.so, sched_maui.so and libmauisched.so.1.
+    /// job_submit_maui.so, sched_maui.so, cli_filter_maui.so and
+    /// libmauisched.so.1.
     plugins: PathBuf,
     /// tests/slurm/submit_many.c, built against libslurm.
     submit_many: PathBuf,
@@ -180,7 +181,12 @@ fn setup() -> Option<&'static Setup> {
             Some(top) => {
                 let root = work.join("rpm-root");
                 let from = extract_rpms(&top, &["mauisched", "mauisched-slurm"], &root);
-                for so in ["job_submit_maui.so", "sched_maui.so", "libmauisched.so.1"] {
+                for so in [
+                    "job_submit_maui.so",
+                    "sched_maui.so",
+                    "cli_filter_maui.so",
+                    "libmauisched.so.1",
+                ] {
                     let f = find_file(&root, so)
                         .unwrap_or_else(|| panic!("{so} is not in the payload of {from:?}"));
                     // The SONAME link is followed: the real file is copied.
@@ -195,20 +201,6 @@ fn setup() -> Option<&'static Setup> {
                 say(&format!("slurm_e2e: plugins built from this checkout against Slurm {release}'s headers (make -C c-shim/slurm), library from this cargo build"));
             }
         }
-        // cli_filter/maui is not in the RPMs yet: built here either way.
-        ok(
-            run(
-                120,
-                Path::new("make"),
-                &[
-                    "-C",
-                    "c-shim/slurm",
-                    "cli",
-                    &format!("O={}", plugins.display()),
-                ],
-            ),
-            "make -C c-shim/slurm cli",
-        );
         let submit_many = work.join("submit_many");
         ok(
             run(
@@ -329,7 +321,7 @@ fn build_from_checkout(plugins: &Path) {
         ),
         "make -C c-shim/slurm",
     );
-    for so in ["job_submit_maui.so", "sched_maui.so"] {
+    for so in ["job_submit_maui.so", "sched_maui.so", "cli_filter_maui.so"] {
         assert!(plugins.join(so).is_file(), "{so} not built");
     }
     // The cdylib cargo built for this run sits beside the test binary

@@ -3,7 +3,8 @@
  * message that says why, before it reaches slurmctld.
  *
  * slurm.conf (read by sbatch, salloc and srun on every submit host, with
- * cli_filter_maui.so in their PluginDir):  CliFilterPlugins=maui
+ * cli_filter_maui.so in their PluginDir; mauisched-slurm installs it):
+ *     CliFilterPlugins=maui
  *
  * Why a client plugin: slurmctld refuses heterogeneous jobs itself unless
  * SchedulerType is literally sched/backfill (proc_req.c _sched_backfill()
