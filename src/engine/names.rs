@@ -8,6 +8,7 @@
 //! Ids are given only to jobs that are new or changed: an unchanged job
 //! keeps its ids, checked by comparing its names with the table's.
 
+use crate::model::cred::CredNames;
 use crate::model::Job;
 use crate::priority::{self, CredTerm, CredTerms, PriorityContext, QosTerms, SUB_KINDS};
 
@@ -23,44 +24,10 @@ const QOS: usize = 3;
 /// that holds their ids): a long-lived engine sees users come and go.
 pub(in crate::engine) const NAMES_KEPT: usize = 1 << 16;
 
-/// The names of one credential kind by id, and ids by name.
-#[derive(Default)]
-struct Table {
-    ids: rustc_hash::FxHashMap<String, u32>,
-    /// Name of id `k + 1`.
-    names: Vec<String>,
-}
-
-impl Table {
-    fn id(&mut self, given: Option<&str>) -> u32 {
-        let Some(name) = given else { return 0 };
-        if let Some(&id) = self.ids.get(name) {
-            return id;
-        }
-        self.names.push(name.to_string());
-        let id = self.names.len() as u32;
-        self.ids.insert(name.to_string(), id);
-        id
-    }
-
-    /// True when `id` stands for `given`.
-    fn is(&self, id: u32, given: Option<&str>) -> bool {
-        match (id.checked_sub(1), given) {
-            (Some(k), Some(name)) => self.names[k as usize] == name,
-            (None, None) => true,
-            _ => false,
-        }
-    }
-
-    fn name(&self, id: u32) -> Option<&str> {
-        id.checked_sub(1).map(|k| self.names[k as usize].as_str())
-    }
-}
-
 /// The credential names of every kind, by id (see the module's doc).
 #[derive(Default)]
 pub(in crate::engine) struct Names {
-    kinds: [Table; 5],
+    kinds: [CredNames; 5],
 }
 
 impl Names {
@@ -77,7 +44,7 @@ impl Names {
 
     /// Ids given so far, over every kind.
     pub(in crate::engine) fn len(&self) -> usize {
-        self.kinds.iter().map(|t| t.names.len()).sum()
+        self.kinds.iter().map(CredNames::len).sum()
     }
 }
 
@@ -94,7 +61,7 @@ pub(in crate::engine) struct CredTable {
 impl CredTable {
     /// An empty table for the ids of `names` and `signatures` signatures.
     pub(in crate::engine) fn new(names: &Names, signatures: usize) -> CredTable {
-        let len = |k: usize| names.kinds[k].names.len() + 1;
+        let len = |k: usize| names.kinds[k].len() + 1;
         CredTable {
             each: std::array::from_fn(|k| vec![None; len(k)]),
             qos: vec![None; len(QOS)],

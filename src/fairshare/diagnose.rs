@@ -67,7 +67,8 @@ pub struct FsReport {
 pub fn diagnose_f_report(cfg: &Config, fs: &Fairshare) -> FsReport {
     let d = depth(cfg);
     let decay = cfg.params.fs_decay.0;
-    let wins: Vec<_> = fs.windows().iter().take(d).collect();
+    let all = fs.windows();
+    let wins: Vec<_> = all.iter().take(d).collect();
     let windows = wins
         .iter()
         .enumerate()

@@ -26,6 +26,12 @@
 //! FSCAP turns fairshare into a feasibility test ([`Fairshare::fs_cap_exceeded`]).
 //! Window files are read with [`Fairshare::load_dir`] and written with
 //! [`Fairshare::save_dir`] (format in [`crate::persist::fairshare`]).
+//!
+//! The state keeps each credential name as a small id of its kind
+//! ([`CredNames`]) and each window's usage as vectors indexed by id, so
+//! accruing a job's usage and reading a credential's are indexing, not
+//! string comparisons; names come back only where windows are written or
+//! shown ([`Window`]: files, serde, `diagnose -f`).
 
 pub mod diagnose;
 #[cfg(test)]
@@ -34,6 +40,7 @@ mod tests;
 pub use diagnose::{diagnose_f_report, render_diagnose_f};
 
 use crate::config::{Config, FsCap, FsMetric};
+use crate::model::cred::CredNames;
 use crate::model::{CredKind, Job, JobState, Resources, Secs, Time};
 use crate::priority::{cred_attr, cred_name, processor_equivalents, FairshareView};
 use serde::{Deserialize, Serialize};
@@ -68,21 +75,71 @@ impl Window {
             .copied()
             .unwrap_or(0.0)
     }
+}
+
+/// One window as the state keeps it: a [`Window`] whose names are ids
+/// of the state's tables ([`CredNames`]), so that accruing and reading a
+/// credential's usage is indexing a vector.
+#[derive(Clone, Debug, Default)]
+struct Slots {
+    start: Time,
+    duration: Secs,
+    /// Usage per kind (`CredKind as usize`) by id; `None`: no entry.
+    usage: [Vec<Option<f64>>; 5],
+    total: f64,
+    dirty: bool,
+}
+
+impl Slots {
+    fn get(&self, k: usize, id: Option<u32>) -> f64 {
+        id.and_then(|i| self.usage[k].get(i as usize).copied().flatten())
+            .unwrap_or(0.0)
+    }
 
     /// A credential's usage, 0 when it had none yet.
-    fn slot(&mut self, kind: CredKind, name: &str) -> &mut f64 {
-        let m = self.usage.entry(kind).or_default();
-        if !m.contains_key(name) {
-            m.insert(name.to_string(), 0.0);
+    fn slot(&mut self, k: usize, id: u32) -> &mut f64 {
+        let v = &mut self.usage[k];
+        if v.len() <= id as usize {
+            v.resize(id as usize + 1, None);
         }
-        m.get_mut(name).expect("inserted above")
+        v[id as usize].get_or_insert(0.0)
     }
 }
 
-/// Fairshare state: the windows, most recent first.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// Fairshare state: the windows, most recent first, by credential id;
+/// read and written by name ([`Window`]: files, serde, reports).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(from = "ByName", into = "ByName")]
 pub struct Fairshare {
-    pub(crate) windows: Vec<Window>,
+    /// Ids of the names in the windows, by kind (`CredKind as usize`).
+    names: [CredNames; 5],
+    windows: Vec<Slots>,
+}
+
+/// The state by name, as serde reads and writes it.
+#[derive(Serialize, Deserialize)]
+struct ByName {
+    windows: Vec<Window>,
+}
+
+impl From<ByName> for Fairshare {
+    fn from(b: ByName) -> Fairshare {
+        Fairshare::from_windows(b.windows)
+    }
+}
+
+impl From<Fairshare> for ByName {
+    fn from(fs: Fairshare) -> ByName {
+        ByName {
+            windows: fs.windows(),
+        }
+    }
+}
+
+impl PartialEq for Fairshare {
+    fn eq(&self, other: &Fairshare) -> bool {
+        self.windows() == other.windows()
+    }
 }
 
 /// A job kept from starting by a fairshare cap (FSCAP).
@@ -171,12 +228,71 @@ impl Fairshare {
         windows.sort_by_key(|w| std::cmp::Reverse(w.start));
         windows.dedup_by_key(|w| w.start);
         windows.truncate(MAX_FSDEPTH);
-        Fairshare { windows }
+        let mut fs = Fairshare::default();
+        let slots = windows.into_iter().map(|w| fs.slots(w)).collect();
+        fs.windows = slots;
+        fs
     }
 
-    /// The windows, most recent first (index 0 is the current window).
-    pub fn windows(&self) -> &[Window] {
-        &self.windows
+    /// `w` with its names as ids (given to new names).
+    fn slots(&mut self, w: Window) -> Slots {
+        let mut s = Slots {
+            start: w.start,
+            duration: w.duration,
+            total: w.total,
+            dirty: w.dirty,
+            ..Slots::default()
+        };
+        for (kind, m) in w.usage {
+            let k = kind as usize;
+            for (name, v) in m {
+                *s.slot(k, self.names[k].id(Some(&name))) = v;
+            }
+        }
+        s
+    }
+
+    /// `s` by name.
+    fn named(&self, s: &Slots) -> Window {
+        let mut usage: BTreeMap<CredKind, BTreeMap<String, f64>> = BTreeMap::new();
+        for kind in CredKind::ALL {
+            let k = kind as usize;
+            for (id, v) in s.usage[k].iter().enumerate() {
+                if let (Some(v), Some(name)) = (v, self.names[k].name(id as u32)) {
+                    usage.entry(kind).or_default().insert(name.to_string(), *v);
+                }
+            }
+        }
+        Window {
+            start: s.start,
+            duration: s.duration,
+            usage,
+            total: s.total,
+            dirty: s.dirty,
+        }
+    }
+
+    /// The windows by name, most recent first (index 0 is the current
+    /// window).
+    pub fn windows(&self) -> Vec<Window> {
+        self.windows.iter().map(|s| self.named(s)).collect()
+    }
+
+    /// Windows changed since last written, by name (see
+    /// [`Fairshare::save_dir`]).
+    pub(crate) fn dirty_windows(&self) -> Vec<Window> {
+        self.windows
+            .iter()
+            .filter(|s| s.dirty)
+            .map(|s| self.named(s))
+            .collect()
+    }
+
+    /// Marks the window starting at `start` written.
+    pub(crate) fn written(&mut self, start: Time) {
+        for s in self.windows.iter_mut().filter(|s| s.start == start) {
+            s.dirty = false;
+        }
     }
 
     /// Makes the window holding `t` the current one, opening it if `t` is
@@ -187,11 +303,11 @@ impl Fairshare {
         if self.windows.first().is_none_or(|w| ws > w.start) {
             self.windows.insert(
                 0,
-                Window {
+                Slots {
                     start: ws,
                     duration: i,
                     dirty: true,
-                    ..Window::default()
+                    ..Slots::default()
                 },
             );
             self.windows.truncate(MAX_FSDEPTH);
@@ -216,44 +332,28 @@ impl Fairshare {
         let i = interval(cfg);
         // Anything older than MAX_FSDEPTH windows would be dropped anyway.
         let mut t = since.max(window_start(now, i) - (MAX_FSDEPTH as Secs) * i);
-        let running: Vec<(&Job, f64, Time)> = jobs
+        let mut last: [Option<(&str, u32)>; 5] = [None; 5];
+        let running: Vec<([u32; 5], f64, Time)> = jobs
             .iter()
             .filter(|j| j.state == JobState::Running)
             .map(|j| (j, job_rate(cfg, j, total), j.start_time.unwrap_or(since)))
             .filter(|(_, r, _)| *r > 0.0)
+            .map(|(j, r, s)| (self.job_ids(&mut last, j), r, s))
             .collect();
         while t < now {
             let end = now.min(window_start(t, i) + i);
             self.roll_to(cfg, t);
             let w = &mut self.windows[0];
-            let amounts: Vec<Option<f64>> = running
-                .iter()
-                .map(|(_, rate, start)| {
-                    let from = t.max(*start);
-                    (from < end).then(|| rate * (end - from) as f64)
-                })
-                .collect();
-            // Kind by kind, in job order: each credential's usage takes its
-            // jobs' amounts in the order it would job by job (the same
-            // sums), and consecutive jobs of one credential (a user's
-            // batch, the one class) share a look-up.
-            for kind in CredKind::ALL {
-                let mut last: Option<(&str, &mut f64)> = None;
-                for ((job, _, _), amount) in running.iter().zip(&amounts) {
-                    let (Some(amount), Some(name)) = (amount, cred_name(job, kind)) else {
-                        continue;
-                    };
-                    match &mut last {
-                        Some((n, v)) if *n == name => **v += amount,
-                        _ => {
-                            let v = w.slot(kind, name);
-                            *v += amount;
-                            last = Some((name, v));
-                        }
-                    }
+            // Each credential's usage takes its jobs' amounts in job order.
+            for (ids, rate, start) in &running {
+                let from = t.max(*start);
+                if from >= end {
+                    continue;
                 }
-            }
-            for amount in amounts.iter().flatten() {
+                let amount = rate * (end - from) as f64;
+                for (k, &id) in ids.iter().enumerate().filter(|(_, id)| **id > 0) {
+                    *w.slot(k, id) += amount;
+                }
                 w.total += amount;
                 w.dirty = true;
             }
@@ -262,14 +362,35 @@ impl Fairshare {
         self.roll_to(cfg, now);
     }
 
+    /// A running job's credential ids (kind by kind, `CredKind as usize`;
+    /// 0: none), given to new names; consecutive jobs of one credential (a
+    /// user's batch, the one class) share a look-up through `last`.
+    fn job_ids<'j>(&mut self, last: &mut [Option<(&'j str, u32)>; 5], job: &'j Job) -> [u32; 5] {
+        std::array::from_fn(|k| {
+            let Some(name) = cred_name(job, CredKind::ALL[k]) else {
+                return 0;
+            };
+            match last[k] {
+                Some((n, id)) if n == name => id,
+                _ => {
+                    let id = self.names[k].id(Some(name));
+                    last[k] = Some((name, id));
+                    id
+                }
+            }
+        })
+    }
+
     /// Decay-weighted sums `(Σ decay^i · cred[i], Σ decay^i · total[i])` over
     /// the FSDEPTH most recent windows.
     pub fn decayed(&self, cfg: &Config, kind: CredKind, name: &str) -> (f64, f64) {
+        let k = kind as usize;
+        let id = self.names[k].get(name);
         let decay = cfg.params.fs_decay.0;
         let mut w = 1.0;
         let (mut num, mut den) = (0.0, 0.0);
         for win in self.windows.iter().take(depth(cfg)) {
-            num += w * win.get(kind, name);
+            num += w * win.get(k, id);
             den += w * win.total;
             w *= decay;
         }

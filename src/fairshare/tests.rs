@@ -124,7 +124,10 @@ fn decay_table_of_the_guide() {
                             ..Window::default()
                         };
                         if k == i {
-                            *w.slot(CredKind::User, "u") += 1.0;
+                            w.usage
+                                .entry(CredKind::User)
+                                .or_default()
+                                .insert("u".into(), 1.0);
                             w.total = 1.0;
                         }
                         w

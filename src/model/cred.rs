@@ -68,3 +68,51 @@ impl std::fmt::Display for CredKind {
         f.write_str(self.name())
     }
 }
+
+/// The names of one credential kind by id, and ids by name: each name a
+/// small integer (from 1) the first time it is seen. Id 0 is a
+/// credential not given.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CredNames {
+    ids: rustc_hash::FxHashMap<String, u32>,
+    /// Name of id `k + 1`.
+    names: Vec<String>,
+}
+
+impl CredNames {
+    /// The id of `given`, given to it on first sight.
+    pub(crate) fn id(&mut self, given: Option<&str>) -> u32 {
+        let Some(name) = given else { return 0 };
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        self.names.push(name.to_string());
+        let id = self.names.len() as u32;
+        self.ids.insert(name.to_string(), id);
+        id
+    }
+
+    /// The id of `name` if it has one.
+    pub(crate) fn get(&self, name: &str) -> Option<u32> {
+        self.ids.get(name).copied()
+    }
+
+    /// True when `id` stands for `given`.
+    pub(crate) fn is(&self, id: u32, given: Option<&str>) -> bool {
+        match (id.checked_sub(1), given) {
+            (Some(k), Some(name)) => self.names[k as usize] == name,
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
+    /// The name of `id` (`None` for id 0).
+    pub(crate) fn name(&self, id: u32) -> Option<&str> {
+        id.checked_sub(1).map(|k| self.names[k as usize].as_str())
+    }
+
+    /// Ids given so far.
+    pub(crate) fn len(&self) -> usize {
+        self.names.len()
+    }
+}

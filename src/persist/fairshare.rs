@@ -258,14 +258,15 @@ impl Fairshare {
     /// atomically; creates `dir` if needed. Returns how many were written.
     /// The caller decides how often (every iteration, every checkpoint...).
     pub fn save_dir(&mut self, dir: &Path) -> io::Result<usize> {
-        if !self.windows.iter().any(|w| w.dirty) {
+        let dirty = self.dirty_windows();
+        if dirty.is_empty() {
             return Ok(0);
         }
         std::fs::create_dir_all(dir)?;
         let mut n = 0;
-        for w in self.windows.iter_mut().filter(|w| w.dirty) {
-            atomic_write(&dir.join(file_name(w.start)), render(w).as_bytes())?;
-            w.dirty = false;
+        for w in dirty {
+            atomic_write(&dir.join(file_name(w.start)), render(&w).as_bytes())?;
+            self.written(w.start);
             n += 1;
         }
         Ok(n)
