@@ -81,6 +81,7 @@ pub(crate) struct CredNames {
 
 impl CredNames {
     /// The id of `given`, given to it on first sight.
+    #[inline]
     pub(crate) fn id(&mut self, given: Option<&str>) -> u32 {
         let Some(name) = given else { return 0 };
         if let Some(&id) = self.ids.get(name) {
@@ -93,11 +94,13 @@ impl CredNames {
     }
 
     /// The id of `name` if it has one.
+    #[inline]
     pub(crate) fn get(&self, name: &str) -> Option<u32> {
         self.ids.get(name).copied()
     }
 
     /// True when `id` stands for `given`.
+    #[inline]
     pub(crate) fn is(&self, id: u32, given: Option<&str>) -> bool {
         match (id.checked_sub(1), given) {
             (Some(k), Some(name)) => self.names[k as usize] == name,
@@ -107,6 +110,7 @@ impl CredNames {
     }
 
     /// The name of `id` (`None` for id 0).
+    #[inline]
     pub(crate) fn name(&self, id: u32) -> Option<&str> {
         id.checked_sub(1).map(|k| self.names[k as usize].as_str())
     }
