@@ -513,32 +513,10 @@ mod tests {
 
     /// The seed's A/B/C scenario (8.2.1) plus a held job H.
     fn engine() -> Engine {
-        let nodes: Vec<Node> = (1..=2)
-            .map(|i| Node {
-                name: format!("n{i}"),
-                configured: Resources::procs_mem(1, 1000),
-                ..Node::default()
-            })
-            .collect();
-        let mut a = job("A", "u1", 1, 4 * H, -2 * H);
-        a.state = JobState::Running;
-        a.start_time = Some(-H);
-        a.allocation = vec![NodeTasks {
-            node: "n1".into(),
-            tasks: 1,
-        }];
+        let mut s = abc();
         let mut held = job("H", "u4", 1, H, -H);
         held.holds = vec![HoldKind::User];
-        let mut s = Snapshot {
-            now: Some(0),
-            nodes,
-            jobs: vec![
-                a,
-                job("B", "u2", 2, H, -1800),
-                job("C", "u3", 1, 2 * H, -1200),
-                held,
-            ],
-        };
+        s.jobs.push(held);
         s.normalize().unwrap();
         let mut e = Engine::new(Config::default());
         e.iterate(&s, 0);
@@ -731,7 +709,15 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
         assert!(v["reservations"][0].get("acl").is_some(), "{v}");
     }
 
+    /// The seed's A/B/C scenario (8.2.1), normalised.
     fn snapshot() -> Snapshot {
+        let mut s = abc();
+        s.normalize().unwrap();
+        s
+    }
+
+    /// The seed's A/B/C scenario (8.2.1): A runs on n1, B and C wait.
+    fn abc() -> Snapshot {
         let nodes: Vec<Node> = (1..=2)
             .map(|i| Node {
                 name: format!("n{i}"),
@@ -746,7 +732,7 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
             node: "n1".into(),
             tasks: 1,
         }];
-        let mut s = Snapshot {
+        Snapshot {
             now: Some(0),
             nodes,
             jobs: vec![
@@ -754,9 +740,7 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
                 job("B", "u2", 2, H, -1800),
                 job("C", "u3", 1, 2 * H, -1200),
             ],
-        };
-        s.normalize().unwrap();
-        s
+        }
     }
 
     #[test]
