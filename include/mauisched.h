@@ -1183,9 +1183,13 @@ enum mauisched_status_t mauisched_plan_job_reason(const struct mauisched_plan_t 
 
 /**
  * When idle job `index` is expected to start: the iteration's time for a
- * job it starts, its reservation's start for a reserved job, -1 when no
- * estimate was made; the job reservation's id ("" for none) and the
- * number of times backfill has bypassed the job.
+ * job it starts, its reservation's start for a reserved job; for one of
+ * the first 100 unreserved jobs that wait only for resources, priority, a
+ * reservation or their begin time, `showstart`'s estimate (the earliest
+ * time its resources are free after this plan), computed on the first
+ * call for such a job within at most 50 ms per plan; otherwise -1 (no
+ * estimate). Also the job reservation's id ("" for none) and the number
+ * of times backfill has bypassed the job.
  *
  * # Safety
  * `plan` is a live plan; the outputs are valid for writing.

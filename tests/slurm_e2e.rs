@@ -2138,9 +2138,8 @@ fn s9_maui_commands_against_the_running_scheduler() {
     assert_eq!(rows, want, "showq -i text:\n{text_q}");
 
     // Slurm's own views agree: its priorities give the same order
-    // (squeue %Q), every waiting job says why in Slurm's words, and the
-    // top job's StartTime is mauisched's reservation for it, the start
-    // showstart reports.
+    // (squeue %Q), every waiting job says why in Slurm's words, and its
+    // StartTime is the start showstart reports.
     let mut by_prio: Vec<(u64, String)> = waiting
         .iter()
         .map(|j| (c.squeue(j, "%Q").parse().unwrap(), j.to_string()))
@@ -2155,21 +2154,25 @@ fn s9_maui_commands_against_the_running_scheduler() {
             "job {j} waits for {reason:?}"
         );
     }
-    c.wait_until("the top job's StartTime", 30, || {
-        c.start_estimate(&a1).is_some()
-    });
-    let ss = json(USER_A, &["showstart", &a1]);
-    assert_eq!(
-        c.start_estimate(&a1),
-        ss["start"].as_i64(),
-        "StartTime of {a1} against showstart: {ss}"
-    );
-    let sq_start = c.squeue(&a1, "%S");
-    assert_eq!(
-        Some(epoch(&sq_start)),
-        ss["start"].as_i64(),
-        "squeue --start"
-    );
+    // The top job's start is its reservation; the others' (beyond
+    // RESERVATIONDEPTH 1) showstart's estimate: Slurm shows both.
+    for j in waiting {
+        c.wait_until(&format!("{j}'s StartTime"), 30, || {
+            c.start_estimate(j).is_some()
+        });
+        let ss = json("root", &["showstart", j]);
+        assert_eq!(
+            c.start_estimate(j),
+            ss["start"].as_i64(),
+            "StartTime of {j} against showstart: {ss}"
+        );
+        let sq_start = c.squeue(j, "%S");
+        assert_eq!(
+            Some(epoch(&sq_start)),
+            ss["start"].as_i64(),
+            "squeue --start of {j}"
+        );
+    }
 
     // checkjob explains a waiting job to its owner; another user's job is
     // ADMIN3's to see.

@@ -437,6 +437,10 @@ struct BenchArgs {
     /// Also write the last iteration's plan as JSON (to compare two builds).
     #[arg(long, value_name = "FILE")]
     plan_json: Option<PathBuf>,
+    /// Also time showstart's estimate for the first N unreserved idle jobs
+    /// (what the Slurm front end shows as StartTime).
+    #[arg(long, value_name = "N")]
+    what_if: Option<usize>,
 }
 
 fn bench(a: BenchArgs) -> Result<String, String> {
@@ -447,7 +451,7 @@ fn bench(a: BenchArgs) -> Result<String, String> {
         running: a.running,
         seed: a.seed,
     };
-    let r = bench::run(spec, a.iterations, |_| {});
+    let r = bench::run(spec, a.iterations, a.what_if, |_| {});
     if let Some(p) = &a.plan_json {
         let text = serde_json::to_string_pretty(&*r.plan).map_err(|e| e.to_string())?;
         mauisched::atomic_write(p, text.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;

@@ -191,6 +191,15 @@ pub fn estimate(
             return Ok(None);
         }
     }
+    Ok(what_if(cfg, last, job).map(|t| (t, wall)))
+}
+
+/// The earliest time the resources of idle `job` are free in the world
+/// after the plan (running jobs, reservations, this iteration's starts),
+/// as if it were the next job: what `showstart` says for a job the plan
+/// did not reserve.
+fn what_if(cfg: &Config, last: &LastIteration, job: &Job) -> Option<Time> {
+    let wall = crate::engine::build::walltime(cfg, job);
     let req = TaskRequest::from_job(job, &last.view.cluster, cfg);
     let fit = FitRequest {
         tasks: req.tasks,
@@ -207,13 +216,56 @@ pub fn estimate(
     };
     let adm = JobAdmission::new(&last.view.table, job);
     let cluster = &last.view.cluster;
-    Ok(last
-        .view
+    last.view
         .profile
         .earliest_start(&fit, &adm, |n| {
             req.check_node(&cluster.nodes[n as usize]).is_ok()
         })
-        .map(|f| (f.start, wall)))
+        .map(|f| f.start)
+}
+
+/// `showstart`'s estimate for the first `limit` idle jobs, in priority
+/// order, that the plan gives no time and that wait only for resources,
+/// priority, a reservation or their begin time (a held, dependent,
+/// throttled or "can never run" job gets none: the RM shows its reason
+/// and no start). `(index in plan.jobs, start)`, while `more()` says to go
+/// on. Front ends show these as the job's expected start, so the RM's view
+/// equals `showstart`'s for the same iteration.
+pub fn what_if_starts(
+    cfg: &Config,
+    last: &LastIteration,
+    limit: usize,
+    mut more: impl FnMut() -> bool,
+) -> Vec<(usize, Time)> {
+    let by_id: rustc_hash::FxHashMap<&str, &Job> =
+        last.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
+    let mut out = Vec::new();
+    let mut tried = 0;
+    for (i, jp) in last.plan.jobs.iter().enumerate() {
+        if tried == limit || !more() {
+            break;
+        }
+        let waits_for_resources = matches!(
+            jp.reason,
+            Some(
+                Reason::Resources
+                    | Reason::Priority
+                    | Reason::Reservation { .. }
+                    | Reason::BeginTime { .. }
+            )
+        );
+        if jp.started || jp.estimated_start.is_some() || !waits_for_resources {
+            continue;
+        }
+        let Some(job) = by_id.get(jp.job.as_str()) else {
+            continue;
+        };
+        tried += 1;
+        if let Some(t) = what_if(cfg, last, job) {
+            out.push((i, t));
+        }
+    }
+    out
 }
 
 /// showstart JOBID.

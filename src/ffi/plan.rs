@@ -9,10 +9,12 @@
 
 use super::handle::{mauisched_t, with_handle, Handle};
 use super::status::*;
-use crate::engine::{Plan, Reason};
+use crate::config::Config;
+use crate::engine::{LastIteration, Plan, Reason};
 use crate::model::Time;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, CString};
+use std::sync::{Arc, OnceLock};
 
 /// Plan action: place an administrator hold on the job through the RM.
 pub const MAUISCHED_ACTION_HOLD: u32 = 1;
@@ -132,10 +134,47 @@ pub struct mauisched_plan_t {
     state_status: mauisched_status_t,
     state_saved: bool,
     state_message: CString,
+    what_if: WhatIf,
+}
+
+/// `showstart`'s estimates for unreserved jobs, computed on the first
+/// question (after the front end has applied the starts), from the
+/// iteration the plan came from.
+struct WhatIf {
+    source: Option<(Arc<LastIteration>, Box<Config>)>,
+    starts: OnceLock<BTreeMap<usize, Time>>,
+}
+
+/// Unreserved jobs given a what-if estimate per plan, at most, in
+/// priority order (as Slurm's backfill tests a bounded number of jobs).
+const WHAT_IF_JOBS: usize = 100;
+/// Time spent on what-if estimates per plan, at most: on a very large
+/// cluster fewer than [`WHAT_IF_JOBS`] jobs get one.
+const WHAT_IF_BUDGET: std::time::Duration = std::time::Duration::from_millis(50);
+
+impl WhatIf {
+    fn start(&self, plan_index: usize) -> Option<Time> {
+        let starts = self.starts.get_or_init(|| {
+            let Some((last, cfg)) = &self.source else {
+                return BTreeMap::new();
+            };
+            let t0 = std::time::Instant::now();
+            crate::commands::render::what_if_starts(cfg, last, WHAT_IF_JOBS, || {
+                t0.elapsed() < WHAT_IF_BUDGET
+            })
+            .into_iter()
+            .collect()
+        });
+        starts.get(&plan_index).copied()
+    }
 }
 
 impl mauisched_plan_t {
-    fn new(plan: &Plan, state: (mauisched_status_t, bool, String)) -> mauisched_plan_t {
+    fn new(
+        plan: &Plan,
+        state: (mauisched_status_t, bool, String),
+        source: Option<(Arc<LastIteration>, Box<Config>)>,
+    ) -> mauisched_plan_t {
         let jobs: Vec<PJob> = plan
             .jobs
             .iter()
@@ -207,6 +246,10 @@ impl mauisched_plan_t {
             state_status: state.0,
             state_saved: state.1,
             state_message: cstring(&state.2),
+            what_if: WhatIf {
+                source,
+                starts: OnceLock::new(),
+            },
         }
     }
 }
@@ -276,7 +319,14 @@ fn run(hd: &mut Handle<'_>) -> FfiResult<mauisched_plan_t> {
         }
         None => (MAUISCHED_OK, ran.saved, String::new()),
     };
-    Ok(mauisched_plan_t::new(&ran.plan, state))
+    // The what-if estimates come from the iteration that made this plan.
+    let source = hd
+        .svc
+        .engine()
+        .last()
+        .filter(|last| Arc::ptr_eq(&last.plan, &ran.plan))
+        .map(|last| (Arc::clone(last), Box::new(hd.svc.config().clone())));
+    Ok(mauisched_plan_t::new(&ran.plan, state, source))
 }
 
 /// Runs one scheduling iteration over the snapshot built since
@@ -531,9 +581,13 @@ pub unsafe extern "C" fn mauisched_plan_job_reason(
 }
 
 /// When idle job `index` is expected to start: the iteration's time for a
-/// job it starts, its reservation's start for a reserved job, -1 when no
-/// estimate was made; the job reservation's id ("" for none) and the
-/// number of times backfill has bypassed the job.
+/// job it starts, its reservation's start for a reserved job; for one of
+/// the first 100 unreserved jobs that wait only for resources, priority, a
+/// reservation or their begin time, `showstart`'s estimate (the earliest
+/// time its resources are free after this plan), computed on the first
+/// call for such a job within at most 50 ms per plan; otherwise -1 (no
+/// estimate). Also the job reservation's id ("" for none) and the number
+/// of times backfill has bypassed the job.
 ///
 /// # Safety
 /// `plan` is a live plan; the outputs are valid for writing.
@@ -552,7 +606,11 @@ pub unsafe extern "C" fn mauisched_plan_job_schedule(
             bypass_count as *const (),
         ])?;
         let j = item(&p.jobs, index)?;
-        *estimated_start = j.estimated_start;
+        *estimated_start = if j.estimated_start >= 0 || j.started {
+            j.estimated_start
+        } else {
+            p.what_if.start(index).unwrap_or(-1)
+        };
         *reservation = j.reservation.as_ptr();
         *bypass_count = j.bypass;
         Ok(())

@@ -28,6 +28,10 @@ pub struct BenchReport {
     pub peak_rss_kb: Option<u64>,
     /// The last iteration's plan.
     pub plan: std::sync::Arc<crate::engine::Plan>,
+    /// `--what-if N`: jobs given an estimate and the time to estimate the
+    /// first N unreserved idle jobs after the last iteration (what a
+    /// front end does to show `showstart`'s estimate in the RM).
+    pub what_if: Option<(usize, usize, Duration)>,
 }
 
 fn median_of(times: &[Duration]) -> Duration {
@@ -92,6 +96,12 @@ impl BenchReport {
             "last iteration: {} starts, {} job reservations\n",
             self.starts, self.reservations
         ));
+        if let Some((limit, n, t)) = self.what_if {
+            out.push_str(&format!(
+                "what-if estimates: {n} of the first {limit} unreserved idle jobs in {:.1} ms\n",
+                ms(t)
+            ));
+        }
         match self.peak_rss_kb {
             Some(kb) => out.push_str(&format!("peak RSS: {:.0} MB\n", kb as f64 / 1024.0)),
             None => out.push_str("peak RSS: unknown (no /proc/self/status)\n"),
@@ -110,8 +120,15 @@ pub fn peak_rss_kb() -> Option<u64> {
 /// Builds the scenario and times `iterations` iterations of one engine
 /// over the same snapshot, after one warm-up iteration (which makes the
 /// job reservations later iterations start from, as in production).
-/// `tick` is called after each iteration.
-pub fn run(spec: SynthSpec, iterations: usize, mut tick: impl FnMut(usize)) -> BenchReport {
+/// `tick` is called after each iteration. With `what_if`, the estimates
+/// a front end shows for that many unreserved jobs are timed after the
+/// last iteration.
+pub fn run(
+    spec: SynthSpec,
+    iterations: usize,
+    what_if: Option<usize>,
+    mut tick: impl FnMut(usize),
+) -> BenchReport {
     let t0 = Instant::now();
     let snap = synth::snapshot(&spec);
     let cfg = Config::parse(&synth::config_text(), "<bench scenario>").config;
@@ -130,6 +147,13 @@ pub fn run(spec: SynthSpec, iterations: usize, mut tick: impl FnMut(usize)) -> B
         cpu_times.push(thread_cpu_time().saturating_sub(c));
         tick(k + 1);
     }
+    let what_if = what_if.and_then(|limit| {
+        let last = engine.last()?;
+        let t = Instant::now();
+        let n =
+            crate::commands::render::what_if_starts(engine.config(), last, limit, || true).len();
+        Some((limit, n, t.elapsed()))
+    });
     BenchReport {
         spec,
         counts,
@@ -140,5 +164,6 @@ pub fn run(spec: SynthSpec, iterations: usize, mut tick: impl FnMut(usize)) -> B
         reservations: plan.stats.job_reservations,
         peak_rss_kb: peak_rss_kb(),
         plan,
+        what_if,
     }
 }

@@ -238,6 +238,49 @@ int main(int argc, char **argv) {
     mauisched_plan_free(plan);
   }
 
+  /* Beyond RESERVATIONDEPTH: W2 gets no reservation, and its expected start
+   * is showstart's estimate (n1 is reserved for W1 from R1's end, n2 is
+   * free when R2 ends); the held W3 gets none. */
+  {
+    mauisched_node_t n1 = mk_node("n1", MAUISCHED_NODE_BUSY, 1);
+    mauisched_node_t n2 = mk_node("n2", MAUISCHED_NODE_BUSY, 1);
+    mauisched_job_t a = mk_running(mk_job("R1", "u1", 1, HOUR, T0), T0 + 4 * HOUR, "n1:1");
+    mauisched_job_t c = mk_running(mk_job("R2", "u3", 1, 2 * HOUR, T0), T0 + 4 * HOUR, "n2:1");
+    mauisched_job_t b = mk_job("W1", "u2", 1, HOUR, T0);
+    mauisched_job_t d = mk_job("W2", "u4", 1, HOUR, T0 + HOUR);
+    mauisched_job_t e = mk_job("W3", "u5", 1, HOUR, T0 + HOUR);
+    size_t i = 9;
+    int64_t est = 0;
+    const char *res = NULL;
+    uint32_t bypass = 0;
+    char *t;
+    e.holds = MAUISCHED_HOLD_USER;
+    CHECK_OK(h, mauisched_snapshot_begin(h, T0 + 4 * HOUR));
+    CHECK_OK(h, mauisched_snapshot_add_node(h, &n1));
+    CHECK_OK(h, mauisched_snapshot_add_node(h, &n2));
+    CHECK_OK(h, mauisched_snapshot_add_job(h, &a));
+    CHECK_OK(h, mauisched_snapshot_add_job(h, &c));
+    CHECK_OK(h, mauisched_snapshot_add_job(h, &b));
+    CHECK_OK(h, mauisched_snapshot_add_job(h, &d));
+    CHECK_OK(h, mauisched_snapshot_add_job(h, &e));
+    CHECK_OK(h, mauisched_run(h, &plan));
+    CHECK_OK(h, mauisched_plan_job_find(plan, "W1", &i));
+    CHECK_OK(h, mauisched_plan_job_schedule(plan, i, &est, &res, &bypass));
+    CHECK(est == T0 + 5 * HOUR);
+    CHECK_STR(res, "W1");
+    CHECK_OK(h, mauisched_plan_job_find(plan, "W2", &i));
+    CHECK_OK(h, mauisched_plan_job_schedule(plan, i, &est, &res, &bypass));
+    CHECK(est == T0 + 6 * HOUR);
+    CHECK_STR(res, "");
+    CHECK_OK(h, mauisched_plan_job_find(plan, "W3", &i));
+    CHECK_OK(h, mauisched_plan_job_schedule(plan, i, &est, &res, &bypass));
+    CHECK(est == -1);
+    mauisched_plan_free(plan);
+    t = render(h, "showstart", "W2");
+    CHECK_CONTAINS(t, "Earliest start in          02:00:00");
+    free(t);
+  }
+
   mauisched_free(h);
   return finish();
 }
