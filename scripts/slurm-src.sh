@@ -82,16 +82,9 @@ if ! $tarball_only && [ -f "$stamp" ] && grep -qxF "recipe=$RECIPE release=$rele
 	exit 0
 fi
 
-# The host's Debian mirror (the first one serving the main archive).
-mirror() {
-	if [ -n "${MAUISCHED_DEBIAN_MIRROR:-}" ]; then echo "$MAUISCHED_DEBIAN_MIRROR"; return; fi
-	local m
-	m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		awk '/^[[:space:]]*deb[[:space:]]/ { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; break } }
-		     /^URIs:/ { for (i = 2; i <= NF; i++) print $i }' |
-		grep -E '^https?://[^ ]*/debian/?$' | head -n 1 || true)
-	echo "${m:-http://deb.debian.org/debian}"
-}
+# mirror(): the Debian mirror (MAUISCHED_DEBIAN_MIRROR, else the host's).
+# shellcheck source=scripts/debian-mirror.sh
+. "$REPO/scripts/debian-mirror.sh"
 
 tarball=${MAUISCHED_SLURM_TARBALL:-}
 if [ -z "$tarball" ]; then

@@ -74,17 +74,9 @@ canonical() {
 	echo "$d/$(basename "$1")"
 }
 
-# The host's Debian mirror: the first URI serving the main archive (not
-# -security) in the apt sources.
-mirror() {
-	if [ -n "${MAUISCHED_DEBIAN_MIRROR:-}" ]; then echo "$MAUISCHED_DEBIAN_MIRROR"; return; fi
-	local m
-	m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		awk '/^[[:space:]]*deb[[:space:]]/ { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; break } }
-		     /^URIs:/ { for (i = 2; i <= NF; i++) print $i }' |
-		grep -E '^https?://[^ ]*/debian/?$' | head -n 1 || true)
-	echo "${m:-http://deb.debian.org/debian}"
-}
+# mirror(): the Debian mirror (MAUISCHED_DEBIAN_MIRROR, else the host's).
+# shellcheck source=scripts/debian-mirror.sh
+. "$REPO/scripts/debian-mirror.sh"
 
 # mounts_under DIR: mount points at or below DIR, deepest first.
 mounts_under() {
