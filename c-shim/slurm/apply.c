@@ -158,6 +158,61 @@ static void publish_holds(struct ctx *c)
 	publish_hold_table(t, n);
 }
 
+/* The jobs a plan's reasons are written for: the plan's idle jobs in its
+ * order (highest priority first), then the records the engine did not see
+ * (`!reported`: jobs it cannot read, heterogeneous ones). Both writers
+ * below walk them so; each filters what it does not write. */
+struct waiting {
+	struct ctx *c;
+	const mauisched_plan_t *plan;
+	size_t n, i, k;
+	/* The current job, set by waiting_next: */
+	struct jrec *r;
+	bool seen;       /* the engine saw it: `idx` is its plan index */
+	size_t idx;
+	int64_t prio;    /* the engine's priority (0 when not seen) */
+	bool started;    /* the plan starts it */
+};
+
+static void waiting_begin(struct waiting *w, struct ctx *c,
+			  const mauisched_plan_t *plan)
+{
+	memset(w, 0, sizeof(*w));
+	w->c = c;
+	w->plan = plan;
+	L.plan_job_count(plan, &w->n);
+}
+
+static bool waiting_next(struct waiting *w)
+{
+	while (w->i < w->n) {
+		const char *jid = NULL;
+		size_t i = w->i++;
+
+		w->prio = 0;
+		w->started = false;
+		if (L.plan_job(w->plan, i, &jid, &w->prio, &w->started) !=
+			    MAUISCHED_OK ||
+		    !(w->r = gather_find(w->c, jid)))
+			continue;
+		w->seen = true;
+		w->idx = i;
+		return true;
+	}
+	while (w->k < w->c->njr) {
+		struct jrec *r = &w->c->jr[w->k++];
+
+		if (r->reported)
+			continue;
+		w->r = r;
+		w->seen = false;
+		w->prio = 0;
+		w->started = false;
+		return true;
+	}
+	return false;
+}
+
 /* Slurm's own scheduler off: what each waiting job shows in Slurm's own
  * views, written in place (ctld_write_waiting): the reason in Slurm's
  * words (reason.c), mauisched's estimated start as the job's StartTime
@@ -168,7 +223,8 @@ static void publish_holds(struct ctx *c)
  * changed. */
 static unsigned write_waiting(struct ctx *c, const mauisched_plan_t *plan)
 {
-	size_t n = 0, i, k, nw = 0, nrec = c->jobs ? c->jobs->record_count : 0;
+	size_t n = 0, k, nw = 0, nrec = c->jobs ? c->jobs->record_count : 0;
+	struct waiting it;
 	struct ctld_wait *w;
 	int64_t *prio;
 	bool *seen, direct = true;
@@ -188,85 +244,69 @@ static unsigned write_waiting(struct ctx *c, const mauisched_plan_t *plan)
 		free(seen);
 		return 0;
 	}
-	/* i == n: the jobs the engine did not see. */
-	for (i = 0; i <= n; i++) {
-		size_t lo = i < n ? i : 0, hi = i < n ? i + 1 : c->njr;
-		const char *jid = NULL;
-		int64_t p = 0;
-		bool st = false;
-		struct jrec *one = NULL;
+	waiting_begin(&it, c, plan);
+	while (waiting_next(&it)) {
+		struct jrec *r = it.r;
+		struct ctld_wait *x = &w[nw];
+		size_t at = (size_t) (r->ji - c->jobs->job_array);
+		bool held = r->want.uhold || r->want.shold;
 
-		if (i < n) {
-			if (L.plan_job(plan, i, &jid, &p, &st) != MAUISCHED_OK || st)
+		if (it.started || !r->pending || r->started_now)
+			continue;
+		/* An array's pending record is one Slurm job: the
+		 * first of its tasks (the highest) speaks for it. */
+		if (at < nrec) {
+			if (seen[at])
 				continue;
-			if (!(one = gather_find(c, jid)))
-				continue;
+			seen[at] = true;
 		}
-		for (k = lo; k < hi; k++) {
-			struct jrec *r = one ? one : &c->jr[k];
-			struct ctld_wait *x = &w[nw];
-			size_t at = (size_t) (r->ji - c->jobs->job_array);
-			bool held = r->want.uhold || r->want.shold;
-
-			if (!one && r->reported)
-				continue;
-			if (!r->pending || r->started_now)
-				continue;
-			/* An array's pending record is one Slurm job: the
-			 * first of its tasks (the highest) speaks for it. */
-			if (at < nrec) {
-				if (seen[at])
-					continue;
-				seen[at] = true;
-			}
-			x->id = r->id;
-			x->clear_marker = r->ungate;
-			if (r->ungate)
-				x->hold = r->want.uhold ? CTLD_HOLD_USER :
-					  r->want.shold ? CTLD_HOLD_SYSTEM :
-							  CTLD_RELEASE;
-			if (held) {
-				/* Slurm's own hold says it. */
-				x->set_start = true;
-				nw++;
-				continue;
-			}
-			if (one) {
-				uint32_t code = 0, bypass = 0;
-				const char *summary = "", *detail = "", *res = "";
-				int64_t est = -1;
-				struct slurm_reason sr;
-
-				if (L.plan_job_reason(plan, i, &code, &summary,
-						      &detail) != MAUISCHED_OK)
-					code = MAUISCHED_REASON_PRIORITY;
-				slurm_reason_of(code, summary, &sr);
-				x->set_reason = !sr.keep;
-				x->state_reason = sr.state_reason;
-				memcpy(desc[nw], sr.desc, sizeof(sr.desc));
-				x->desc = desc[nw];
-				x->set_start = true;
-				if (L.plan_job_schedule(plan, i, &est, &res, &bypass) ==
-					    MAUISCHED_OK && est > 0)
-					x->start_time = (time_t) est;
-				/* The engine's number where it orders the jobs
-				 * strictly and fits Slurm's range. */
-				direct = direct && p >= 1 && p <= 0xfffffffeLL &&
-					 (!last_p || p < last_p);
-				prio[nw] = last_p = p;
-			} else {
-				/* Not scheduled by mauisched (a heterogeneous
-				 * job, one it cannot read): the text says so. */
-				x->set_reason = true;
-				x->state_reason = WAIT_PRIORITY;
-				snprintf(desc[nw], sizeof(desc[nw]), "mauisched: %s",
-					 r->skip_why ? r->skip_why : "not scheduled");
-				x->desc = desc[nw];
-				x->set_start = true;
-				prio[nw] = 0;
-			}
+		x->id = r->id;
+		x->clear_marker = r->ungate;
+		if (r->ungate)
+			x->hold = r->want.uhold ? CTLD_HOLD_USER :
+				  r->want.shold ? CTLD_HOLD_SYSTEM :
+						  CTLD_RELEASE;
+		if (held) {
+			/* Slurm's own hold says it. */
+			x->set_start = true;
 			nw++;
+			continue;
 		}
+		if (it.seen) {
+			uint32_t code = 0, bypass = 0;
+			const char *summary = "", *detail = "", *res = "";
+			int64_t est = -1;
+			struct slurm_reason sr;
+
+			if (L.plan_job_reason(plan, it.idx, &code, &summary,
+					      &detail) != MAUISCHED_OK)
+				code = MAUISCHED_REASON_PRIORITY;
+			slurm_reason_of(code, summary, &sr);
+			x->set_reason = !sr.keep;
+			x->state_reason = sr.state_reason;
+			memcpy(desc[nw], sr.desc, sizeof(sr.desc));
+			x->desc = desc[nw];
+			x->set_start = true;
+			if (L.plan_job_schedule(plan, it.idx, &est, &res, &bypass) ==
+				    MAUISCHED_OK && est > 0)
+				x->start_time = (time_t) est;
+			/* The engine's number where it orders the jobs
+			 * strictly and fits Slurm's range. */
+			direct = direct && it.prio >= 1 && it.prio <= 0xfffffffeLL &&
+				 (!last_p || it.prio < last_p);
+			prio[nw] = last_p = it.prio;
+		} else {
+			/* Not scheduled by mauisched (a heterogeneous
+			 * job, one it cannot read): the text says so. */
+			x->set_reason = true;
+			x->state_reason = WAIT_PRIORITY;
+			snprintf(desc[nw], sizeof(desc[nw]), "mauisched: %s",
+				 r->skip_why ? r->skip_why : "not scheduled");
+			x->desc = desc[nw];
+			x->set_start = true;
+			prio[nw] = 0;
+		}
+		nw++;
 	}
 	/* Priorities in the plan's order (highest first); the jobs it did not
 	 * see last. */
@@ -296,6 +336,7 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 	double t_cos;
 	unsigned started = 0, backfilled = 0, updates = 0;
 	bool budget_hit = false;
+	struct waiting it;
 
 	/* Operator holds and releases (sethold/releasehold): system holds,
 	 * recorded in the marker. */
@@ -439,53 +480,35 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 	budget_hit = started && t_cos - c->last_reasons < REASON_DEFER_MS;
 	if (!budget_hit)
 		c->last_reasons = t_cos;
-	n = 0;
-	L.plan_job_count(plan, &n);
-	for (i = 0; i <= n; i++) {
-		/* i == n: the jobs the engine did not see. */
-		size_t lo = i < n ? i : 0, hi = i < n ? i + 1 : c->njr;
-		const char *jid = NULL;
-		int64_t prio = 0;
-		bool st = false;
-		struct jrec *one = NULL;
+	waiting_begin(&it, c, plan);
+	while (waiting_next(&it)) {
+		struct jrec *r = it.r;
+		struct sbuf ac = { 0 };
+		bool holds_changed;
 
-		if (i < n) {
-			if (L.plan_job(plan, i, &jid, &prio, &st) != MAUISCHED_OK)
-				continue;
-			one = gather_find(c, jid);
-			if (!one)
-				continue;
-		}
-		for (k = lo; k < hi; k++) {
-			struct jrec *r = one ? one : &c->jr[k];
-			struct sbuf ac = { 0 };
-			bool holds_changed;
-			if (!one && r->reported)
-				continue;
-			if (!r->pending || r->started_now || r->regate || r->meta_task)
-				continue;
-			holds_changed = !r->mk.present || r->mk.started ||
-					r->mk.uhold != r->want.uhold ||
-					r->mk.shold != r->want.shold;
-			if (!holds_changed && budget_hit)
-				continue;
-			marker_tags(&ac, &r->want, false);
-			if (one)
-				reason_text(&ac, plan, i);
-			else
-				sb_str(&ac, r->skip_why ? r->skip_why : "not scheduled");
-			if (!r->ji->admin_comment || strcmp(r->ji->admin_comment, ac.s)) {
-				if (!holds_changed &&
-				    mono_ms() - t_cos > (double) c->opt.reason_ms) {
-					budget_hit = true;
-				} else {
-					update_job(c, r->id, NO_VAL, NULL, ac.s,
-						   holds_changed ? "hold marker" : "reason");
-					updates++;
-				}
+		if (!r->pending || r->started_now || r->regate || r->meta_task)
+			continue;
+		holds_changed = !r->mk.present || r->mk.started ||
+				r->mk.uhold != r->want.uhold ||
+				r->mk.shold != r->want.shold;
+		if (!holds_changed && budget_hit)
+			continue;
+		marker_tags(&ac, &r->want, false);
+		if (it.seen)
+			reason_text(&ac, plan, it.idx);
+		else
+			sb_str(&ac, r->skip_why ? r->skip_why : "not scheduled");
+		if (!r->ji->admin_comment || strcmp(r->ji->admin_comment, ac.s)) {
+			if (!holds_changed &&
+			    mono_ms() - t_cos > (double) c->opt.reason_ms) {
+				budget_hit = true;
+			} else {
+				update_job(c, r->id, NO_VAL, NULL, ac.s,
+					   holds_changed ? "hold marker" : "reason");
+				updates++;
 			}
-			free(ac.s);
 		}
+		free(ac.s);
 	}
 	updates += apply_array_markers(c, plan, t_cos, &budget_hit);
 	c->cosmetic_backlog = budget_hit;
