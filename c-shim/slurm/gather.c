@@ -662,6 +662,11 @@ uint64_t gather_fingerprint(const struct ctx *c)
 		uint32_t st = node_state(n);
 		h = fnv_str(h, n->name);
 		h = fnv(h, &st, sizeof(st));
+		/* Slurm's own state too: a COMPLETING node maps as free, but
+		 * select_nodes refuses it ("Requested nodes are busy") until
+		 * its epilog is done. The start that failed then is tried
+		 * again when the flag goes; nothing else may change then. */
+		h = fnv(h, &n->node_state, sizeof(n->node_state));
 		h = fnv(h, &n->cpus, sizeof(n->cpus));
 		h = fnv(h, &n->real_memory, sizeof(n->real_memory));
 		h = fnv_str(h, n->features_act ? n->features_act : n->features);
