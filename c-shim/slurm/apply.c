@@ -1,7 +1,8 @@
 /*
  * apply.c: the plan -> Slurm. Operator holds and releases become marker
  * changes; each start allocates the job on the nodes the engine chose
- * inside slurmctld, as backfill does (ctld_start); pending jobs Slurm
+ * inside slurmctld, as backfill does (ctld_allocate, then ctld_launch
+ * for the round's starts together); pending jobs Slurm
  * could start by itself are held again; then the waiting jobs' reasons go
  * to their AdminComment, only when they change.
  */
@@ -18,6 +19,11 @@
 #include "util.h"
 
 #define REASON_DEFER_MS 10000 /* longest wait of reasons behind starts */
+/* Starts are allocated first and launched after, in rounds of at most
+ * this long: a round of 64 starts is allocated in milliseconds instead of
+ * one launch (script file read, agent thread) after another, while the
+ * first job of a long round waits at most this long for its launch. */
+#define START_ROUND_MS 50
 
 /* One update of a job as SlurmUser; logs a failure. */
 static int update_job(struct ctx *c, const char *id, uint32_t priority,
@@ -337,6 +343,9 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 	unsigned started = 0, backfilled = 0, updates = 0;
 	bool budget_hit = false;
 	struct waiting it;
+	struct ctld_launch *launches;
+	size_t nl = 0;
+	double t_round;
 
 	/* Operator holds and releases (sethold/releasehold): system holds,
 	 * recorded in the marker. */
@@ -369,9 +378,12 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 		}
 	}
 
-	/* Starts. */
+	/* Starts: allocated in rounds of START_ROUND_MS, each round's jobs
+	 * launched after it. */
 	n = 0;
 	L.plan_start_count(plan, &n);
+	launches = calloc(n + 1, sizeof(*launches));
+	t_round = mono_ms();
 	for (i = 0; i < n; i++) {
 		const char *job = NULL, *res = NULL, *node = NULL;
 		bool bf = false;
@@ -408,9 +420,14 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 		sb_fmt(&ac, "started %s on %s%s%s%s", when, ranged ? ranged : nodes.s,
 		       bf ? " by backfill" : "", res && *res ? " in reservation " : "",
 		       res && *res ? res : "");
-		rc = ctld_start(r->id, nodes.s, bf, c->internal ? NULL : ac.s,
-				sid, sizeof(sid));
+		if (!launches)
+			rc = SLURM_ERROR; /* no memory */
+		else
+			rc = ctld_allocate(r->id, nodes.s, bf,
+					   c->internal ? NULL : ac.s, sid,
+					   sizeof(sid), &launches[nl]);
 		if (rc == SLURM_SUCCESS) {
+			nl++;
 			r->started_now = true;
 			gather_remember_start(c, r->id, log.s);
 			started++;
@@ -435,7 +452,14 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 		free(nodes.s);
 		free(ac.s);
 		free(log.s);
+		if (nl && mono_ms() - t_round > START_ROUND_MS) {
+			ctld_launch(launches, nl);
+			nl = 0;
+			t_round = mono_ms();
+		}
 	}
+	ctld_launch(launches, nl);
+	free(launches);
 	if (c->internal) {
 		*markers_ms = mono_ms();
 		updates += write_waiting(c, plan);

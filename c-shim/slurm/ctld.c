@@ -525,8 +525,17 @@ static job_record_t *find_job(const char *id)
 	return find_job_record((uint32_t) a);
 }
 
-int ctld_start(const char *id, const char *nodes, bool backfill,
-	       const char *admin_comment, char *started_id, size_t len)
+static struct ctld_start_cost start_cost;
+
+void ctld_start_cost_take(struct ctld_start_cost *out)
+{
+	*out = start_cost;
+	memset(&start_cost, 0, sizeof(start_cost));
+}
+
+int ctld_allocate(const char *id, const char *nodes, bool backfill,
+		  const char *admin_comment, char *started_id, size_t len,
+		  struct ctld_launch *launch)
 {
 	/* As backfill's _start_job: jobs and nodes written. */
 	slurmctld_lock_t lock = { .conf = READ_LOCK, .job = WRITE_LOCK,
@@ -538,9 +547,14 @@ int ctld_start(const char *id, const char *nodes, bool backfill,
 	uint32_t prio, reason;
 	bool head;
 	int rc;
+	double t = mono_ms(), t1;
 
 	snprintf(started_id, len, "%s", id);
+	memset(launch, 0, sizeof(*launch));
 	lock_slurmctld(lock);
+	t1 = mono_ms();
+	start_cost.wait_ms += t1 - t;
+	t = t1;
 	j = find_job(id);
 	if (!j || j->magic != JOB_MAGIC || !j->details) {
 		rc = ESLURM_INVALID_JOB_ID;
@@ -571,6 +585,7 @@ int ctld_start(const char *id, const char *nodes, bool backfill,
 	if (prio == 0)
 		j->priority = 1;
 	rc = maui_select_nodes(j, backfill);
+	start_cost.select_ms += mono_ms() - t;
 	if (head && j->details) {
 		job_record_t *base = find_job_record(j->array_job_id);
 		if (base && base != j && base->array_recs && base->details) {
@@ -607,16 +622,48 @@ int ctld_start(const char *id, const char *nodes, bool backfill,
 		xfree(j->admin_comment);
 		j->admin_comment = xstrdup(admin_comment);
 	}
-	if (j->batch_flag == 0)
-		srun_allocate(j);
-	else if (!IS_JOB_CONFIGURING(j))
-		launch_job(j);
+	/* Launched by ctld_launch, as backfill's _start_job would right
+	 * here; a batch job whose nodes are still being configured is
+	 * launched by Slurm once they are. */
+	launch->job_id = j->job_id;
+	launch->launch = j->batch_flag == 0 || !IS_JOB_CONFIGURING(j);
 out:
 	unlock_slurmctld(lock);
 	FREE_NULL_BITMAP(chosen);
 	xfree(names);
 	xfree(desc);
 	return rc;
+}
+
+void ctld_launch(const struct ctld_launch *l, size_t n)
+{
+	slurmctld_lock_t lock = { .conf = READ_LOCK, .job = WRITE_LOCK,
+				  .node = WRITE_LOCK, .part = READ_LOCK,
+				  .fed = READ_LOCK };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double t = mono_ms(), t1;
+		job_record_t *j;
+
+		if (!l[i].launch)
+			continue;
+		lock_slurmctld(lock);
+		t1 = mono_ms();
+		start_cost.wait_ms += t1 - t;
+		j = find_job_record(l[i].job_id);
+		/* Still the allocation made (not cancelled, requeued or
+		 * completing since). */
+		if (j && j->magic == JOB_MAGIC && IS_JOB_RUNNING(j) &&
+		    !IS_JOB_COMPLETING(j)) {
+			if (j->batch_flag == 0)
+				srun_allocate(j);
+			else if (!IS_JOB_CONFIGURING(j))
+				launch_job(j);
+		}
+		unlock_slurmctld(lock);
+		start_cost.launch_ms += mono_ms() - t1;
+	}
 }
 
 /* ------------------------------------------------------- waiting jobs */

@@ -47,14 +47,41 @@ int ctld_job_cpus_on_node(const struct ctld_snap *snap,
 
 void ctld_snap_free(struct ctld_snap **snap);
 
-/* Starts job `id` ("123", or "123_4": an array task; a task still in its
- * pending array record starts as the record's lowest pending task, which
- * Slurm splits out) on `nodes` (comma-separated names) as backfill does.
- * `admin_comment`, when not NULL, replaces the job's AdminComment once it
- * started. Returns SLURM_SUCCESS or Slurm's error code (`*started_id`:
- * the job id that started, "123_5" for a task). */
-int ctld_start(const char *id, const char *nodes, bool backfill,
-	       const char *admin_comment, char *started_id, size_t len);
+/* What a start leaves to do once it is allocated: the launch (the batch
+ * script to its node, or the allocation to a waiting srun/salloc). */
+struct ctld_launch {
+	uint32_t job_id;         /* the record that started (a task split out
+				  * of its array has its own) */
+	bool launch;             /* false: Slurm launches it itself (nodes
+				  * still configuring) */
+};
+
+/* Allocates job `id` ("123", or "123_4": an array task; a task still in
+ * its pending array record starts as the record's lowest pending task,
+ * which Slurm splits out) on `nodes` (comma-separated names) as backfill
+ * does (select_nodes), under slurmctld's job and node write locks, held
+ * for this job only. `admin_comment`, when not NULL, replaces the job's
+ * AdminComment once it started. Returns SLURM_SUCCESS or Slurm's error
+ * code (`*started_id`: the job id that started, "123_5" for a task). On
+ * success the job is allocated (RUNNING) but not launched: `*launch` says
+ * what ctld_launch must do. */
+int ctld_allocate(const char *id, const char *nodes, bool backfill,
+		  const char *admin_comment, char *started_id, size_t len,
+		  struct ctld_launch *launch);
+
+/* Launches jobs ctld_allocate allocated, each under its own write lock
+ * (launch_job or srun_allocate, as backfill does right after its
+ * select_nodes). A job that is not running any more (cancelled, requeued,
+ * completing) meanwhile is left alone. */
+void ctld_launch(const struct ctld_launch *l, size_t n);
+
+/* Where the starts' time went since the last call (ms, wall): waiting for
+ * slurmctld's locks, in select_nodes, launching (launch_job,
+ * srun_allocate). Reset by the call. */
+struct ctld_start_cost {
+	double wait_ms, select_ms, launch_ms;
+};
+void ctld_start_cost_take(struct ctld_start_cost *out);
 
 /* What a waiting job should show (Slurm's own scheduler off): written in
  * place, only where it differs. */

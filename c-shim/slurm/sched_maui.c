@@ -62,6 +62,7 @@ static bool thread_started;
 static void iterate(struct ctx *c, bool force)
 {
 	double t0 = mono_ms(), t_built, t_engine, t_end;
+	double cpu0 = thread_cpu_ms(), cpu_engine = 0;
 	struct gate_event *ev = NULL;
 	size_t nev, k;
 	uint32_t i;
@@ -71,6 +72,8 @@ static void iterate(struct ctx *c, bool force)
 	mauisched_status_t st;
 	unsigned nstart = 0, nbf = 0, nupd = 0, nidle = 0, nrun = 0, nbad = 0;
 	double markers_ms = 0;
+	struct ctld_start_cost sc;
+	char starts[160] = "";
 
 	if (!c->jobs || !c->nodes)
 		return;
@@ -95,6 +98,7 @@ static void iterate(struct ctx *c, bool force)
 		return;
 	}
 	t_built = mono_ms();
+	cpu_engine = thread_cpu_ms();
 
 	st = L.snapshot_begin(c->h, (int64_t) now);
 	for (i = 0; st == MAUISCHED_OK && i < c->nodes->record_count; i++) {
@@ -132,6 +136,7 @@ static void iterate(struct ctx *c, bool force)
 	if (st == MAUISCHED_OK)
 		st = L.run(c->h, &plan);
 	t_engine = mono_ms();
+	cpu_engine = thread_cpu_ms() - cpu_engine;
 	if (st != MAUISCHED_OK) {
 		const char *msg = handle_error(c->h);
 		char cause[512];
@@ -155,14 +160,20 @@ static void iterate(struct ctx *c, bool force)
 	apply_plan(c, plan, &nstart, &nbf, &nupd, &markers_ms);
 	L.plan_free(plan);
 	t_end = mono_ms();
+	ctld_start_cost_take(&sc);
+	if (nstart)
+		snprintf(starts, sizeof(starts),
+			 "; the starts: slurmctld's locks waited for %.1f ms, select_nodes %.1f ms, launches %.1f ms",
+			 sc.wait_ms, sc.select_ms, sc.launch_ms);
 	c->last_fp = fp;
 	c->last_iter = now;
 	c->iterations++;
 	mlog(MAUISCHED_LOG_INFO,
-	     "iteration %lu: %u idle and %u active jobs on %u nodes; started %u (%u by backfill), %u other updates (%lu failed); times: snapshot %.1f ms, engine %.1f ms, apply %.1f ms (reasons %.1f ms), total %.1f ms%s",
+	     "iteration %lu: %u idle and %u active jobs on %u nodes; started %u (%u by backfill), %u other updates (%lu failed); times: snapshot %.1f ms, engine %.1f ms, apply %.1f ms (reasons %.1f ms), total %.1f ms; this thread's CPU %.1f ms (in the library %.1f ms)%s%s",
 	     c->iterations, nidle, nrun, c->nodes->record_count, nstart, nbf, nupd,
 	     c->update_failures, t_built - t0, t_engine - t_built,
 	     t_end - t_engine, markers_ms, t_end - t0,
+	     thread_cpu_ms() - cpu0, cpu_engine, starts,
 	     nbad ? " (jobs left out, see above)" : "");
 	free(ev);
 }

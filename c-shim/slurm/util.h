@@ -29,6 +29,9 @@ void mlog_once_reset(void);
 void lib_log(uint32_t level, const char *message, void *userdata);
 
 double mono_ms(void);
+/* CPU time of the calling thread, in ms (what an iteration itself costs,
+ * against the wall time other threads and processes add). */
+double thread_cpu_ms(void);
 
 /* Strings that live until arena_reset(): the library copies what it is
  * given, so one iteration's snapshot strings all go at once. NULL for a

@@ -5,6 +5,7 @@
  * what links gather.c and apply.c.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "ctld.h"
 
@@ -40,14 +41,27 @@ void ctld_snap_free(struct ctld_snap **snap)
 	*snap = NULL;
 }
 
-int ctld_start(const char *id, const char *nodes, bool backfill,
-	       const char *admin_comment, char *started_id, size_t len)
+int ctld_allocate(const char *id, const char *nodes, bool backfill,
+		  const char *admin_comment, char *started_id, size_t len,
+		  struct ctld_launch *launch)
 {
 	(void) nodes;
 	(void) backfill;
 	(void) admin_comment;
+	(void) launch;
 	snprintf(started_id, len, "%s", id);
 	return SLURM_ERROR;
+}
+
+void ctld_launch(const struct ctld_launch *l, size_t n)
+{
+	(void) l;
+	(void) n;
+}
+
+void ctld_start_cost_take(struct ctld_start_cost *out)
+{
+	memset(out, 0, sizeof(*out));
 }
 
 size_t ctld_write_waiting(const struct ctld_wait *w, size_t n)
