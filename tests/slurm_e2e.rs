@@ -373,6 +373,71 @@ impl Default for Spec<'_> {
     }
 }
 
+impl<'a> Spec<'a> {
+    /// `nodes` plain nodes and the basics of maui.cfg for Slurm
+    /// (EXACTNODE; RMPOLLINTERVAL 2 s).
+    fn plain(nodes: u32) -> Spec<'a> {
+        Spec {
+            nodes,
+            node_spec: None,
+            maui_cfg: "JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n",
+            ..Spec::default()
+        }
+    }
+
+    /// The bursts of scenarios 8 and 11: 64 plain nodes for whole-node
+    /// jobs, one job reservation, RMPOLLINTERVAL 10 s.
+    fn burst() -> Spec<'a> {
+        Spec {
+            nodes: 64,
+            node_spec: None,
+            maui_cfg: "JOBNODEMATCHPOLICY EXACTNODE\n\
+                       RMPOLLINTERVAL 00:00:10\nRESERVATIONDEPTH 1\n",
+            ..Spec::default()
+        }
+    }
+}
+
+/// Submits `list` (lines of tests/slurm/submit_many.c) as `user`, as fast
+/// as libslurm goes, within `limit_s`; `args` follow the cluster's base.
+/// The job ids, in the list's order.
+fn submit_many(
+    c: &Cluster,
+    setup: &Setup,
+    user: &str,
+    list: &str,
+    limit_s: u32,
+    args: &[&str],
+) -> Vec<String> {
+    let mut child = Command::new("timeout")
+        .args([
+            limit_s.to_string().as_str(),
+            "runuser",
+            "-u",
+            user,
+            "--",
+            "env",
+        ])
+        .arg(format!("SLURM_CONF={}/etc/slurm.conf", c.base()))
+        .arg(&setup.submit_many)
+        .arg(c.base())
+        .args(args)
+        .current_dir(c.base.join("jobs"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(list.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    ok(out, "submit_many").lines().map(str::to_string).collect()
+}
+
 /// A running test cluster under sched/maui; torn down when dropped, logs
 /// printed first if the test is failing.
 struct Cluster {
@@ -1633,17 +1698,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 fn s8_thousand_jobs_on_64_nodes() {
     let _serial = serial();
     let Some(setup) = setup() else { return };
-    let mut c = Cluster::start(
-        setup,
-        "s8",
-        Spec {
-            nodes: 64,
-            node_spec: None,
-            maui_cfg: "JOBNODEMATCHPOLICY EXACTNODE\n\
-                       RMPOLLINTERVAL 00:00:10\nRESERVATIONDEPTH 1\n",
-            ..Spec::default()
-        },
-    );
+    let mut c = Cluster::start(setup, "s8", Spec::burst());
     // 1,000 whole-node jobs (16 CPUs each) of 1-3 s, half per user, all
     // eligible at the same moment T: 64 start at T, then each node takes
     // the next job as soon as it frees.
@@ -1662,25 +1717,14 @@ fn s8_thousand_jobs_on_64_nodes() {
     let begin = now() + 20;
     let mut ids = Vec::new();
     for (user, list) in [USER_A, USER_B].iter().zip(&lists) {
-        let mut child = Command::new("timeout")
-            .args(["60", "runuser", "-u", user, "--", "env"])
-            .arg(format!("SLURM_CONF={}/etc/slurm.conf", c.base()))
-            .arg(&setup.submit_many)
-            .args([c.base(), "--begin", &begin.to_string()])
-            .current_dir(c.base.join("jobs"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(list.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        ids.extend(ok(out, "submit_many").lines().map(str::to_string));
+        ids.extend(submit_many(
+            &c,
+            setup,
+            user,
+            list,
+            60,
+            &["--begin", &begin.to_string()],
+        ));
     }
     let submit_s = t_sub.elapsed().as_secs_f64();
     assert_eq!(ids.len(), 1000);
@@ -1813,12 +1857,8 @@ fn s11_five_thousand_jobs_once_each_and_memory_flat() {
         setup,
         "s11",
         Spec {
-            nodes: 64,
-            node_spec: None,
-            maui_cfg: "JOBNODEMATCHPOLICY EXACTNODE\n\
-                       RMPOLLINTERVAL 00:00:10\nRESERVATIONDEPTH 1\n",
             extra: &["MinJobAge=2"],
-            ..Spec::default()
+            ..Spec::burst()
         },
     );
     // 5,000 whole-node jobs of 0 s in ten chunks of 500, the users in
@@ -1839,25 +1879,7 @@ fn s11_five_thousand_jobs_once_each_and_memory_flat() {
         let list: String = (0..500)
             .map(|i| format!("j{} 16 1 100 1 0\n", chunk * 500 + i))
             .collect();
-        let mut child = Command::new("timeout")
-            .args(["120", "runuser", "-u", user, "--", "env"])
-            .arg(format!("SLURM_CONF={}/etc/slurm.conf", c.base()))
-            .arg(&setup.submit_many)
-            .arg(c.base())
-            .current_dir(c.base.join("jobs"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(list.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        ids.extend(ok(out, "submit_many").lines().map(str::to_string));
+        ids.extend(submit_many(&c, setup, user, &list, 120, &[]));
         if chunk == 0 {
             c.wait_until("the first 500 jobs done", 300, || done(&c) >= 500);
             rss_500 = Some((ctld_rss_kb(&c), done(&c)));
@@ -1925,11 +1947,8 @@ fn s12_without_slurms_scheduler_off_the_gate_holds_every_job() {
         setup,
         "s12",
         Spec {
-            nodes: 2,
-            node_spec: None,
-            maui_cfg: "JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n",
             slurm_scheduler_on: true,
-            ..Spec::default()
+            ..Spec::plain(2)
         },
     );
     c.wait_log("SchedulerParameters lacks sched_interval=-1 and defer", 30);
@@ -1971,11 +1990,8 @@ fn s13_a_heterogeneous_job_is_refused_saying_why() {
         setup,
         "s13",
         Spec {
-            nodes: 2,
-            node_spec: None,
-            maui_cfg: "JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n",
             extra: &["CliFilterPlugins=maui"],
-            ..Spec::default()
+            ..Spec::plain(2)
         },
     );
     let out = c.job(
@@ -2277,11 +2293,8 @@ fn s10_without_the_library_jobs_wait_and_say_why() {
         setup,
         "s10",
         Spec {
-            nodes: 2,
-            node_spec: None,
-            maui_cfg: "JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n",
             library: Some(&lib),
-            ..Spec::default()
+            ..Spec::plain(2)
         },
     );
     c.wait_log("no job is started until it loads", 60);
