@@ -274,6 +274,7 @@ static void take_mode(struct ctx *c)
 static void do_reconfig(struct ctx *c)
 {
 	struct options o;
+	unsigned long errors;
 
 	if (load_options(&o) != 0) {
 		mlog(MAUISCHED_LOG_ERROR, "reconfigure: cannot read slurm.conf: %s",
@@ -293,10 +294,16 @@ static void do_reconfig(struct ctx *c)
 		c->next_open = 0; /* try again now, with the new settings */
 		return;
 	}
+	errors = lib_errors;
 	if (L.reconfigure(c->h, c->opt.config) != MAUISCHED_OK) {
-		mlog(MAUISCHED_LOG_ERROR,
-		     "reconfigure: %s was refused; scheduling goes on with the previous configuration",
-		     c->opt.config);
+		/* The library logs a file's errors once: refused again for
+		 * the same ones (24.11 reconfigures the plugin right after
+		 * starting it, on the file it was just opened with), this
+		 * is no news either. */
+		mlog(lib_errors != errors ? MAUISCHED_LOG_ERROR : MAUISCHED_LOG_DEBUG,
+		     "reconfigure: %s was refused%s; scheduling goes on with the previous configuration",
+		     c->opt.config,
+		     lib_errors != errors ? "" : " for the errors logged before");
 		return;
 	}
 	take_settings(c);

@@ -75,6 +75,8 @@ void mlog_once_reset(void)
 	once_n = 0;
 }
 
+unsigned long lib_errors;
+
 void lib_log(uint32_t level, const char *message, void *userdata)
 {
 	const char *p = message, *nl;
@@ -82,6 +84,8 @@ void lib_log(uint32_t level, const char *message, void *userdata)
 	(void) userdata;
 	if (!p)
 		return;
+	if (level == MAUISCHED_LOG_ERROR)
+		lib_errors++;
 	/* Config errors span lines: one log line each. */
 	do {
 		nl = strchr(p, '\n');

@@ -27,6 +27,8 @@ void mlog_once_reset(void);
 
 /* The library's log callback: one line per line of its message. */
 void lib_log(uint32_t level, const char *message, void *userdata);
+/* Messages the library logged at error level (lib_log), counted. */
+extern unsigned long lib_errors;
 
 double mono_ms(void);
 /* CPU time of the calling thread, in ms (what an iteration itself costs,

@@ -53,6 +53,9 @@ pub(super) struct AtOpen {
     /// Why the site's maui.cfg is not in force, when the last good copy
     /// is.
     pub fallback: Option<String>,
+    /// Then also the site file's errors alone (as a refused reconfigure
+    /// of the same file reports them).
+    pub refused: Option<String>,
 }
 
 /// The site's maui.cfg; when it has errors and the
@@ -67,6 +70,7 @@ pub(super) fn load_at_open(path: &Path, state_dir: &Path) -> Result<AtOpen, Erro
                 diagnostics,
                 bytes: Some(bytes),
                 fallback: None,
+                refused: None,
             })
         }
         Err(e) => e,
@@ -92,6 +96,7 @@ pub(super) fn load_at_open(path: &Path, state_dir: &Path) -> Result<AtOpen, Erro
         diagnostics,
         bytes: None,
         fallback: Some(fallback),
+        refused: Some(refused.message),
     })
 }
 

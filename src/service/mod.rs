@@ -161,6 +161,11 @@ pub struct Service {
     /// Why the site's maui.cfg was not used at open, when the service runs
     /// on the last good copy instead.
     config_fallback: Option<String>,
+    /// The errors of the last maui.cfg refused (at open or on reconfigure),
+    /// as logged: a reconfigure refused for the same errors does not log
+    /// them again (24.11 reconfigures its scheduler plugin right after
+    /// starting it; an operator may reconfigure twice).
+    refusal_logged: Option<String>,
     /// Holds the state directory's lock while the service lives.
     _lock: std::fs::File,
 }
@@ -238,6 +243,7 @@ impl Service {
             published,
             stats: SchedStats::default(),
             config_fallback: loaded.fallback,
+            refusal_logged: loaded.refused,
             _lock: lock_file,
         })
     }
@@ -474,13 +480,21 @@ impl Service {
         let (config, diags, bytes) = match config_file::load(&path) {
             Ok(loaded) => loaded,
             Err(e) => {
-                self.log(
-                    LogLevel::Error,
-                    format!(
-                        "reconfigure refused, the previous configuration stays in force:\n{}",
-                        e.message
-                    ),
-                );
+                if self.refusal_logged.as_ref() == Some(&e.message) {
+                    self.log(
+                        LogLevel::Debug,
+                        "reconfigure refused for the same errors as before (logged then); the previous configuration stays in force",
+                    );
+                } else {
+                    self.log(
+                        LogLevel::Error,
+                        format!(
+                            "reconfigure refused, the previous configuration stays in force:\n{}",
+                            e.message
+                        ),
+                    );
+                    self.refusal_logged = Some(e.message.clone());
+                }
                 return Err(e);
             }
         };
@@ -500,6 +514,7 @@ impl Service {
         self.engine.set_config(config);
         self.config_path = path;
         self.config_fallback = None;
+        self.refusal_logged = None;
         self.log(
             LogLevel::Info,
             format!("reconfigured from {}", self.config_path.display()),

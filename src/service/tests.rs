@@ -450,6 +450,40 @@ fn every_clean_configuration_is_kept_as_the_last_good_copy() {
 }
 
 #[test]
+fn a_refusal_for_the_same_errors_is_logged_once() {
+    let d = Dir::new("refusedonce");
+    d.write_cfg("RESERVATIONDEPTH 3\n");
+    drop(d.open().unwrap());
+    // Opened on the last good copy: the site file's errors are logged.
+    d.write_cfg("RESERVATIONDEPTH banana\n");
+    let mut svc = d.open().unwrap();
+    let errors = |svc: &Service| {
+        lock(svc.notes())
+            .iter()
+            .filter(|(l, m)| *l == LogLevel::Error && m.contains("banana"))
+            .count()
+    };
+    assert_eq!(errors(&svc), 1);
+    // Reconfigured on the same file (Slurm 24.11 does so right after
+    // starting its scheduler): refused, not logged again.
+    let e = svc.reconfigure(None).unwrap_err();
+    assert!(e.message.contains("banana"), "{e}");
+    assert_eq!(errors(&svc), 1);
+    // Other errors are logged, once.
+    d.write_cfg("RESERVATIONDEPTH banana\nBACKFILLPOLICY NOPE\n");
+    assert!(svc.reconfigure(None).is_err());
+    assert!(svc.reconfigure(None).is_err());
+    assert_eq!(errors(&svc), 2);
+    assert!(logged(&svc, LogLevel::Error, "NOPE"));
+    // Accepted, then the first errors again: logged again.
+    d.write_cfg("RESERVATIONDEPTH 2\n");
+    svc.reconfigure(None).unwrap();
+    d.write_cfg("RESERVATIONDEPTH banana\n");
+    assert!(svc.reconfigure(None).is_err());
+    assert_eq!(errors(&svc), 3);
+}
+
+#[test]
 fn a_broken_configuration_without_a_last_good_copy_is_refused() {
     let d = Dir::new("nolastgood");
     d.write_cfg("BACKFILLPOLICY NOPE\n");
