@@ -2055,6 +2055,8 @@ fn s9_maui_commands_against_the_running_scheduler() {
         "s9",
         Spec {
             maui_cfg: &first,
+            // sprio answers only under multifactor.
+            extra: &["PriorityType=priority/multifactor"],
             ..Spec::default()
         },
     );
@@ -2163,6 +2165,23 @@ fn s9_maui_commands_against_the_running_scheduler() {
     by_prio.sort_by_key(|r| std::cmp::Reverse(r.0));
     let slurm_order: Vec<String> = by_prio.into_iter().map(|r| r.1).collect();
     assert_eq!(slurm_order, want, "squeue %Q order");
+    // sprio shows the same priority (Slurm's plugin leaves a priority set
+    // directly, and sprio shows it in its PRIORITY column).
+    let sprio = c.root(&["sprio", "-h", "-o", "%i %Y"]);
+    for j in waiting {
+        let shown = sprio
+            .lines()
+            .find_map(|l| {
+                let mut w = l.split_whitespace();
+                (w.next() == Some(j.as_str())).then(|| w.next().unwrap_or("").to_string())
+            })
+            .unwrap_or_else(|| panic!("{j} not in sprio:\n{sprio}"));
+        assert_eq!(
+            shown,
+            c.squeue(j, "%Q"),
+            "sprio's priority of {j}:\n{sprio}"
+        );
+    }
     for j in waiting {
         let reason = c.squeue(j, "%r");
         assert!(
