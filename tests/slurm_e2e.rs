@@ -1994,21 +1994,26 @@ fn s13_a_heterogeneous_job_is_refused_saying_why() {
             ..Spec::plain(2)
         },
     );
-    let out = c.job(
-        30,
-        "as",
-        &[USER_A, "sbatch", "-n1", ":", "-n1", "--wrap", "sleep 1"],
-    );
-    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
-    assert!(
-        !out.status.success(),
-        "a heterogeneous job was accepted: {said}"
-    );
-    assert!(
-        said.contains("heterogeneous jobs are not supported here")
-            && said.contains("SchedulerType=sched/backfill"),
-        "{said}"
-    );
+    // Batch, interactive allocation and srun's own allocation alike.
+    for cmd in [
+        &["sbatch", "-n1", ":", "-n1", "--wrap", "sleep 1"][..],
+        &["salloc", "-n1", ":", "-n1", "true"][..],
+        &["srun", "-n1", ":", "-n1", "true"][..],
+    ] {
+        let out = c.job(30, "as", &[&[USER_A][..], cmd].concat());
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(
+            !out.status.success(),
+            "{}: a heterogeneous job was accepted: {said}",
+            cmd[0]
+        );
+        assert!(
+            said.contains("heterogeneous jobs are not supported here")
+                && said.contains("SchedulerType=sched/backfill"),
+            "{}: {said}",
+            cmd[0]
+        );
+    }
     // Other jobs go through the filter untouched.
     let id = c.submit(
         USER_A,
