@@ -20,7 +20,7 @@ mod place;
 mod tests;
 
 use crate::config::{Affinity, Config, NodeAccessPolicy, NodeAllocationPolicy, Params};
-use crate::model::{Cluster, EffNode, HostPattern, Job, NodeIdx, Resources, Secs};
+use crate::model::{Bits, Cluster, EffNode, HostPattern, Job, NodeIdx, Resources, Secs};
 use crate::throttle::QosFlags;
 
 pub use access::{access_limit, AccessRequest, Occupant};
@@ -50,12 +50,14 @@ pub struct TaskRequest {
     pub exact_proc: bool,
     /// All tasks on one node (ENABLEMULTINODEJOBS FALSE).
     pub single_node: bool,
-    /// Required features (all of them).
-    pub features: Vec<String>,
-    /// Preferred features (PREF): satisfied as well as possible.
-    pub pref_features: Vec<String>,
+    /// Required features (all of them), by id ([`Cluster::feature_ids`]).
+    pub features: Bits,
+    /// Preferred features (PREF), by id: satisfied as well as possible.
+    pub pref_features: Bits,
     /// Required partition.
     pub partition: Option<String>,
+    /// Its id ([`Cluster::partition_id`]).
+    pub partition_id: Option<u32>,
     /// Nodes allowed by the job's host list, sorted; `None`: any node.
     pub hosts: Option<Vec<NodeIdx>>,
     /// Nodes the job must not use, sorted.
@@ -116,12 +118,6 @@ impl TaskRequest {
                 .collect()
         };
         let dedicated = QosFlags::of(cfg, job).has("DEDICATED");
-        let mut features = job.features.clone();
-        features.sort();
-        features.dedup();
-        let mut pref = job.pref_features.clone();
-        pref.sort();
-        pref.dedup();
         TaskRequest {
             job: job.id.clone(),
             user: job.user.clone(),
@@ -132,9 +128,10 @@ impl TaskRequest {
             node_count: job.nodes.filter(|n| m.exact_node && *n > 0),
             exact_proc: m.exact_proc,
             single_node: !p.enable_multi_node_jobs,
-            features,
-            pref_features: pref,
+            features: cluster.feature_ids(&job.features),
+            pref_features: cluster.feature_ids(&job.pref_features),
             partition: job.partition.clone(),
+            partition_id: job.partition.as_deref().map(|p| cluster.partition_id(p)),
             hosts: (!job.hostlist.is_empty()).then(|| resolve(&job.hostlist)),
             excluded: resolve(&job.exclude_hosts),
             access: dedicated.then_some(NodeAccessPolicy::SingleJob),
@@ -177,12 +174,11 @@ impl TaskRequest {
     /// [`TaskRequest::check_node`] without the state check: could the node
     /// ever host the job, were it up?
     pub fn check_node_any_state(&self, node: &EffNode) -> Result<(), Mismatch> {
-        if let Some(p) = &self.partition {
-            if node.partition.as_ref() != Some(p) {
-                return Err(Mismatch::Partition(p.clone()));
-            }
+        if self.partition_id.is_some() && node.partition_id != self.partition_id {
+            let name = self.partition.clone().unwrap_or_default();
+            return Err(Mismatch::Partition(name));
         }
-        if !node.has_features(&self.features) {
+        if !self.features.is_subset(&node.feature_ids) {
             return Err(Mismatch::Features);
         }
         if let Some(h) = &self.hosts {
@@ -208,10 +204,7 @@ impl TaskRequest {
 
     /// Number of the job's preferred features the node has.
     pub fn pref_count(&self, node: &EffNode) -> usize {
-        self.pref_features
-            .iter()
-            .filter(|f| node.features.binary_search(f).is_ok())
-            .count()
+        self.pref_features.common(&node.feature_ids)
     }
 
     /// The node access view of this request.

@@ -28,7 +28,9 @@ impl Cluster {
                 configured: n.configured,
                 reported_available: n.available,
                 features,
+                feature_ids: Default::default(),
                 partition: nc.partition.clone().or_else(|| n.partition.clone()),
+                partition_id: None,
                 speed: nc.speed.or(n.speed).unwrap_or(1.0),
                 procspeed: nc.procspeed.or(n.procspeed),
                 priority: nc.priority.or(n.priority).unwrap_or(0),
@@ -44,7 +46,35 @@ impl Cluster {
             out.by_name.insert(e.name.clone(), e.index);
             out.nodes.push(e);
         }
+        out.intern_names();
         out
+    }
+
+    /// Gives features and partitions their ids (see [`Cluster::feature_names`]).
+    fn intern_names(&mut self) {
+        let mut features: Vec<String> = self
+            .nodes
+            .iter()
+            .flat_map(|n| n.features.iter().cloned())
+            .collect();
+        features.sort();
+        features.dedup();
+        self.feature_names = features;
+        let mut partitions: Vec<String> = self
+            .nodes
+            .iter()
+            .filter_map(|n| n.partition.clone())
+            .collect();
+        partitions.sort();
+        partitions.dedup();
+        self.partition_names = partitions;
+        for k in 0..self.nodes.len() {
+            let n = &self.nodes[k];
+            let ids = self.feature_ids(&n.features);
+            let part = n.partition.as_deref().map(|p| self.partition_id(p));
+            self.nodes[k].feature_ids = ids;
+            self.nodes[k].partition_id = part;
+        }
     }
 }
 
@@ -86,6 +116,14 @@ mod tests {
         );
         assert_eq!(c.nodes[1].speed, 2.5);
         assert_eq!(c.nodes[1].features, vec!["fast", "tape"]);
+        assert_eq!(c.feature_names, vec!["fast", "tape"]);
+        assert_eq!(c.nodes[1].feature_ids, [0, 1].into_iter().collect());
+        assert_eq!(
+            c.feature_ids(&["tape".into(), "gpu".into()]),
+            [1, 2].into_iter().collect()
+        );
+        assert_eq!(c.nodes[1].partition_id, Some(0));
+        assert_eq!(c.partition_id("p1"), 1);
         assert_eq!(c.nodes[1].partition.as_deref(), Some("p2"));
         assert_eq!(c.nodes[1].priority, 7);
         assert!(c.nodes[1].priorityf.is_some());

@@ -2,7 +2,7 @@
 //! (`Cluster::build`, beside the configuration in `config::cluster`).
 
 use super::policy::{NodeAccessPolicy, PriorityF};
-use super::{NodeState, Resources};
+use super::{Bits, NodeState, Resources};
 
 /// Index of a node in [`Cluster::nodes`] (the RM's order).
 pub type NodeIdx = u32;
@@ -23,8 +23,12 @@ pub struct EffNode {
     pub reported_available: Option<Resources>,
     /// Features, sorted, RM's plus NODECFG FEATURES.
     pub features: Vec<String>,
+    /// The same features by id ([`Cluster::feature_names`]).
+    pub feature_ids: Bits,
     /// Partition.
     pub partition: Option<String>,
+    /// The partition's id ([`Cluster::partition_names`]).
+    pub partition_id: Option<u32>,
     /// Relative speed (default 1.0).
     pub speed: f64,
     /// Processor speed in MHz, if known.
@@ -67,6 +71,10 @@ pub struct Cluster {
     pub by_name: rustc_hash::FxHashMap<String, NodeIdx>,
     /// Sum of configured resources of all nodes (PE and percentages).
     pub total: Resources,
+    /// Every node feature, sorted: a feature's id is its position.
+    pub feature_names: Vec<String>,
+    /// Every node partition, sorted: a partition's id is its position.
+    pub partition_names: Vec<String>,
 }
 
 impl Cluster {
@@ -74,4 +82,28 @@ impl Cluster {
     pub fn index(&self, name: &str) -> Option<NodeIdx> {
         self.by_name.get(name).copied()
     }
+
+    /// The ids of features `names`; a name no node has is the id past
+    /// the last (no node's set holds it).
+    pub fn feature_ids(&self, names: &[String]) -> Bits {
+        let unknown = self.feature_names.len() as u32;
+        names
+            .iter()
+            .map(|f| id_in(&self.feature_names, f).unwrap_or(unknown))
+            .collect()
+    }
+
+    /// The id of partition `name`; one no node is in is the id past the
+    /// last.
+    pub fn partition_id(&self, name: &str) -> u32 {
+        id_in(&self.partition_names, name).unwrap_or(self.partition_names.len() as u32)
+    }
+}
+
+/// The position of `name` in `sorted`.
+fn id_in(sorted: &[String], name: &str) -> Option<u32> {
+    sorted
+        .binary_search_by(|x| x.as_str().cmp(name))
+        .ok()
+        .map(|k| k as u32)
 }

@@ -1,5 +1,6 @@
 //! The domain model: nodes, jobs, credentials, resources and time.
 
+pub mod bits;
 pub mod cluster;
 pub mod cred;
 pub mod hostlist;
@@ -11,6 +12,7 @@ pub mod resources;
 pub mod snapshot;
 pub mod time;
 
+pub use bits::Bits;
 pub use cluster::{Cluster, EffNode, NodeIdx};
 pub use cred::CredKind;
 pub use hostlist::{HostList, HostPattern};

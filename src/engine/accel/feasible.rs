@@ -2,15 +2,16 @@
 //! requirement signature.
 
 use crate::allocation::TaskRequest;
-use crate::model::{Cluster, NodeIdx, Resources};
+use crate::model::{Bits, Cluster, NodeIdx, Resources};
 
 /// A hash map with the Fx hash (lookups only, never iterated).
 type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
-/// The request fields `Feasible` depends on (those `check_node` reads).
+/// The request fields `Feasible` depends on (those `check_node` reads),
+/// all ids.
 type FeasibleKey = (
-    Vec<String>,
-    Option<String>,
+    Bits,
+    Option<u32>,
     Option<Vec<NodeIdx>>,
     Vec<NodeIdx>,
     bool,
@@ -22,17 +23,8 @@ type FeasibleKey = (
 pub(in crate::engine) type FeasibleNodes = (Vec<NodeIdx>, Resources, u64);
 
 /// The same nodes as a bit set by node index, for the per-node test of
-/// candidate scans (`check_node` compares feature names, this one bit).
-#[derive(Default)]
-pub(in crate::engine) struct NodeSet(Vec<u64>);
-
-impl NodeSet {
-    pub(in crate::engine) fn contains(&self, n: NodeIdx) -> bool {
-        self.0
-            .get(n as usize / 64)
-            .is_some_and(|w| w & (1 << (n % 64)) != 0)
-    }
-}
+/// candidate scans (one bit where `check_node` makes five tests).
+pub(in crate::engine) type NodeSet = Bits;
 
 /// Nodes that could ever satisfy a job's hard requirements, summarised by
 /// requirement signature (most jobs share one). Looked up by a hash of the
@@ -51,7 +43,7 @@ impl Feasible {
         use std::hash::{Hash, Hasher};
         let mut h = rustc_hash::FxHasher::default();
         req.features.hash(&mut h);
-        req.partition.hash(&mut h);
+        req.partition_id.hash(&mut h);
         req.hosts.hash(&mut h);
         req.excluded.hash(&mut h);
         req.exact_proc.hash(&mut h);
@@ -61,7 +53,7 @@ impl Feasible {
 
     fn same(k: &FeasibleKey, req: &TaskRequest) -> bool {
         k.0 == req.features
-            && k.1 == req.partition
+            && k.1 == req.partition_id
             && k.2 == req.hosts
             && k.3 == req.excluded
             && k.4 == req.exact_proc
@@ -99,10 +91,10 @@ impl Feasible {
                 let mut nodes = Vec::new();
                 let mut max = Resources::ZERO;
                 let mut procs = 0u64;
-                let mut set = NodeSet(vec![0; cluster.nodes.len().div_ceil(64)]);
-                for (k, n) in cluster.nodes.iter().enumerate() {
+                let mut set = NodeSet::default();
+                for n in &cluster.nodes {
                     if req.check_node_any_state(n).is_ok() {
-                        set.0[k / 64] |= 1 << (k % 64);
+                        set.insert(n.index);
                         nodes.push(n.index);
                         max = max.max_each(&n.configured);
                         procs += n.configured.procs as u64;
@@ -110,7 +102,7 @@ impl Feasible {
                 }
                 let key = (
                     req.features.clone(),
-                    req.partition.clone(),
+                    req.partition_id,
                     req.hosts.clone(),
                     req.excluded.clone(),
                     req.exact_proc,

@@ -62,7 +62,7 @@ pub(super) struct Iter<'a> {
     claimed: Option<shortlist::Claimed>,
     /// Nodes the passes placed a job on later than now (the indexes are
     /// not refreshed for those).
-    later: shortlist::NodeBits,
+    later: crate::model::Bits,
     /// The shortlists' node orders, per policy, once one needs them.
     walks: Vec<shortlist::Walk>,
 }
@@ -102,7 +102,7 @@ impl<'a> Iter<'a> {
             fits: std::mem::take(&mut carried.fits),
             orders,
             claimed: None,
-            later: shortlist::NodeBits::default(),
+            later: Default::default(),
             walks: Vec::new(),
         }
     }

@@ -25,6 +25,7 @@
 use super::*;
 use crate::allocation::{allocate_from_first, first_slots, node_rank, Allocation};
 use crate::config::NodeAllocationPolicy;
+use crate::model::Bits;
 
 /// Usable nodes' runs of equal [`node_rank`], in rank order, per policy, for one
 /// cluster: they depend on the nodes' configuration only, so the engine
@@ -82,41 +83,18 @@ impl RankOrder {
 /// order, and as a bit set.
 pub(super) struct Claimed {
     nodes: Vec<NodeIdx>,
-    bits: Vec<u64>,
+    bits: Bits,
 }
 
 impl Claimed {
     fn of(profile: &Profile) -> Claimed {
         let nodes = profile.claimed_nodes();
-        let mut bits = vec![0u64; profile.node_count().div_ceil(64)];
-        for &n in &nodes {
-            bits[n as usize / 64] |= 1 << (n % 64);
-        }
+        let bits = nodes.iter().copied().collect();
         Claimed { nodes, bits }
     }
 
     fn contains(&self, n: NodeIdx) -> bool {
-        self.bits[n as usize / 64] & (1 << (n % 64)) != 0
-    }
-}
-
-/// A set of nodes, one bit each.
-#[derive(Default)]
-pub(super) struct NodeBits(Vec<u64>);
-
-impl NodeBits {
-    pub(super) fn insert(&mut self, n: NodeIdx) {
-        let w = n as usize / 64;
-        if self.0.len() <= w {
-            self.0.resize(w + 1, 0);
-        }
-        self.0[w] |= 1 << (n % 64);
-    }
-
-    pub(super) fn contains(&self, n: NodeIdx) -> bool {
-        self.0
-            .get(n as usize / 64)
-            .is_some_and(|w| w & (1 << (n % 64)) != 0)
+        self.bits.contains(n)
     }
 }
 
@@ -155,7 +133,7 @@ impl Walk {
         order: &RankOrder,
         claimed: &Claimed,
         ix: &NowIndex,
-        later: &NodeBits,
+        later: &Bits,
     ) -> Walk {
         let mut w = Walk {
             policy,
