@@ -18,7 +18,7 @@
 
 use super::*;
 use crate::allocation::TaskRequest;
-use crate::model::{Job, JobState};
+use crate::model::{Bits, Job, JobState};
 use std::collections::BTreeMap;
 
 /// A hash map with the Fx hash (lookups only, never iterated).
@@ -32,16 +32,18 @@ use crate::model::CredKind;
 /// accumulate, and a queue that shrank would keep its slots).
 const SPARE: usize = 4096;
 
-/// A job's requirements and credentials as the RM gave them: what makes
-/// two jobs comparable for [`Iter::dominated`] (at least as fine as the
-/// request they resolve to, so jobs sharing one share their placement
-/// rules and reservation access).
-#[derive(Clone, Debug, PartialEq)]
+/// A job's requirements and credentials as ids: what makes two jobs
+/// comparable for [`Iter::dominated`] (at least as fine as the request
+/// they resolve to, so jobs sharing one share their placement rules and
+/// reservation access).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Signature {
-    features: Vec<String>,
-    partition: Option<String>,
-    hostlist: Vec<String>,
-    exclude_hosts: Vec<String>,
+    /// Required features and partition by id ([`Cluster::feature_ids`]).
+    features: Bits,
+    partition: Option<u32>,
+    /// Host and exclude lists as node indices.
+    hosts: Option<Vec<NodeIdx>>,
+    excluded: Vec<NodeIdx>,
     tasks_per_node: Option<u32>,
     nodes: Option<u32>,
     creds: CredIds,
@@ -49,58 +51,13 @@ struct Signature {
 }
 
 impl Signature {
-    fn of(job: &Job, creds: CredIds) -> Signature {
-        Signature {
-            features: job.features.clone(),
-            partition: job.partition.clone(),
-            hostlist: job.hostlist.clone(),
-            exclude_hosts: job.exclude_hosts.clone(),
-            tasks_per_node: job.tasks_per_node,
-            nodes: job.nodes,
-            creds,
-            advres: job.advres.clone(),
-        }
-    }
-
-    /// True when `job`'s fields are these (no copy made; credential names
-    /// compared with those of `names`).
+    /// True when `job`'s fields besides its requirements are these
+    /// (credential names compared with those of `names`).
     fn is_of(&self, job: &Job, names: &Names) -> bool {
         self.tasks_per_node == job.tasks_per_node
             && self.nodes == job.nodes
-            && self.features == job.features
-            && self.partition == job.partition
-            && self.hostlist == job.hostlist
-            && self.exclude_hosts == job.exclude_hosts
             && self.advres == job.advres
             && names.are(&self.creds, job)
-    }
-
-    /// A hash of the signature of `job`, whose credentials are `creds`.
-    fn hash_of(job: &Job, creds: &CredIds) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = rustc_hash::FxHasher::default();
-        job.features.hash(&mut h);
-        job.partition.hash(&mut h);
-        job.hostlist.hash(&mut h);
-        job.exclude_hosts.hash(&mut h);
-        job.tasks_per_node.hash(&mut h);
-        job.nodes.hash(&mut h);
-        job.advres.hash(&mut h);
-        creds.hash(&mut h);
-        h.finish()
-    }
-
-    /// True when this is the signature of `job`, whose credentials are
-    /// `creds`.
-    fn is(&self, job: &Job, creds: &CredIds) -> bool {
-        self.tasks_per_node == job.tasks_per_node
-            && self.nodes == job.nodes
-            && self.creds == *creds
-            && self.features == job.features
-            && self.partition == job.partition
-            && self.hostlist == job.hostlist
-            && self.exclude_hosts == job.exclude_hosts
-            && self.advres == job.advres
     }
 }
 
@@ -119,11 +76,40 @@ pub(in crate::engine) struct Derived {
 }
 
 /// The job fields a derivation reads that neither its [`TaskRequest`] nor
-/// its [`Signature`] keeps as given.
+/// its [`Signature`] keeps as given: the requirements are kept by id
+/// there, and these names tell a job whose requirements changed without
+/// resolving them again (host lists match patterns against every node).
 #[derive(Clone, Debug, PartialEq)]
 struct Extra {
+    features: Vec<String>,
     pref_features: Vec<String>,
+    partition: Option<String>,
+    hostlist: Vec<String>,
+    exclude_hosts: Vec<String>,
     walltime: Option<Secs>,
+}
+
+impl Extra {
+    fn of(job: &Job) -> Extra {
+        Extra {
+            features: job.features.clone(),
+            pref_features: job.pref_features.clone(),
+            partition: job.partition.clone(),
+            hostlist: job.hostlist.clone(),
+            exclude_hosts: job.exclude_hosts.clone(),
+            walltime: job.walltime,
+        }
+    }
+
+    /// True when these are `job`'s fields (no copy made).
+    fn is_of(&self, job: &Job) -> bool {
+        self.walltime == job.walltime
+            && self.features == job.features
+            && self.pref_features == job.pref_features
+            && self.partition == job.partition
+            && self.hostlist == job.hostlist
+            && self.exclude_hosts == job.exclude_hosts
+    }
 }
 
 /// The parameters a derivation reads besides the cluster.
@@ -164,9 +150,9 @@ pub(in crate::engine) struct JobMemo {
     /// The slots of the last iteration's idle jobs, in job order
     /// ([`crate::engine::job_id_cmp`]).
     order: Vec<u32>,
-    /// Signatures by id, and ids by hash.
+    /// Signatures by id, and ids by signature.
     sigs: Vec<Signature>,
-    sig_ids: FxMap<u64, Vec<u32>>,
+    sig_ids: FxMap<Signature, u32>,
     /// The credential names the signatures' ids stand for, kept when the
     /// memo starts afresh.
     names: Names,
@@ -330,9 +316,8 @@ impl JobMemo {
     fn derived_from(&self, d: &Derived, job: &Job) -> bool {
         d.req.tasks == job.tasks
             && d.req.task == job.task
-            && d.extra.walltime == job.walltime
             && d.req.job == job.id
-            && d.extra.pref_features == job.pref_features
+            && d.extra.is_of(job)
             && self.sigs[d.sig as usize].is_of(job, &self.names)
     }
 
@@ -340,7 +325,8 @@ impl JobMemo {
     fn derive(&mut self, job: &Job, cfg: &Config, feasible: &mut Feasible) -> Derived {
         let cluster = &*self.cluster;
         let req = TaskRequest::from_job(job, cluster, cfg);
-        let (nodes_ok, max, procs) = feasible.of(&req, cluster);
+        let nodes = feasible.id_of(&req, cluster);
+        let (nodes_ok, max, procs) = feasible.nodes(nodes);
         let fit = if nodes_ok.is_empty() {
             Some(Reason::NoFit {
                 detail: "no node meets its requirements (features, partition, host list)".into(),
@@ -368,36 +354,35 @@ impl JobMemo {
                 _ => None,
             }
         };
-        let nodes = feasible.set_of(&req, cluster);
         Derived {
             wall: build::walltime(cfg, job),
             nodes,
-            sig: self.sig_id(job),
+            sig: self.sig_id(job, &req),
             fit,
-            extra: Extra {
-                pref_features: job.pref_features.clone(),
-                walltime: job.walltime,
-            },
+            extra: Extra::of(job),
             req,
         }
     }
 
-    /// The id of `job`'s signature, given on first sight.
-    fn sig_id(&mut self, job: &Job) -> u32 {
-        let creds = self.names.ids(job);
-        let bucket = self
-            .sig_ids
-            .entry(Signature::hash_of(job, &creds))
-            .or_default();
-        if let Some(&id) = bucket
-            .iter()
-            .find(|&&id| self.sigs[id as usize].is(job, &creds))
-        {
+    /// The id of the signature of `job`, whose request is `req`, given on
+    /// first sight.
+    fn sig_id(&mut self, job: &Job, req: &TaskRequest) -> u32 {
+        let sig = Signature {
+            features: req.features.clone(),
+            partition: req.partition_id,
+            hosts: req.hosts.clone(),
+            excluded: req.excluded.clone(),
+            tasks_per_node: job.tasks_per_node,
+            nodes: job.nodes,
+            creds: self.names.ids(job),
+            advres: job.advres.clone(),
+        };
+        if let Some(&id) = self.sig_ids.get(&sig) {
             return id;
         }
         let id = self.sigs.len() as u32;
-        bucket.push(id);
-        self.sigs.push(Signature::of(job, creds));
+        self.sigs.push(sig.clone());
+        self.sig_ids.insert(sig, id);
         id
     }
 

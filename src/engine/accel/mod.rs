@@ -392,7 +392,7 @@ impl<'a> Placer<'a> for Iter<'a> {
     fn capacity(&mut self, i: usize) -> u64 {
         let it = &self.cx.idle[i];
         let cluster = &self.cx.view.cluster;
-        let (nodes, _, _) = self.feasible.of(it.req, cluster);
+        let (nodes, _, _) = self.feasible.nodes(it.nodes);
         nodes
             .iter()
             .map(|&n| {
