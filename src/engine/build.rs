@@ -11,6 +11,7 @@
 //! ([`RunningProfile`]) and brought up to date from what changed.
 
 use super::avail::{NowIndex, Scope};
+use super::job_id_cmp;
 use super::state::{EngineState, NamedClaim};
 use crate::config::{Config, NodeAccessPolicy, NodeAllocationPolicy};
 use crate::model::{Cluster, Job, JobState, NodeIdx, Resources, Time};
@@ -334,35 +335,27 @@ fn standing_instances(
         .collect()
 }
 
-/// Adds a running or suspended job's placements (a no-op for other jobs);
-/// false when some did not fit whole (an oversubscribed node, where what
-/// each job holds depends on the order they are added in).
-fn place_running(
-    profile: &mut Profile,
-    cluster: &Cluster,
-    j: JobIdx,
-    job: &Job,
-    (start, end): (Time, Time),
-) -> bool {
-    if !job.state.is_active() {
-        return true;
-    }
-    let task = job.held_task();
+/// Adds a running or suspended job's placements; false when some did not
+/// fit whole (an oversubscribed node, where what each job holds depends on
+/// the order they are added in).
+fn place_running(profile: &mut Profile, cluster: &Cluster, p: &Placed) -> bool {
+    let held = if p.state == JobState::Suspended {
+        Resources { procs: 0, ..p.task }
+    } else {
+        p.task
+    };
     let mut whole = true;
-    for a in &job.allocation {
-        let Some(node) = cluster.index(&a.node) else {
-            continue;
-        };
+    for &(node, tasks) in p.nodes() {
         let n = &cluster.nodes[node as usize];
-        let (task, tasks) = if dedicated(n.access, None) && job.state == JobState::Running {
+        let (task, tasks) = if dedicated(n.access, None) && p.state == JobState::Running {
             (n.configured, 1)
         } else {
-            (task, a.tasks)
+            (held, tasks)
         };
         let o = Occupant {
-            job: j,
-            start,
-            end,
+            job: p.idx,
+            start: p.window.0,
+            end: p.window.1,
             task,
             tasks,
         };
@@ -371,36 +364,64 @@ fn place_running(
     whole
 }
 
-/// What a running job's placements were made from.
+/// An allocation's node the cluster does not have (placed nowhere).
+const NO_NODE: NodeIdx = NodeIdx::MAX;
+
+/// A running or suspended job's placements and what they were made from.
 struct Placed {
+    /// The job's id: placements are kept in job order and met with the
+    /// next iteration's jobs by a merge on it.
+    id: String,
     /// The job's index in the iteration the profile was last brought up
     /// to date in (its number in the profile).
     idx: JobIdx,
     state: JobState,
     window: (Time, Time),
     task: Resources,
-    allocation: Vec<crate::model::NodeTasks>,
-    /// Met again in the update under way.
-    seen: bool,
+    /// (node, tasks) of each entry of the job's allocation, by node index
+    /// ([`NO_NODE`] where the cluster has no node of that name).
+    allocation: Vec<(NodeIdx, u32)>,
 }
 
 impl Placed {
-    fn of(idx: JobIdx, job: &Job, window: (Time, Time)) -> Placed {
+    fn of(idx: JobIdx, job: &Job, window: (Time, Time), cluster: &Cluster) -> Placed {
         Placed {
+            id: job.id.clone(),
             idx,
             state: job.state,
             window,
             task: job.task,
-            allocation: job.allocation.clone(),
-            seen: false,
+            allocation: job
+                .allocation
+                .iter()
+                .map(|a| (cluster.index(&a.node).unwrap_or(NO_NODE), a.tasks))
+                .collect(),
         }
     }
 
-    fn same(&self, job: &Job, window: (Time, Time)) -> bool {
+    /// The placements on nodes of the cluster.
+    fn nodes(&self) -> impl Iterator<Item = &(NodeIdx, u32)> {
+        self.allocation.iter().filter(|a| a.0 != NO_NODE)
+    }
+
+    /// True when `job` (of the same id) would be placed alike over
+    /// `window` on `cluster` (the one this was made on).
+    fn same(&self, job: &Job, window: (Time, Time), cluster: &Cluster) -> bool {
         self.state == job.state
             && self.window == window
             && self.task == job.task
-            && self.allocation == job.allocation
+            && self.allocation.len() == job.allocation.len()
+            && self
+                .allocation
+                .iter()
+                .zip(&job.allocation)
+                .all(|(&(n, t), a)| {
+                    t == a.tasks
+                        && match cluster.nodes.get(n as usize) {
+                            Some(node) => node.name == a.node,
+                            None => cluster.index(&a.node).is_none(),
+                        }
+                })
     }
 }
 
@@ -422,8 +443,8 @@ pub struct RunningProfile {
     cluster: Arc<Cluster>,
     default_wall: crate::model::Secs,
     profile: Profile,
-    /// By job id.
-    placed: rustc_hash::FxHashMap<String, Placed>,
+    /// In job order (by id).
+    placed: Vec<Placed>,
     /// Every placement fit whole and no id was seen twice: it may be
     /// carried to the next iteration.
     exact: bool,
@@ -457,15 +478,16 @@ impl RunningProfile {
         now: Time,
     ) -> RunningProfile {
         let mut profile = Profile::from_cluster(cluster, now);
-        let mut placed = rustc_hash::FxHashMap::default();
+        let mut placed: Vec<Placed> = Vec::new();
         let mut exact = true;
         for (j, job) in jobs.iter().enumerate() {
             if !job.state.is_active() {
                 continue;
             }
-            exact &= place_running(&mut profile, cluster, j as JobIdx, job, windows[j]);
-            let p = Placed::of(j as JobIdx, job, windows[j]);
-            exact &= placed.insert(job.id.clone(), p).is_none();
+            let p = Placed::of(j as JobIdx, job, windows[j], cluster);
+            exact &= place_running(&mut profile, cluster, &p);
+            exact &= placed.last().is_none_or(|q| q.id != p.id);
+            placed.push(p);
         }
         RunningProfile {
             cluster: Arc::clone(cluster),
@@ -496,68 +518,32 @@ impl RunningProfile {
         {
             return false;
         }
-        // Which jobs stay (old and new numbers), which come.
-        let mut renumber: Vec<(JobIdx, JobIdx)> = Vec::new();
-        let mut added: Vec<usize> = Vec::new();
-        for (j, job) in jobs.iter().enumerate() {
-            if !job.state.is_active() {
-                continue;
-            }
-            match self.placed.get_mut(&job.id) {
-                Some(p) if p.seen => return false,
-                Some(p) => {
-                    p.seen = true;
-                    if p.same(job, windows[j]) {
-                        renumber.push((p.idx, j as JobIdx));
-                    } else {
-                        added.push(j);
-                    }
-                }
-                None => added.push(j),
-            }
-        }
-        // Jobs keep their relative order (both iterations list them by id).
-        if !renumber.windows(2).all(|w| w[0].0 < w[1].0) {
+        let Some(m) = Merge::of(&mut self.placed, jobs, windows, cluster) else {
             return false;
-        }
+        };
         // Nodes whose lines change from `now` on.
         let mut touched = self.profile.advance(now);
         // Out: jobs gone or changed (by their old numbers); the others
         // take their new numbers.
         let profile = &mut self.profile;
-        self.placed.retain(|_, p| {
-            p.seen = false;
-            match renumber.binary_search_by_key(&p.idx, |m| m.0) {
-                Ok(k) => {
-                    p.idx = renumber[k].1;
-                    true
-                }
-                Err(_) => {
-                    for a in &p.allocation {
-                        if let Some(node) = cluster.index(&a.node) {
-                            profile.remove_job(node, p.idx);
-                            touched.push(node);
-                        }
-                    }
-                    false
-                }
+        for &g in &m.gone {
+            let p = &self.placed[g];
+            for &(node, _) in p.nodes() {
+                profile.remove_job(node, p.idx);
+                touched.push(node);
             }
-        });
-        profile.renumber_jobs(&renumber);
+        }
+        profile.renumber_jobs(&m.renumber);
         // In: jobs started or changed, then each node's occupants in job
         // order as a build in job order leaves them.
         let mut placed_on: Vec<crate::model::NodeIdx> = Vec::new();
-        for j in added {
-            let job = &jobs[j];
-            if !place_running(profile, cluster, j as JobIdx, job, windows[j]) {
+        for p in &m.added {
+            if !place_running(profile, cluster, p) {
                 return false;
             }
-            placed_on.extend(job.allocation.iter().filter_map(|a| cluster.index(&a.node)));
-            let p = Placed::of(j as JobIdx, job, windows[j]);
-            if self.placed.insert(job.id.clone(), p).is_some() {
-                return false;
-            }
+            placed_on.extend(p.nodes().map(|a| a.0));
         }
+        m.apply(&mut self.placed);
         placed_on.sort_unstable();
         placed_on.dedup();
         for &node in &placed_on {
@@ -571,6 +557,85 @@ impl RunningProfile {
         }
         self.carried += 1;
         true
+    }
+}
+
+/// The last iteration's placements met with this iteration's running and
+/// suspended jobs, both in job order.
+struct Merge {
+    /// Placements of the jobs started or changed.
+    added: Vec<Placed>,
+    /// Positions of the placements to take out (jobs gone or changed).
+    gone: Vec<usize>,
+    /// (old number, new number) of the jobs that stay, in both orders.
+    renumber: Vec<(JobIdx, JobIdx)>,
+}
+
+impl Merge {
+    /// The merge of `placed` with `jobs`, giving the placements of the
+    /// jobs that stay their new numbers; `None` when an id is seen twice
+    /// or the jobs that stay changed order.
+    fn of(
+        placed: &mut [Placed],
+        jobs: &[Job],
+        windows: &[(Time, Time)],
+        cluster: &Cluster,
+    ) -> Option<Merge> {
+        let mut m = Merge {
+            added: Vec::new(),
+            gone: Vec::new(),
+            renumber: Vec::new(),
+        };
+        let mut k = 0;
+        let mut last: Option<&str> = None;
+        for (j, job) in jobs.iter().enumerate() {
+            if !job.state.is_active() {
+                continue;
+            }
+            if last == Some(job.id.as_str()) {
+                return None;
+            }
+            last = Some(&job.id);
+            while k < placed.len() && job_id_cmp(&placed[k].id, &job.id).is_lt() {
+                m.gone.push(k);
+                k += 1;
+            }
+            let (idx, window) = (j as JobIdx, windows[j]);
+            match placed.get_mut(k).filter(|p| p.id == job.id) {
+                Some(p) if p.same(job, window, cluster) => {
+                    m.renumber.push((p.idx, idx));
+                    p.idx = idx;
+                    k += 1;
+                }
+                was => {
+                    if was.is_some() {
+                        m.gone.push(k);
+                        k += 1;
+                    }
+                    m.added.push(Placed::of(idx, job, window, cluster));
+                }
+            }
+        }
+        m.gone.extend(k..placed.len());
+        // Both iterations list jobs by id: the jobs that stay keep their
+        // relative order (else the renumbering cannot be carried out).
+        m.renumber.windows(2).all(|w| w[0].0 < w[1].0).then_some(m)
+    }
+
+    /// Takes the placements gone out of `placed` and puts those added in,
+    /// in job order (nothing moves when no job started or ended).
+    fn apply(self, placed: &mut Vec<Placed>) {
+        if self.gone.is_empty() && self.added.is_empty() {
+            return;
+        }
+        let mut gone = self.gone.into_iter().peekable();
+        let mut k = 0;
+        placed.retain(|_| {
+            k += 1;
+            gone.next_if_eq(&(k - 1)).is_none()
+        });
+        placed.extend(self.added);
+        placed.sort_by_key(|p| p.idx);
     }
 }
 
