@@ -1027,7 +1027,8 @@ fn snapshot_now(s: &mauisched::Snapshot) -> i64 {
     })
 }
 
-/// Runs one iteration on a snapshot, then `f` renders from it.
+/// Runs one iteration on a snapshot through an in-memory service, then `f`
+/// renders from it.
 fn engine_cmd(
     loaded: &Loaded,
     snapshot: &std::path::Path,
@@ -1044,9 +1045,17 @@ fn engine_cmd(
             return ExitCode::from(2);
         }
     };
-    let mut engine = mauisched::Engine::new(loaded.config.clone());
-    let plan = engine.iterate(&snap, snapshot_now(&snap));
-    print_or_fail(f(&loaded.config, &engine, &plan))
+    let mut snap = snap;
+    snap.now = Some(snapshot_now(&snap));
+    // The same scheduler as the live one, in memory: it writes nothing.
+    let mut svc = mauisched::Service::in_memory(loaded.config.clone(), Default::default());
+    match svc.iterate(&mut snap) {
+        Ok(ran) => print_or_fail(f(&loaded.config, svc.engine(), &ran.plan)),
+        Err(e) => {
+            eprintln!("mauictl: {}: {e}", snapshot.display());
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// The plan as text: starts, then every idle job with its reason.

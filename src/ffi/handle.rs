@@ -531,7 +531,10 @@ unsafe fn admin_socket_path(o: &mauisched_options_t, svc: &Service) -> FfiResult
         return Ok((!p.is_empty()).then(|| PathBuf::from(p)));
     }
     let cfg = &svc.config().params.admin_socket;
-    let state = svc.state_dir();
+    // A handle's service is always opened on a state directory.
+    let Some(state) = svc.state_dir() else {
+        return Ok(None);
+    };
     Ok(Some(if cfg.is_empty() {
         state.run_dir().join("mauisched.sock")
     } else {

@@ -11,6 +11,9 @@
 //! as [`Notes`] (level and message), which the front end delivers on its
 //! own thread when it likes (the C ABI: at the end of each call).
 //!
+//! A service opened with [`Service::in_memory`] has no state directory and
+//! writes nothing: the simulator and `mauictl`'s offline views drive one.
+//!
 //! State files (see `persist` for the checkpoint and the fairshare
 //! files): every maui.cfg that loads without errors is also kept as
 //! [`LAST_GOOD_CONFIG`] in the state directory, and a service opened on a
@@ -146,11 +149,19 @@ pub struct Ran {
     pub save_error: Option<Error>,
 }
 
+/// A state directory in use, with its lock.
+struct Stored {
+    dir: StateDir,
+    /// Holds the state directory's lock while the service lives.
+    _lock: std::fs::File,
+}
+
 /// A running scheduler: engine, configuration, state directory.
 pub struct Service {
     engine: Engine,
     config_path: PathBuf,
-    state: StateDir,
+    /// `None` for a service in memory ([`Service::in_memory`]).
+    state: Option<Stored>,
     last_nodes: Vec<Node>,
     clock: Time,
     persist: Persist,
@@ -166,8 +177,6 @@ pub struct Service {
     /// them again (24.11 reconfigures its scheduler plugin right after
     /// starting it; an operator may reconfigure twice).
     refusal_logged: Option<String>,
-    /// Holds the state directory's lock while the service lives.
-    _lock: std::fs::File,
 }
 
 fn wall_clock() -> Time {
@@ -229,23 +238,48 @@ impl Service {
             );
         }
         let clock = es.last_iteration.unwrap_or(0);
-        let cfg_shared = Arc::new(config.clone());
+        let mut svc = Service::with_engine(
+            Engine::with_state(config, es),
+            opts.config_path.clone(),
+            notes,
+        );
+        svc.state = Some(Stored {
+            dir: state,
+            _lock: lock_file,
+        });
+        svc.clock = clock;
+        svc.config_fallback = loaded.fallback;
+        svc.refusal_logged = loaded.refused;
+        Ok(svc)
+    }
+
+    /// A service without a state directory: it starts from no remembered
+    /// state and writes nothing (checkpoints and fairshare files are
+    /// skipped); the simulator and `mauictl`'s offline views run one.
+    /// `schedctl -r` rereads the file the configuration came from
+    /// (`config.source`).
+    pub fn in_memory(config: Config, notes: Notes) -> Service {
+        let path = PathBuf::from(&config.source);
+        Service::with_engine(Engine::new(config), path, notes)
+    }
+
+    fn with_engine(engine: Engine, config_path: PathBuf, notes: Notes) -> Service {
+        let cfg_shared = Arc::new(engine.cfg.clone());
         let published = Arc::new(Mutex::new(Arc::new(Published::empty(cfg_shared.clone()))));
-        Ok(Service {
-            engine: Engine::with_state(config, es),
-            config_path: opts.config_path.clone(),
-            state,
+        Service {
+            engine,
+            config_path,
+            state: None,
             last_nodes: Vec::new(),
-            clock,
+            clock: 0,
             persist: Persist::default(),
             notes,
             cfg_shared,
             published,
             stats: SchedStats::default(),
-            config_fallback: loaded.fallback,
-            refusal_logged: loaded.refused,
-            _lock: lock_file,
-        })
+            config_fallback: None,
+            refusal_logged: None,
+        }
     }
 
     /// Queues a message for the front end.
@@ -284,9 +318,9 @@ impl Service {
         &self.config_path
     }
 
-    /// The state directory.
-    pub fn state_dir(&self) -> &StateDir {
-        &self.state
+    /// The state directory (`None` in memory).
+    pub fn state_dir(&self) -> Option<&StateDir> {
+        self.state.as_ref().map(|s| &s.dir)
     }
 
     /// Why the site's maui.cfg was refused at open, when the service runs
@@ -396,6 +430,66 @@ impl Service {
         })
     }
 
+    /// [`Service::iterate`] for a front end that keeps its snapshot between
+    /// iterations and whose nodes never change (the simulator): the
+    /// snapshot is taken as normalised and is not consumed, and nothing is
+    /// published for an admin socket, counted for showstats or logged. The
+    /// state is written when due, as by `iterate`, when the service has a
+    /// state directory.
+    pub fn iterate_same_nodes(&mut self, snap: &Snapshot, now: Time) -> Arc<Plan> {
+        self.kept_snapshot(snap, now);
+        let plan = self.engine.iterate_same_nodes(snap, now);
+        self.saved_when_due(now);
+        plan
+    }
+
+    /// A poll over the snapshot of the last [`Service::iterate_same_nodes`],
+    /// only time advanced (see [`Engine::iterate_again`]): `None` when the
+    /// iteration would start nothing and reserve the same. An operator's
+    /// change since makes it a full iteration.
+    pub fn iterate_again(&mut self, snap: &Snapshot, now: Time) -> Option<Arc<Plan>> {
+        self.kept_snapshot(snap, now);
+        let plan = self.engine.iterate_again(snap, now);
+        self.saved_when_due(now);
+        plan
+    }
+
+    fn kept_snapshot(&mut self, snap: &Snapshot, now: Time) {
+        self.clock = now;
+        if self.last_nodes.is_empty() {
+            // setres places reservations on them; they never change.
+            self.last_nodes = snap.nodes.clone();
+        }
+        self.persist.unsaved = true;
+    }
+
+    fn saved_when_due(&mut self, now: Time) {
+        if self.state.is_some() && self.save_due(now) {
+            if let Err(e) = self.save_state() {
+                self.log(
+                    LogLevel::Error,
+                    format!(
+                        "state not saved (the next iteration tries again): {}",
+                        e.message
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The engine, taken out of the service (the simulator's summary reads
+    /// its fairshare state).
+    pub fn into_engine(self) -> Engine {
+        self.engine
+    }
+
+    /// Keeps (or stops keeping) each idle job's priority breakdown for
+    /// `diagnose -p` (see [`Engine::priority_breakdowns`]); a front end
+    /// that reads only the decisions turns it off.
+    pub fn set_priority_breakdowns(&mut self, keep: bool) {
+        self.engine.priority_breakdowns = keep;
+    }
+
     /// True when an iteration at `now` should write the state: nothing
     /// written yet by this service, an operator change waiting, or
     /// CHECKPOINTINTERVAL elapsed (a clock that went back counts as elapsed).
@@ -427,14 +521,22 @@ impl Service {
     /// checkpoint interval of running jobs' usage twice, never lose the
     /// checkpoint.
     fn save_state(&mut self) -> Result {
-        let dir = self.state.stats_dir().to_path_buf();
+        let Some(stored) = &self.state else {
+            // In memory: nothing to write, nothing left unsaved.
+            self.persist = Persist {
+                last_saved: Some(self.clock),
+                ..Persist::default()
+            };
+            return Ok(());
+        };
+        let dir = stored.dir.stats_dir().to_path_buf();
         self.engine.fairshare_mut().save_dir(&dir).map_err(|e| {
             Error::new(
                 ErrorKind::Io,
                 format!("writing fairshare files in {}: {e}", dir.display()),
             )
         })?;
-        let (state, clock) = (&self.state, self.clock);
+        let (state, clock) = (&stored.dir, self.clock);
         self.engine
             .with_checkpoint_state(|es| state.save_checkpoint(clock, es))
             .map_err(|e| Error::new(ErrorKind::Io, format!("writing the checkpoint: {e}")))?;
@@ -509,7 +611,9 @@ impl Service {
                 "CHECKPOINTFILE, STATDIR and ADMINSOCKET changes take effect when the handle is created again",
             );
         }
-        config_file::keep_last_good(self.state.root(), &bytes, &self.notes);
+        if let Some(stored) = &self.state {
+            config_file::keep_last_good(stored.dir.root(), &bytes, &self.notes);
+        }
         self.cfg_shared = Arc::new(config.clone());
         self.engine.set_config(config);
         self.config_path = path;

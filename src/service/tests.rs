@@ -351,7 +351,7 @@ fn checkpoints_follow_the_interval_and_operator_changes() {
     let d = Dir::new("checkpoint");
     d.write_cfg("CHECKPOINTINTERVAL 3600\n");
     let mut svc = d.open().unwrap();
-    let ck = svc.state_dir().checkpoint_path().to_path_buf();
+    let ck = svc.state_dir().unwrap().checkpoint_path().to_path_buf();
     assert!(!ck.exists());
     assert!(iterate(&mut svc, T0).saved, "the first iteration writes");
     assert!(ck.exists());

@@ -1,13 +1,23 @@
 //! The simulation loop: trace jobs arrive, the engine schedules them, they
 //! run for their traced runtime and leave.
 //!
-//! The simulator is a resource manager for [`Engine::iterate`], exactly as
+//! The simulator is a resource manager for the [`Service`], exactly as
 //! the Slurm and PBS front ends are: it keeps a [`Snapshot`] of the nodes
-//! and of the jobs in the system (queued and running), calls `iterate` at
-//! each iteration time, and applies the plan's starts. There is no
-//! scheduling code here; the `EngineState`
+//! and of the jobs in the system (queued and running), runs an iteration
+//! at each iteration time, and applies the plan's starts and its holds and
+//! releases. There is no scheduling code here; the `EngineState`
 //! (fairshare, queue-time accrual, bypass counts, reservations) lives on in
-//! the engine from one iteration to the next.
+//! the service's engine from one iteration to the next. The service is in
+//! memory ([`Service::in_memory`]): a simulation writes no state files.
+//!
+//! # Operators
+//!
+//! [`simulate_with_operators`] also takes operators' commands at simulated
+//! times ([`OperatorEvent`]: runjob, sethold, releasehold, setres,
+//! releaseres, setspri, schedctl), applied through [`Service::apply`]
+//! after that time's completions and submissions and before its
+//! iteration, as an admin socket would between two iterations. They refer
+//! to jobs as the last iteration saw them, as a live operator does.
 //!
 //! # Clocks
 //!
@@ -62,9 +72,12 @@
 //! snapshot at once.
 
 use super::workload::SimJob;
+use crate::admin::auth::Caller;
+use crate::admin::{Done, Failed, Mutation};
 use crate::config::Config;
-use crate::engine::{idle_iterations_are_neutral, Engine, Reason};
-use crate::model::{JobState, Node, NodeTasks, Secs, Snapshot, Time};
+use crate::engine::{idle_iterations_are_neutral, ActionKind, Engine, Reason};
+use crate::model::{HoldKind, JobState, Node, NodeTasks, Secs, Snapshot, Time};
+use crate::service::Service;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::time::{Duration, Instant};
@@ -128,6 +141,9 @@ pub struct SimResult {
     pub max_iterate_time: Duration,
     /// The engine at the end (fairshare state for the summary).
     pub engine: Engine,
+    /// The service's answer to each [`OperatorEvent`], in time order (the
+    /// order given for events of one time).
+    pub operator_replies: Vec<Result<Done, Failed>>,
     /// Iteration interval used (RMPOLLINTERVAL).
     pub poll: Secs,
 }
@@ -139,6 +155,18 @@ pub struct SimOptions {
     pub clock: Clock,
     /// Run every poll iteration, even those that cannot change anything.
     pub every_poll: bool,
+}
+
+/// An operator's command at a simulated time (see the module's
+/// Operators section).
+#[derive(Clone, Debug)]
+pub struct OperatorEvent {
+    /// When it is applied.
+    pub at: Time,
+    /// Who asks: their admin level decides what is allowed.
+    pub caller: Caller,
+    /// The change.
+    pub mutation: Mutation,
 }
 
 /// A simulation that cannot run.
@@ -247,6 +275,19 @@ impl Sim<'_> {
         end
     }
 
+    /// Applies a hold or a release the plan asked the RM for.
+    fn act(&mut self, job: &str, kind: ActionKind) {
+        let Some(p) = self.by_id.get(job).and_then(|i| self.pos.get(i)) else {
+            return;
+        };
+        let holds = &mut self.snap.jobs[*p].holds;
+        match kind {
+            ActionKind::Hold if !holds.contains(&HoldKind::System) => holds.push(HoldKind::System),
+            ActionKind::Release => holds.retain(|h| *h != HoldKind::System),
+            _ => {}
+        }
+    }
+
     fn complete(&mut self, i: usize, at: Time) {
         if let Some(r) = self.records[i].as_mut() {
             r.end = at;
@@ -267,6 +308,20 @@ pub fn simulate(
     cfg: &Config,
     nodes: &[Node],
     jobs: &[SimJob],
+    opts: &SimOptions,
+    progress: impl FnMut(&Progress),
+) -> Result<SimResult, SimError> {
+    simulate_with_operators(cfg, nodes, jobs, &[], opts, progress)
+}
+
+/// [`simulate`] with operators' commands at simulated times. A
+/// `schedctl -r` rereads `cfg.source`; the new configuration's
+/// RMPOLLINTERVAL and SYSTEMDEFAULTJOBWALLTIME are not taken up.
+pub fn simulate_with_operators(
+    cfg: &Config,
+    nodes: &[Node],
+    jobs: &[SimJob],
+    operators: &[OperatorEvent],
     opts: &SimOptions,
     mut progress: impl FnMut(&Progress),
 ) -> Result<SimResult, SimError> {
@@ -302,13 +357,17 @@ pub fn simulate(
         free_procs: nodes.iter().map(|n| n.configured.procs as u64).sum(),
         idle_procs: BTreeMap::new(),
     };
-    let neutral = !opts.every_poll && idle_iterations_are_neutral(cfg);
+    let mut neutral = !opts.every_poll && idle_iterations_are_neutral(cfg);
+    let mut ops: Vec<&OperatorEvent> = operators.iter().collect();
+    ops.sort_by_key(|o| o.at);
+    let mut next_op = 0usize;
+    let mut operator_replies = Vec::with_capacity(ops.len());
     // The last iteration started a job or dropped one (or none ran yet);
     // events between iterations always lead to an iteration.
     let mut changed = true;
-    let mut engine = Engine::new(cfg.clone());
+    let mut svc = Service::in_memory(cfg.clone(), Default::default());
     // Nothing here reads priority breakdowns: only the decisions.
-    engine.priority_breakdowns = false;
+    svc.set_priority_breakdowns(false);
     let mut next = 0usize; // next job to submit
     let mut last_iter: Option<Time> = None;
     let mut last_activity: Time = jobs.first().map_or(0, |j| j.job.submit_time);
@@ -324,11 +383,15 @@ pub fn simulate(
         let k = ((t - t0).max(1) + poll - 1) / poll;
         t0 + k.max(1) * poll
     };
-    let fs_tracks = cfg.params.fs_policy.metric.is_some();
+    let mut fs_tracks = cfg.params.fs_policy.metric.is_some();
     loop {
         let next_submit = jobs.get(next).map(|j| j.job.submit_time);
         let next_completion = sim.completions.peek().map(|Reverse((t, _))| *t);
-        let next_event = [next_submit, next_completion].into_iter().flatten().min();
+        let next_operator = ops.get(next_op).map(|o| o.at);
+        let next_event = [next_submit, next_completion, next_operator]
+            .into_iter()
+            .flatten()
+            .min();
         // Polls until the next event would start nothing and leave no trace.
         let skip = neutral && !changed && sim.nothing_fits();
         if next_event.is_none() {
@@ -387,13 +450,26 @@ pub fn simulate(
             last_activity = now;
             events = true;
         }
+        if ops.get(next_op).is_some_and(|o| o.at <= now) {
+            while let Some(o) = ops.get(next_op).filter(|o| o.at <= now) {
+                operator_replies.push(svc.apply(&o.caller, o.mutation.clone()));
+                next_op += 1;
+            }
+            // What the service logs goes nowhere (its replies are kept); a
+            // reconfigure may change which polls are neutral.
+            svc.take_notes();
+            last_activity = now;
+            neutral = !opts.every_poll && idle_iterations_are_neutral(svc.config());
+            fs_tracks = svc.config().params.fs_policy.metric.is_some();
+            events = true;
+        }
         let t = Instant::now();
         // The snapshot is the last iteration's when nothing happened since.
         let plan = if changed || events || opts.every_poll {
             // The simulated cluster's nodes never change.
-            Some(engine.iterate_same_nodes(&sim.snap, now))
+            Some(svc.iterate_same_nodes(&sim.snap, now))
         } else {
-            engine.iterate_again(&sim.snap, now)
+            svc.iterate_again(&sim.snap, now)
         };
         let dt = t.elapsed();
         iterate_time += dt;
@@ -407,6 +483,11 @@ pub fn simulate(
             .as_deref()
             .map_or((&[][..], &[][..]), |p| (&p.starts[..], &p.jobs[..]));
         changed = !starts.is_empty();
+        for a in plan.as_deref().map_or(&[][..], |p| &p.actions[..]) {
+            // The RM holds or releases the job: the next snapshot differs.
+            sim.act(&a.job, a.kind);
+            changed = true;
+        }
         for s in starts {
             let Some(&i) = sim.by_id.get(&s.job) else {
                 continue;
@@ -456,7 +537,8 @@ pub fn simulate(
         quiet_polls,
         iterate_time,
         max_iterate_time,
-        engine,
+        engine: svc.into_engine(),
+        operator_replies,
         poll,
     })
 }

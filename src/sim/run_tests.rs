@@ -295,3 +295,138 @@ fn kth_first_2000_jobs_regression_and_backfill_beats_no_backfill() {
 
 const UTILIZATION_2000: f64 = 0.6155;
 const BSLD_2000: f64 = 53.67;
+
+/// The operators' commands of a simulation go through the service, as a
+/// live operator's do: runjob, sethold, releasehold, setres, releaseres,
+/// and schedctl at simulated times, on the hand-checked trace.
+mod operators {
+    use super::*;
+    use crate::admin::auth::Level;
+    use crate::admin::{ErrorCode, SchedCtl};
+    use crate::reservation::AdminRequest;
+
+    fn op(at: Time, level: Level, mutation: Mutation) -> OperatorEvent {
+        let caller = Caller {
+            uid: 0,
+            pid: 0,
+            user: "op".into(),
+            level,
+        };
+        OperatorEvent {
+            at,
+            caller,
+            mutation,
+        }
+    }
+
+    fn admin(at: Time, mutation: Mutation) -> OperatorEvent {
+        op(at, Level::Admin1, mutation)
+    }
+
+    fn jobs(ids: &[&str]) -> Vec<String> {
+        ids.iter().map(|j| j.to_string()).collect()
+    }
+
+    fn run(ops: &[OperatorEvent]) -> (SimResult, Vec<(String, Time, Time, bool)>) {
+        let jobs = trace();
+        let res = simulate_with_operators(
+            &cfg(&format!("{FCFS}BACKFILLPOLICY FIRSTFIT\n")),
+            &four_nodes(),
+            &jobs,
+            ops,
+            &SimOptions::default(),
+            |_| {},
+        )
+        .unwrap();
+        assert!(res.rejected.is_empty() && res.unfinished.is_empty());
+        let s = schedule(&res, &jobs);
+        (res, s)
+    }
+
+    /// The hand-checked schedule with job `id`'s row replaced.
+    fn baseline_but(rows: &[(&str, Time, Time, bool)]) -> Vec<(String, Time, Time, bool)> {
+        let (_, mut s) = run(&[]);
+        for (id, start, end, bf) in rows {
+            let r = s.iter_mut().find(|r| r.0 == *id).unwrap();
+            *r = row(id, *start, *end, *bf);
+        }
+        s
+    }
+
+    #[test]
+    fn runjob_starts_a_job_through_the_reservation_and_schedctl_stops_starts() {
+        let (res, s) = run(&[
+            // Job 6 would run into job 2's reservation: forced at 30 on
+            // the node job 5 left.
+            admin(
+                30,
+                Mutation::RunJob {
+                    job: "6".into(),
+                    nodes: None,
+                },
+            ),
+            // Stopped while job 2 runs: job 4 does not start when job 2
+            // ends at 150, only when scheduling resumes.
+            admin(120, Mutation::Sched(SchedCtl::Stop)),
+            admin(170, Mutation::Sched(SchedCtl::Resume)),
+        ]);
+        assert_eq!(
+            s,
+            baseline_but(&[("6", 30, 60, false), ("4", 170, 180, false)])
+        );
+        assert!(res.operator_replies.iter().all(|r| r.is_ok()));
+    }
+
+    #[test]
+    fn a_held_job_waits_until_released_and_refusals_change_nothing() {
+        let (res, s) = run(&[
+            admin(6, Mutation::SetHold(jobs(&["6"]))),
+            // Refused: job 1 runs; a user may not hold; no such job.
+            admin(7, Mutation::SetHold(jobs(&["1"]))),
+            op(7, Level::User, Mutation::SetHold(jobs(&["4"]))),
+            admin(7, Mutation::ReleaseHold(jobs(&["99"]))),
+            admin(200, Mutation::ReleaseHold(jobs(&["6"]))),
+        ]);
+        assert_eq!(s, baseline_but(&[("6", 200, 230, false)]));
+        let codes: Vec<Option<ErrorCode>> = res
+            .operator_replies
+            .iter()
+            .map(|r| r.as_ref().err().map(|f| f.code))
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                None,
+                Some(ErrorCode::Refused),
+                Some(ErrorCode::PermissionDenied),
+                Some(ErrorCode::NotFound),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn setres_keeps_jobs_off_the_nodes_until_released() {
+        let maint = AdminRequest {
+            name: Some("maint".into()),
+            start: Some(150),
+            duration: Some(100),
+            hosts: Some("ALL".into()),
+            users: Some("nobody".into()),
+            ..AdminRequest::default()
+        };
+        let (res, s) = run(&[
+            admin(120, Mutation::SetRes(Box::new(maint))),
+            admin(200, Mutation::ReleaseRes(jobs(&["maint"]))),
+        ]);
+        assert!(
+            res.operator_replies.iter().all(|r| r.is_ok()),
+            "{:?}",
+            res.operator_replies
+        );
+        assert_eq!(
+            s,
+            baseline_but(&[("4", 200, 210, false), ("6", 200, 230, false)])
+        );
+    }
+}
