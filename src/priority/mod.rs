@@ -30,6 +30,7 @@ mod tests;
 pub use accrual::{snapshot_queue_time, QueueAccrual};
 pub use diagnose::{diagnose_p_json, diagnose_p_rows, render_diagnose_p};
 
+use crate::config::params::Params;
 use crate::config::{Config, CredCfg, FsPolicy, FsTarget, FsTargetMode};
 use crate::model::{CredKind, Job, Resources, Secs, Time};
 use serde::Serialize;
@@ -671,34 +672,81 @@ fn priority_core(
     terms: &CredTerms,
     mut component: impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
 ) -> Core {
-    let cfg = ctx.cfg;
+    let p = &ctx.cfg.params;
+    let walltime = job_walltime(ctx.cfg, job);
+    let eff = eff_queue_time.max(0);
+    let xf = xfactor(eff, walltime, p.xf_min_wclimit.0);
+    let raw: f64 = [
+        cred_component(ctx.cfg, terms, &mut component),
+        fs_component(ctx.cfg, terms, &mut component),
+        res_component(ctx, job, walltime, &mut component),
+        serv_component(p, job, terms, eff, xf, &mut component),
+        targ_component(p, terms, eff, xf, &mut component),
+        usage_component(ctx, job, walltime, &mut component),
+    ]
+    .iter()
+    .sum();
+    let (calculated, priority) = final_priority(p, job, raw);
+    Core {
+        eff,
+        xf,
+        raw,
+        calculated,
+        priority,
+        rejected_negative: p.reject_neg_prio_jobs && priority < 0,
+    }
+}
+
+/// The subcomponents of CRED or FS, one per credential kind
+/// ([`SUB_KINDS`]): their names, the job's values and their weights.
+#[inline]
+fn cred_kind_subs(
+    cfg: &Config,
+    names: [&'static str; 5],
+    values: &[f64; 5],
+    weight: fn(&Config, CredKind) -> i64,
+) -> [(&'static str, f64, f64); 5] {
+    std::array::from_fn(|k| (names[k], values[k], weight(cfg, SUB_KINDS[k]) as f64))
+}
+
+/// CRED: the PRIORITY of each of the job's credentials.
+#[inline]
+fn cred_component(
+    cfg: &Config,
+    terms: &CredTerms,
+    component: &mut impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
+) -> f64 {
+    let names = ["USER", "GROUP", "ACCOUNT", "QOS", "CLASS"];
+    let subs = cred_kind_subs(cfg, names, &terms.cred, cred_sub_weight);
     let p = &cfg.params;
+    component(ComponentKind::Cred, p.cred_weight, p.cred_cap, &subs)
+}
 
-    // CRED and FS: a subcomponent per credential kind (`SUB_KINDS`).
-    let subs =
-        |names: [&'static str; 5], values: &[f64; 5], weight: fn(&Config, CredKind) -> i64| {
-            let subs: [(&str, f64, f64); 5] =
-                std::array::from_fn(|k| (names[k], values[k], weight(cfg, SUB_KINDS[k]) as f64));
-            subs
-        };
-    let cred_subs = subs(
-        ["USER", "GROUP", "ACCOUNT", "QOS", "CLASS"],
-        &terms.cred,
-        cred_sub_weight,
-    );
-    let cred = component(ComponentKind::Cred, p.cred_weight, p.cred_cap, &cred_subs);
-    let fs_subs = subs(
-        ["FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS"],
-        &terms.fs,
-        fs_sub_weight,
-    );
-    let fs = component(ComponentKind::Fs, p.fs_weight, p.fs_cap, &fs_subs);
+/// FS: how far each credential's usage is from its fairshare target.
+#[inline]
+fn fs_component(
+    cfg: &Config,
+    terms: &CredTerms,
+    component: &mut impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
+) -> f64 {
+    let names = ["FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS"];
+    let subs = cred_kind_subs(cfg, names, &terms.fs, fs_sub_weight);
+    let p = &cfg.params;
+    component(ComponentKind::Fs, p.fs_weight, p.fs_cap, &subs)
+}
 
-    // RES
+/// RES: what the job asks for.
+#[inline]
+fn res_component(
+    ctx: &PriorityContext,
+    job: &Job,
+    walltime: Secs,
+    component: &mut impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
+) -> f64 {
+    let p = &ctx.cfg.params;
     let total_req = job.total();
-    let walltime = job_walltime(cfg, job);
     let procs = job.procs() as f64;
-    let res = component(
+    component(
         ComponentKind::Res,
         p.res_weight,
         p.res_cap,
@@ -717,12 +765,21 @@ fn priority_core(
             ),
             ("WALLTIME", walltime as f64, p.walltime_weight as f64),
         ],
-    );
+    )
+}
 
-    // SERV (the QOS adds to the subcomponent weights)
-    let eff = eff_queue_time.max(0);
-    let xf = xfactor(eff, walltime, p.xf_min_wclimit.0);
-    let serv = component(
+/// SERV: the service the job has had (queue time, expansion factor,
+/// bypasses); the QOS adds to the subcomponent weights.
+#[inline]
+fn serv_component(
+    p: &Params,
+    job: &Job,
+    terms: &CredTerms,
+    eff: Secs,
+    xf: f64,
+    component: &mut impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
+) -> f64 {
+    component(
         ComponentKind::Serv,
         p.serv_weight,
         p.serv_cap,
@@ -743,14 +800,24 @@ fn priority_core(
                 p.bypass_weight as f64,
             ),
         ],
-    );
+    )
+}
 
-    // TARG
-    let (qt_target, xf_target) = (terms.qt_target, terms.xf_target);
-    let tq = qt_target
+/// TARG: how close the job is to its QOS's queue time and expansion
+/// factor targets.
+#[inline]
+fn targ_component(
+    p: &Params,
+    terms: &CredTerms,
+    eff: Secs,
+    xf: f64,
+    component: &mut impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
+) -> f64 {
+    let tq = terms
+        .qt_target
         .filter(|t| *t > 0)
         .map_or(0.0, |t| target_value(eff as f64 / t as f64));
-    let tx = xf_target.map_or(0.0, |t| {
+    let tx = terms.xf_target.map_or(0.0, |t| {
         if t > 1.0 {
             target_value((xf - 1.0) / (t - 1.0))
         } else {
@@ -758,7 +825,7 @@ fn priority_core(
             target_value(1.0 + (xf - 1.0))
         }
     });
-    let targ = component(
+    component(
         ComponentKind::Targ,
         p.targ_weight,
         p.targ_cap,
@@ -766,9 +833,19 @@ fn priority_core(
             ("TARGETQUEUETIME", tq, p.target_queuetime_weight as f64),
             ("TARGETXFACTOR", tx, p.target_xfactor_weight as f64),
         ],
-    );
+    )
+}
 
-    // USAGE (active jobs only)
+/// USAGE: what an active job has used and has left (0 for others).
+#[inline]
+fn usage_component(
+    ctx: &PriorityContext,
+    job: &Job,
+    walltime: Secs,
+    component: &mut impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
+) -> f64 {
+    let p = &ctx.cfg.params;
+    let procs = job.procs() as f64;
     let (consumed, remaining, percent, exec) = match job.start_time {
         Some(start) if job.state.is_active() => {
             let elapsed = (ctx.now - start).max(0) as f64;
@@ -781,7 +858,7 @@ fn priority_core(
         }
         _ => (0.0, 0.0, 0.0, 0.0),
     };
-    let usage = component(
+    component(
         ComponentKind::Usage,
         p.usage_weight,
         p.usage_cap,
@@ -791,9 +868,14 @@ fn priority_core(
             ("PERCENT", percent, p.usage_percent_weight as f64),
             ("EXECUTIONTIME", exec, p.usage_executiontime_weight as f64),
         ],
-    );
+    )
+}
 
-    let raw: f64 = [cred, fs, res, serv, targ, usage].iter().sum();
+/// The sum of the components rounded and bounded (ENABLENEGJOBPRIORITY),
+/// and the priority that counts: a system priority (setspri) puts the job
+/// above every calculated one.
+#[inline]
+fn final_priority(p: &Params, job: &Job, raw: f64) -> (i64, i64) {
     let lower = if p.enable_neg_job_priority {
         -MAX_PRIO_VAL
     } else {
@@ -809,12 +891,5 @@ fn priority_core(
         Some(sp) => MAX_PRIO_VAL.saturating_add(sp),
         None => calculated,
     };
-    Core {
-        eff,
-        xf,
-        raw,
-        calculated,
-        priority,
-        rejected_negative: p.reject_neg_prio_jobs && priority < 0,
-    }
+    (calculated, priority)
 }
