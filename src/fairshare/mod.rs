@@ -295,49 +295,6 @@ impl Fairshare {
         }
     }
 
-    /// Drops the names no window has usage of (their windows rolled out),
-    /// renumbering the others in their order: a long-running scheduler
-    /// sees credentials come and go, and names nothing reads would
-    /// otherwise pile up for the life of the process. What is written and
-    /// read by name does not change.
-    fn forget_unused_names(&mut self) {
-        for k in 0..5 {
-            let len = self.names[k].len();
-            let mut live = vec![false; len + 1];
-            for w in &self.windows {
-                for (id, v) in w.usage[k].iter().enumerate() {
-                    live[id] |= v.is_some();
-                }
-            }
-            if live[1..].iter().all(|&l| l) {
-                continue;
-            }
-            let mut names = CredNames::default();
-            let new_id: Vec<u32> = (0..=len as u32)
-                .map(|id| match live[id as usize] {
-                    true if id > 0 => names.id(self.names[k].name(id)),
-                    _ => 0,
-                })
-                .collect();
-            for w in &mut self.windows {
-                let mut usage = vec![None; names.len() + 1];
-                for (id, v) in w.usage[k].iter().enumerate() {
-                    if v.is_some() && new_id[id] > 0 {
-                        usage[new_id[id] as usize] = *v;
-                    }
-                }
-                w.usage[k] = usage;
-            }
-            self.names[k] = names;
-        }
-    }
-
-    /// Names known, over every kind (kept while a window has usage of them).
-    #[cfg(test)]
-    pub(crate) fn names_len(&self) -> usize {
-        self.names.iter().map(CredNames::len).sum()
-    }
-
     /// Makes the window holding `t` the current one, opening it if `t` is
     /// past the current window's interval.
     fn roll_to(&mut self, cfg: &Config, t: Time) {
@@ -373,7 +330,6 @@ impl Fairshare {
             return;
         }
         let i = interval(cfg);
-        let oldest = self.windows.last().map(|w| w.start);
         // Anything older than MAX_FSDEPTH windows would be dropped anyway.
         let mut t = since.max(window_start(now, i) - (MAX_FSDEPTH as Secs) * i);
         let mut last: [Option<(&str, u32)>; 5] = [None; 5];
@@ -404,10 +360,6 @@ impl Fairshare {
             t = end;
         }
         self.roll_to(cfg, now);
-        // The ids of `running` are no longer needed: names may go.
-        if self.windows.len() == MAX_FSDEPTH && self.windows.last().map(|w| w.start) != oldest {
-            self.forget_unused_names();
-        }
     }
 
     /// A running job's credential ids (kind by kind, `CredKind as usize`;

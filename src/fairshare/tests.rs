@@ -202,39 +202,6 @@ fn accrual_splits_at_window_boundaries_and_rolls() {
 }
 
 #[test]
-fn names_without_usage_left_are_dropped_when_their_windows_roll_out() {
-    let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n");
-    let total = Resources::procs(16);
-    let mut fs = Fairshare::new();
-    let b = 500 * 3600;
-    // A new user every hour beside one who always runs.
-    for h in 0..100 {
-        let t = b + h * 3600;
-        let jobs = [
-            running("s", "steady", 1, t),
-            running(&h.to_string(), &format!("u{h}"), 2, t),
-        ];
-        fs.accrue(&c, &jobs, &total, t, t + 3600);
-    }
-    assert_eq!(fs.windows().len(), MAX_FSDEPTH);
-    // Left: the users of the windows kept (u69 to u99) and steady; the
-    // other kinds as they were.
-    let users = &fs.names[CredKind::User as usize];
-    assert_eq!(users.len(), 32);
-    assert!(users.get("u68").is_none() && users.get("u69").is_some());
-    let kept = Fairshare::from_windows(fs.windows());
-    assert_eq!(fs.names_len(), kept.names_len());
-    assert_eq!(fs.windows(), kept.windows());
-    // Renumbered ids accrue and read as before.
-    let t = b + 100 * 3600;
-    fs.accrue(&c, &[running("x", "u99", 2, t)], &total, t, t + 60);
-    assert_eq!(fs.windows()[0].get(CredKind::User, "u99"), 120.0);
-    assert_eq!(fs.windows()[1].get(CredKind::User, "u99"), 7200.0);
-    assert_eq!(fs.windows()[1].get(CredKind::User, "steady"), 3600.0);
-    assert_eq!(fs.usage(&c, CredKind::User, "u5"), Some(0.0));
-}
-
-#[test]
 fn usage_metrics_of_fspolicy() {
     // Guide 6.3.2.1: a 4-proc /bin/sleep for 15 minutes is 1 proc-hour
     // dedicated and essentially nothing consumed.
