@@ -699,7 +699,7 @@ fn priority_core(
 
 /// The subcomponents of CRED or FS, one per credential kind
 /// ([`SUB_KINDS`]): their names, the job's values and their weights.
-#[inline]
+#[inline(always)]
 fn cred_kind_subs(
     cfg: &Config,
     names: [&'static str; 5],
@@ -710,7 +710,7 @@ fn cred_kind_subs(
 }
 
 /// CRED: the PRIORITY of each of the job's credentials.
-#[inline]
+#[inline(always)]
 fn cred_component(
     cfg: &Config,
     terms: &CredTerms,
@@ -723,7 +723,7 @@ fn cred_component(
 }
 
 /// FS: how far each credential's usage is from its fairshare target.
-#[inline]
+#[inline(always)]
 fn fs_component(
     cfg: &Config,
     terms: &CredTerms,
@@ -736,7 +736,7 @@ fn fs_component(
 }
 
 /// RES: what the job asks for.
-#[inline]
+#[inline(always)]
 fn res_component(
     ctx: &PriorityContext,
     job: &Job,
@@ -770,7 +770,7 @@ fn res_component(
 
 /// SERV: the service the job has had (queue time, expansion factor,
 /// bypasses); the QOS adds to the subcomponent weights.
-#[inline]
+#[inline(always)]
 fn serv_component(
     p: &Params,
     job: &Job,
@@ -805,7 +805,7 @@ fn serv_component(
 
 /// TARG: how close the job is to its QOS's queue time and expansion
 /// factor targets.
-#[inline]
+#[inline(always)]
 fn targ_component(
     p: &Params,
     terms: &CredTerms,
@@ -837,7 +837,7 @@ fn targ_component(
 }
 
 /// USAGE: what an active job has used and has left (0 for others).
-#[inline]
+#[inline(always)]
 fn usage_component(
     ctx: &PriorityContext,
     job: &Job,
@@ -874,7 +874,7 @@ fn usage_component(
 /// The sum of the components rounded and bounded (ENABLENEGJOBPRIORITY),
 /// and the priority that counts: a system priority (setspri) puts the job
 /// above every calculated one.
-#[inline]
+#[inline(always)]
 fn final_priority(p: &Params, job: &Job, raw: f64) -> (i64, i64) {
     let lower = if p.enable_neg_job_priority {
         -MAX_PRIO_VAL
