@@ -677,8 +677,22 @@ fn priority_core(
     let eff = eff_queue_time.max(0);
     let xf = xfactor(eff, walltime, p.xf_min_wclimit.0);
     let raw: f64 = [
-        cred_component(ctx.cfg, terms, &mut component),
-        fs_component(ctx.cfg, terms, &mut component),
+        cred_kinds_component(
+            ctx.cfg,
+            (ComponentKind::Cred, p.cred_weight, p.cred_cap),
+            ["USER", "GROUP", "ACCOUNT", "QOS", "CLASS"],
+            &terms.cred,
+            cred_sub_weight,
+            &mut component,
+        ),
+        cred_kinds_component(
+            ctx.cfg,
+            (ComponentKind::Fs, p.fs_weight, p.fs_cap),
+            ["FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS"],
+            &terms.fs,
+            fs_sub_weight,
+            &mut component,
+        ),
         res_component(ctx, job, walltime, &mut component),
         serv_component(p, job, terms, eff, xf, &mut component),
         targ_component(p, terms, eff, xf, &mut component),
@@ -697,42 +711,22 @@ fn priority_core(
     }
 }
 
-/// The subcomponents of CRED or FS, one per credential kind
-/// ([`SUB_KINDS`]): their names, the job's values and their weights.
+/// CRED (the PRIORITY of each of the job's credentials) or FS (how far
+/// each credential's usage is from its fairshare target): a subcomponent
+/// per credential kind ([`SUB_KINDS`]), named `names`, of the job's
+/// `values`, weighted by `weight`.
 #[inline(always)]
-fn cred_kind_subs(
+fn cred_kinds_component(
     cfg: &Config,
+    (kind, weight, cap): (ComponentKind, i64, f64),
     names: [&'static str; 5],
     values: &[f64; 5],
-    weight: fn(&Config, CredKind) -> i64,
-) -> [(&'static str, f64, f64); 5] {
-    std::array::from_fn(|k| (names[k], values[k], weight(cfg, SUB_KINDS[k]) as f64))
-}
-
-/// CRED: the PRIORITY of each of the job's credentials.
-#[inline(always)]
-fn cred_component(
-    cfg: &Config,
-    terms: &CredTerms,
+    sub_weight: fn(&Config, CredKind) -> i64,
     component: &mut impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
 ) -> f64 {
-    let names = ["USER", "GROUP", "ACCOUNT", "QOS", "CLASS"];
-    let subs = cred_kind_subs(cfg, names, &terms.cred, cred_sub_weight);
-    let p = &cfg.params;
-    component(ComponentKind::Cred, p.cred_weight, p.cred_cap, &subs)
-}
-
-/// FS: how far each credential's usage is from its fairshare target.
-#[inline(always)]
-fn fs_component(
-    cfg: &Config,
-    terms: &CredTerms,
-    component: &mut impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
-) -> f64 {
-    let names = ["FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS"];
-    let subs = cred_kind_subs(cfg, names, &terms.fs, fs_sub_weight);
-    let p = &cfg.params;
-    component(ComponentKind::Fs, p.fs_weight, p.fs_cap, &subs)
+    let subs: [(&'static str, f64, f64); 5] =
+        std::array::from_fn(|k| (names[k], values[k], sub_weight(cfg, SUB_KINDS[k]) as f64));
+    component(kind, weight, cap, &subs)
 }
 
 /// RES: what the job asks for.
