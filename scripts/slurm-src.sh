@@ -36,22 +36,6 @@ RECIPE=1
 say() { printf 'slurm-src: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-step() {
-	local what=$1 t0 rc=0 out
-	shift
-	t0=$(date +%s)
-	out=$(mktemp)
-	timeout --kill-after=10 "$LIMIT" "$@" >"$out" 2>&1 || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		tail -n 30 "$out" >&2
-		rm -f "$out"
-		[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && die "$what: timed out after ${LIMIT}s: $*"
-		die "$what failed (exit $rc): $*"
-	fi
-	rm -f "$out"
-	say "$what: $(($(date +%s) - t0)) s"
-}
-
 tarball_only=false
 if [ "${1:-}" = --tarball ]; then
 	tarball_only=true
@@ -82,9 +66,10 @@ if ! $tarball_only && [ -f "$stamp" ] && grep -qxF "recipe=$RECIPE release=$rele
 	exit 0
 fi
 
-# mirror(): the Debian mirror (MAUISCHED_DEBIAN_MIRROR, else the host's).
-# shellcheck source=scripts/debian-mirror.sh
-. "$REPO/scripts/debian-mirror.sh"
+# mirror(): the Debian mirror (MAUISCHED_DEBIAN_MIRROR, else the host's);
+# step WHAT TIMEOUT CMD...: CMD bounded, failures named.
+# shellcheck source=scripts/debian-lib.sh
+. "$REPO/scripts/debian-lib.sh"
 
 tarball=${MAUISCHED_SLURM_TARBALL:-}
 if [ -z "$tarball" ]; then
@@ -119,7 +104,7 @@ if [ -z "$tarball" ]; then
 		name=$(printf '%s\n' "$line" | awk '{ print $2 }')
 		hash=$(printf '%s\n' "$line" | awk '{ print $4 }')
 		tarball=$DIR/$name
-		step "download $name" /usr/lib/apt/apt-helper download-file "$uri" "$tarball.part" ${hash:+"$hash"}
+		step "download $name" "$LIMIT" /usr/lib/apt/apt-helper download-file "$uri" "$tarball.part" ${hash:+"$hash"}
 		mv "$tarball.part" "$tarball"
 		rm -rf "$apt"
 	fi
@@ -132,7 +117,7 @@ fi
 
 rm -rf "$tree" "$tree.tmp"
 mkdir -p "$tree.tmp"
-step "unpack $(basename "$tarball")" tar -xf "$tarball" -C "$tree.tmp" --strip-components=1
+step "unpack $(basename "$tarball")" "$LIMIT" tar -xf "$tarball" -C "$tree.tmp" --strip-components=1
 [ -f "$tree.tmp/src/slurmctld/slurmctld.h" ] || die "$tarball holds no src/slurmctld/slurmctld.h"
 got=$(sed -n 's/^Version:[[:space:]]*//p' "$tree.tmp/META" | head -n 1)
 micro=$(sed -n 's/^Micro:[[:space:]]*//p' "$tree.tmp/META" | head -n 1)
@@ -141,7 +126,7 @@ micro=$(sed -n 's/^Micro:[[:space:]]*//p' "$tree.tmp/META" | head -n 1)
 # Only config.h and slurm/slurm_version.h are needed: the slow optional
 # probes are switched off (none of them changes the structs the plugin
 # reads: FACTS-22.05-24.11.md section 3).
-step "configure" sh -c "cd '$tree.tmp' && ./configure -q --disable-dependency-tracking --without-hdf5 --without-rrdtool --without-ofed --without-lua --without-pmix --without-ucx --without-munge --disable-x11 >configure.out 2>&1"
+step "configure" "$LIMIT" sh -c "cd '$tree.tmp' && ./configure -q --disable-dependency-tracking --without-hdf5 --without-rrdtool --without-ofed --without-lua --without-pmix --without-ucx --without-munge --disable-x11 >configure.out 2>&1"
 [ -f "$tree.tmp/config.h" ] && [ -f "$tree.tmp/slurm/slurm_version.h" ] || die "configure made no config.h/slurm_version.h"
 mv "$tree.tmp" "$tree"
 echo "recipe=$RECIPE release=$release" >"$stamp"

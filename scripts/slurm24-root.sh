@@ -44,26 +44,6 @@ HOST_LOCK=${MAUISCHED_SLURM_LOCK:-/tmp/mauisched-slurm.lock}
 say() { printf 'slurm24-root: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-# step WHAT TIMEOUT CMD...: run CMD bounded; on failure name the step, the
-# command and its exit status, with the tail of its output.
-step() {
-	local what=$1 limit=$2 t0 rc=0 out
-	shift 2
-	t0=$(date +%s)
-	out=$(mktemp)
-	timeout --kill-after=10 "$limit" "$@" >"$out" 2>&1 || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		tail -n 30 "$out" >&2
-		rm -f "$out"
-		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-			die "$what: timed out after ${limit}s: $*"
-		fi
-		die "$what failed (exit $rc): $*"
-	fi
-	rm -f "$out"
-	say "$what: $(( $(date +%s) - t0 )) s"
-}
-
 default_root() { echo "${MAUISCHED_SLURM24_ROOT:-$REPO/target/slurm24-root}"; }
 
 # canonical PATH (parent must exist): mount points are compared textually.
@@ -74,9 +54,10 @@ canonical() {
 	echo "$d/$(basename "$1")"
 }
 
-# mirror(): the Debian mirror (MAUISCHED_DEBIAN_MIRROR, else the host's).
-# shellcheck source=scripts/debian-mirror.sh
-. "$REPO/scripts/debian-mirror.sh"
+# mirror(): the Debian mirror (MAUISCHED_DEBIAN_MIRROR, else the host's);
+# step WHAT TIMEOUT CMD...: CMD bounded, failures named.
+# shellcheck source=scripts/debian-lib.sh
+. "$REPO/scripts/debian-lib.sh"
 
 # mounts_under DIR: mount points at or below DIR, deepest first.
 mounts_under() {
