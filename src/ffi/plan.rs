@@ -141,7 +141,7 @@ pub struct mauisched_plan_t {
 /// question (after the front end has applied the starts), from the
 /// iteration the plan came from.
 struct WhatIf {
-    source: Option<(Arc<LastIteration>, Box<Config>)>,
+    source: Option<(Arc<LastIteration>, Arc<Config>)>,
     starts: OnceLock<BTreeMap<usize, Time>>,
 }
 
@@ -173,7 +173,7 @@ impl mauisched_plan_t {
     fn new(
         plan: &Plan,
         state: (mauisched_status_t, bool, String),
-        source: Option<(Arc<LastIteration>, Box<Config>)>,
+        source: Option<(Arc<LastIteration>, Arc<Config>)>,
     ) -> mauisched_plan_t {
         let jobs: Vec<PJob> = plan
             .jobs
@@ -325,7 +325,7 @@ fn run(hd: &mut Handle<'_>) -> FfiResult<mauisched_plan_t> {
         .engine()
         .last()
         .filter(|last| Arc::ptr_eq(&last.plan, &ran.plan))
-        .map(|last| (Arc::clone(last), Box::new(hd.svc.config().clone())));
+        .map(|last| (Arc::clone(last), hd.svc.config_shared()));
     Ok(mauisched_plan_t::new(&ran.plan, state, source))
 }
 

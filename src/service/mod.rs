@@ -313,6 +313,12 @@ impl Service {
         &self.engine.cfg
     }
 
+    /// The configuration in force, shared (replaced, never changed, on
+    /// reconfigure).
+    pub(crate) fn config_shared(&self) -> Arc<Config> {
+        Arc::clone(&self.cfg_shared)
+    }
+
     /// The maui.cfg a reconfigure without a path rereads.
     pub fn config_path(&self) -> &Path {
         &self.config_path
