@@ -49,7 +49,7 @@
 /** ABI major version of this header: a library with another major is refused. */
 #define MAUISCHED_ABI_MAJOR 1
 /** ABI minor version of this header: later minors only add. */
-#define MAUISCHED_ABI_MINOR 2
+#define MAUISCHED_ABI_MINOR 3
 /** True when the library loaded at run time has this header's ABI major
  * version (`mauisched_abi_version() >> 16`); a front end refuses to run
  * otherwise. Its minor version may be higher (additions only). */
@@ -482,6 +482,18 @@ typedef struct mauisched_node_t {
    * Administrative node priority.
    */
   int64_t priority;
+  /**
+   * Since ABI 1.3. Generic resources configured, `name[:type]:count`
+   * comma-separated (`gpu:a100:4,tape:2`), or NULL; the RM's count of a
+   * name wins over NODECFG GRES.
+   */
+  const char *gres;
+  /**
+   * Since ABI 1.3. Generic resources free as measured, in the same
+   * form, when `avail_valid`; NULL: configured minus what running jobs
+   * hold.
+   */
+  const char *avail_gres;
 } mauisched_node_t;
 
 /**
@@ -627,6 +639,21 @@ typedef struct mauisched_job_t {
    * Per-job NODEALLOCATIONPOLICY keyword, or NULL.
    */
   const char *node_allocation_policy;
+  /**
+   * Since ABI 1.3. Generic resources per task, `name[:type]:count`
+   * comma-separated (Slurm `--gpus-per-task`, Maui `GRES=`), or NULL.
+   */
+  const char *gres_per_task;
+  /**
+   * Since ABI 1.3. Generic resources per node (Slurm `--gres`,
+   * `--gpus-per-node`, Torque `nodes=N:gpus=G`), or NULL.
+   */
+  const char *gres_per_node;
+  /**
+   * Since ABI 1.3. Generic resources for the whole job (Slurm
+   * `--gpus`), or NULL.
+   */
+  const char *gres_per_job;
 } mauisched_job_t;
 
 /**

@@ -3,7 +3,7 @@
 use super::handle::{mauisched_t, with_handle};
 use super::status::*;
 use crate::config::NodeAllocationPolicy;
-use crate::model::{HoldKind, Job, JobState, Node, NodeState, NodeTasks, Resources, Snapshot};
+use crate::model::{GresList, HoldKind, Job, JobState, Node, NodeState, NodeTasks, Resources, Snapshot};
 use std::ffi::c_char;
 use std::mem::{offset_of, size_of};
 
@@ -85,6 +85,14 @@ pub struct mauisched_node_t {
     pub has_priority: bool,
     /// Administrative node priority.
     pub priority: i64,
+    /// Since ABI 1.3. Generic resources configured, `name[:type]:count`
+    /// comma-separated (`gpu:a100:4,tape:2`), or NULL; the RM's count of a
+    /// name wins over NODECFG GRES.
+    pub gres: *const c_char,
+    /// Since ABI 1.3. Generic resources free as measured, in the same
+    /// form, when `avail_valid`; NULL: configured minus what running jobs
+    /// hold.
+    pub avail_gres: *const c_char,
 }
 
 /// A job as the RM reports it. Zero the struct, set `size` to
@@ -162,6 +170,15 @@ pub struct mauisched_job_t {
     pub utilized_procs: f64,
     /// Per-job NODEALLOCATIONPOLICY keyword, or NULL.
     pub node_allocation_policy: *const c_char,
+    /// Since ABI 1.3. Generic resources per task, `name[:type]:count`
+    /// comma-separated (Slurm `--gpus-per-task`, Maui `GRES=`), or NULL.
+    pub gres_per_task: *const c_char,
+    /// Since ABI 1.3. Generic resources per node (Slurm `--gres`,
+    /// `--gpus-per-node`, Torque `nodes=N:gpus=G`), or NULL.
+    pub gres_per_node: *const c_char,
+    /// Since ABI 1.3. Generic resources for the whole job (Slurm
+    /// `--gpus`), or NULL.
+    pub gres_per_job: *const c_char,
 }
 
 /// Smallest `size` accepted for each input struct: its first ABI version.
@@ -193,6 +210,18 @@ pub(crate) unsafe fn read_versioned<T: Copy>(p: *const T, min: usize, what: &str
         size.min(size_of::<T>()),
     );
     Ok(v.assume_init())
+}
+
+/// A generic resource list field; the message names the field.
+unsafe fn gres_str(
+    p: *const c_char,
+    what: &str,
+    bad: impl Fn(String) -> FfiError,
+) -> FfiResult<GresList> {
+    match opt_str(p, what)? {
+        None => Ok(GresList::default()),
+        Some(s) => GresList::parse(s).map_err(|e| bad(format!("{what}: {e}"))),
+    }
 }
 
 fn node_state(v: u32) -> Option<NodeState> {
@@ -243,13 +272,20 @@ pub unsafe fn node_from_c(p: *const mauisched_node_t) -> FfiResult<Node> {
             mem: n.mem_mb,
             swap: n.swap_mb,
             disk: n.disk_mb,
+            ..Resources::ZERO
         },
         available: n.avail_valid.then_some(Resources {
             procs: n.avail_procs,
             mem: n.avail_mem_mb,
             swap: n.avail_swap_mb,
             disk: n.avail_disk_mb,
+            ..Resources::ZERO
         }),
+        gres: gres_str(n.gres, "node.gres", bad)?,
+        available_gres: match n.avail_valid && !n.avail_gres.is_null() {
+            true => Some(gres_str(n.avail_gres, "node.avail_gres", bad)?),
+            false => None,
+        },
         features: list_str(n.features, "node.features")?,
         partition: opt_str(n.partition, "node.partition")?.map(str::to_string),
         speed: (n.speed > 0.0).then_some(n.speed),
@@ -338,7 +374,11 @@ pub unsafe fn job_from_c(p: *const mauisched_job_t) -> FfiResult<Job> {
             mem: j.task_mem_mb,
             swap: j.task_swap_mb,
             disk: j.task_disk_mb,
+            ..Resources::ZERO
         },
+        gres_per_task: gres_str(j.gres_per_task, "job.gres_per_task", bad)?,
+        gres_per_node: gres_str(j.gres_per_node, "job.gres_per_node", bad)?,
+        gres_per_job: gres_str(j.gres_per_job, "job.gres_per_job", bad)?,
         nodes: (j.nodes > 0).then_some(j.nodes),
         tasks_per_node: (j.tasks_per_node > 0).then_some(j.tasks_per_node),
         features: list_str(j.features, "job.features")?,

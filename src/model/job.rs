@@ -1,5 +1,6 @@
 //! Jobs as the resource manager reports them.
 
+use super::gres::GresList;
 use super::policy::NodeAllocationPolicy;
 use super::resources::Resources;
 use super::time::{Secs, Time};
@@ -115,6 +116,17 @@ pub struct Job {
     pub tasks: u32,
     /// Resources of one task (atomic: a task never spans nodes).
     pub task: Resources,
+    /// Generic resources each task needs (Maui's `GRES=` RM extension,
+    /// Slurm's `--gpus-per-task`).
+    #[serde(skip_serializing_if = "GresList::is_empty")]
+    pub gres_per_task: GresList,
+    /// Generic resources each of its nodes needs (Slurm's `--gres`,
+    /// `--gpus-per-node`; Torque's `nodes=N:gpus=G`).
+    #[serde(skip_serializing_if = "GresList::is_empty")]
+    pub gres_per_node: GresList,
+    /// Generic resources for the whole job (Slurm's `--gpus`).
+    #[serde(skip_serializing_if = "GresList::is_empty")]
+    pub gres_per_job: GresList,
     /// Requested node count, if the job asked for nodes.
     pub nodes: Option<u32>,
     /// Exact tasks per node, if requested (PBS `ppn`, Slurm `--ntasks-per-node`).
@@ -165,6 +177,9 @@ impl Clone for Job {
             walltime: self.walltime,
             tasks: self.tasks,
             task: self.task,
+            gres_per_task: self.gres_per_task.clone(),
+            gres_per_node: self.gres_per_node.clone(),
+            gres_per_job: self.gres_per_job.clone(),
             nodes: self.nodes,
             tasks_per_node: self.tasks_per_node,
             features: self.features.clone(),
@@ -202,6 +217,9 @@ impl Clone for Job {
             walltime,
             tasks,
             task,
+            gres_per_task,
+            gres_per_node,
+            gres_per_job,
             nodes,
             tasks_per_node,
             features,
@@ -232,6 +250,9 @@ impl Clone for Job {
         walltime.clone_from(&src.walltime);
         tasks.clone_from(&src.tasks);
         task.clone_from(&src.task);
+        gres_per_task.clone_from(&src.gres_per_task);
+        gres_per_node.clone_from(&src.gres_per_node);
+        gres_per_job.clone_from(&src.gres_per_job);
         nodes.clone_from(&src.nodes);
         tasks_per_node.clone_from(&src.tasks_per_node);
         features.clone_from(&src.features);
@@ -267,6 +288,9 @@ impl Default for Job {
             walltime: None,
             tasks: 1,
             task: Resources::procs(1),
+            gres_per_task: GresList::default(),
+            gres_per_node: GresList::default(),
+            gres_per_job: GresList::default(),
             nodes: None,
             tasks_per_node: None,
             features: Vec::new(),
@@ -288,12 +312,7 @@ impl Job {
     /// Total resources over all tasks, saturating (a job can never ask for
     /// more than exists, so saturation only turns absurd requests into NoFit).
     pub fn total(&self) -> Resources {
-        self.task.checked_mul(self.tasks).unwrap_or(Resources {
-            procs: u32::MAX,
-            mem: u64::MAX,
-            swap: u64::MAX,
-            disk: u64::MAX,
-        })
+        self.task.checked_mul(self.tasks).unwrap_or(Resources::MAX)
     }
 
     /// Total processors requested.

@@ -3,6 +3,7 @@
 pub mod bits;
 pub mod cluster;
 pub mod cred;
+pub mod gres;
 pub mod hostlist;
 pub mod job;
 mod keyword;
@@ -15,6 +16,7 @@ pub mod time;
 pub use bits::Bits;
 pub use cluster::{Cluster, EffNode, NodeIdx};
 pub use cred::CredKind;
+pub use gres::{GresCounts, GresList, MAX_GRES};
 pub use hostlist::{HostList, HostPattern};
 pub use job::{HoldKind, Job, JobState, NodeTasks};
 pub use node::{Node, NodeState};

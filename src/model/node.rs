@@ -1,5 +1,6 @@
 //! Compute nodes as the resource manager reports them.
 
+use super::gres::GresList;
 use super::resources::Resources;
 use serde::{Deserialize, Serialize};
 
@@ -62,6 +63,13 @@ pub struct Node {
     /// Resources the RM reports free right now (utilized view), if it does.
     /// When absent, availability is configured minus what running jobs hold.
     pub available: Option<Resources>,
+    /// Generic resources configured (`gpu:4`, `gpu:a100:4,tape:2`); a
+    /// count given here wins over NODECFG GRES.
+    #[serde(skip_serializing_if = "GresList::is_empty")]
+    pub gres: GresList,
+    /// Generic resources the RM reports free right now, if it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub available_gres: Option<GresList>,
     /// Node features (properties), e.g. `bigmem`, `fast`.
     pub features: Vec<String>,
     /// Partition the node belongs to (`NODECFG PARTITION` overrides).

@@ -1,5 +1,6 @@
 //! Resource vectors: processors and memory, swap and local disk in MB.
 
+use super::gres::GresCounts;
 use serde::{Deserialize, Serialize};
 
 /// A quantity of node resources. Memory, swap and disk are in MB.
@@ -20,6 +21,11 @@ pub struct Resources {
     pub swap: u64,
     /// Local disk in MB.
     pub disk: u64,
+    /// Generic resources by the cluster's ids (see [`super::gres`]). Not
+    /// in snapshots or state files, which name them: the engine fills it
+    /// from the names when it builds the cluster and normalises the jobs.
+    #[serde(skip)]
+    pub gres: GresCounts,
 }
 
 impl Resources {
@@ -29,6 +35,16 @@ impl Resources {
         mem: 0,
         swap: 0,
         disk: 0,
+        gres: GresCounts::ZERO,
+    };
+
+    /// Every dimension at its maximum (a saturated total).
+    pub const MAX: Resources = Resources {
+        procs: u32::MAX,
+        mem: u64::MAX,
+        swap: u64::MAX,
+        disk: u64::MAX,
+        gres: GresCounts([u32::MAX; super::gres::MAX_GRES]),
     };
 
     /// Just processors.
@@ -38,6 +54,7 @@ impl Resources {
             mem: 0,
             swap: 0,
             disk: 0,
+            gres: GresCounts::ZERO,
         }
     }
 
@@ -48,6 +65,7 @@ impl Resources {
             mem,
             swap: 0,
             disk: 0,
+            gres: GresCounts::ZERO,
         }
     }
 
@@ -63,6 +81,7 @@ impl Resources {
             mem: self.mem.checked_add(o.mem)?,
             swap: self.swap.checked_add(o.swap)?,
             disk: self.disk.checked_add(o.disk)?,
+            gres: self.gres.zip(&o.gres, u32::checked_add)?,
         })
     }
 
@@ -73,6 +92,7 @@ impl Resources {
             mem: self.mem.checked_sub(o.mem)?,
             swap: self.swap.checked_sub(o.swap)?,
             disk: self.disk.checked_sub(o.disk)?,
+            gres: self.gres.zip(&o.gres, u32::checked_sub)?,
         })
     }
 
@@ -83,6 +103,7 @@ impl Resources {
             mem: self.mem.saturating_add(o.mem),
             swap: self.swap.saturating_add(o.swap),
             disk: self.disk.saturating_add(o.disk),
+            gres: self.gres.map(&o.gres, u32::saturating_add),
         }
     }
 
@@ -93,6 +114,7 @@ impl Resources {
             mem: self.mem.saturating_sub(o.mem),
             swap: self.swap.saturating_sub(o.swap),
             disk: self.disk.saturating_sub(o.disk),
+            gres: self.gres.map(&o.gres, u32::saturating_sub),
         }
     }
 
@@ -103,6 +125,7 @@ impl Resources {
             mem: self.mem.checked_mul(n as u64)?,
             swap: self.swap.checked_mul(n as u64)?,
             disk: self.disk.checked_mul(n as u64)?,
+            gres: self.gres.zip(&GresCounts::ZERO, |a, _| a.checked_mul(n))?,
         })
     }
 
@@ -112,6 +135,7 @@ impl Resources {
             && self.mem <= avail.mem
             && self.swap <= avail.swap
             && self.disk <= avail.disk
+            && self.gres.fits_in(&avail.gres)
     }
 
     /// How many whole copies of `self` fit in `avail` (tasks are atomic).
@@ -123,7 +147,8 @@ impl Resources {
         let n = dim(self.procs as u64, avail.procs as u64)
             .min(dim(self.mem, avail.mem))
             .min(dim(self.swap, avail.swap))
-            .min(dim(self.disk, avail.disk));
+            .min(dim(self.disk, avail.disk))
+            .min(self.gres.times_fits_in(&avail.gres));
         n.min(u32::MAX as u64) as u32
     }
 
@@ -134,6 +159,7 @@ impl Resources {
             mem: self.mem.min(o.mem),
             swap: self.swap.min(o.swap),
             disk: self.disk.min(o.disk),
+            gres: self.gres.map(&o.gres, u32::min),
         }
     }
 
@@ -144,6 +170,7 @@ impl Resources {
             mem: self.mem.max(o.mem),
             swap: self.swap.max(o.swap),
             disk: self.disk.max(o.disk),
+            gres: self.gres.map(&o.gres, u32::max),
         }
     }
 }
@@ -176,6 +203,7 @@ mod tests {
             mem: u64::MAX,
             swap: 0,
             disk: 0,
+            ..Resources::ZERO
         };
         assert_eq!(big.checked_add(&Resources::procs(1)), None);
         assert_eq!(Resources::procs(1).checked_sub(&Resources::procs(2)), None);

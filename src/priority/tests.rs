@@ -255,6 +255,7 @@ fn resource_subcomponents() {
             mem: 0,
             swap: 0,
             disk: 512,
+            ..Resources::ZERO
         },
         ..job("1", "u")
     };

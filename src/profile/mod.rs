@@ -175,12 +175,7 @@ pub struct Occupant {
 impl Occupant {
     /// Resources of all its tasks on the node (saturating).
     pub fn total(&self) -> Resources {
-        self.task.checked_mul(self.tasks).unwrap_or(Resources {
-            procs: u32::MAX,
-            mem: u64::MAX,
-            swap: u64::MAX,
-            disk: u64::MAX,
-        })
+        self.task.checked_mul(self.tasks).unwrap_or(Resources::MAX)
     }
 }
 

@@ -119,6 +119,7 @@ impl ResRequest {
                 mem: t.mem,
                 swap: t.swap,
                 disk: t.disk,
+                ..Resources::ZERO
             },
             None if t.mem == 0 && t.swap == 0 && t.disk == 0 => node.configured,
             None => Resources {
@@ -126,6 +127,7 @@ impl ResRequest {
                 mem: t.mem,
                 swap: t.swap,
                 disk: t.disk,
+                ..Resources::ZERO
             },
         }
     }

@@ -23,7 +23,8 @@ old01 state=down
             procs: 8,
             mem: 16 * 1024,
             swap: 2048,
-            disk: 1024 * 1024
+            disk: 1024 * 1024,
+            ..Resources::ZERO
         }
     );
     assert_eq!(n.features, vec!["ib", "fast"]);

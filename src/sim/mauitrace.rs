@@ -212,6 +212,7 @@ impl ResourceRecord {
                 mem: self.mem,
                 swap: self.swap,
                 disk: self.disk,
+                ..Resources::ZERO
             },
             features: self.features.clone(),
             speed: Some(self.speed),
@@ -512,6 +513,7 @@ pub fn map_workload_record(rec: &WorkloadRecord, opts: &MapOptions) -> Result<Si
             mem: rec.mem_per_task,
             swap: rec.swap_per_task,
             disk: rec.disk_per_task,
+            ..Resources::ZERO
         },
         nodes: (rec.nodes > 0).then_some(rec.nodes),
         tasks_per_node: rec.tasks_per_node,

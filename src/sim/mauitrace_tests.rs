@@ -31,7 +31,8 @@ fn the_guides_resource_sample_reads_field_by_field() {
             procs: 2,
             mem: 256,
             swap: 423_132,
-            disk: 7140
+            disk: 7140,
+            ..Resources::ZERO
         }
     );
     assert_eq!(n.features, vec!["s950", "compute"]);
@@ -253,7 +254,8 @@ fn a_full_workload_line_maps_every_engine_field() {
             procs: 2,
             mem: 2048,
             disk: 100,
-            swap: 512
+            swap: 512,
+            ..Resources::ZERO
         }
     );
     assert_eq!(job.procs(), 16);
