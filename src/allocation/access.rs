@@ -120,6 +120,8 @@ mod tests {
             state: NodeState::Running,
             configured: Resources::procs(8),
             reported_available: None,
+            gres: Default::default(),
+            gres_overridden: vec![],
             features: vec![],
             feature_ids: Default::default(),
             partition: None,

@@ -1,7 +1,7 @@
 //! The cluster of a snapshot: the RM's nodes with NODECFG applied.
 
 use super::{Config, NodeLoadPolicy};
-use crate::model::{Cluster, EffNode, Node, NodeIdx};
+use crate::model::{Cluster, EffNode, GresList, Node, NodeIdx, MAX_GRES};
 
 impl Cluster {
     /// Applies the configuration to the RM's nodes (kept in their order).
@@ -21,12 +21,22 @@ impl Cluster {
                 .or((p.node_max_load > 0.0).then_some(p.node_max_load));
             let overloaded = p.node_load_policy == NodeLoadPolicy::AdjustState
                 && max_load.is_some_and(|m| n.load >= m);
+            let mut gres = nc.gres.clone().unwrap_or_default();
+            let mut gres_overridden = Vec::new();
+            for (name, count) in &n.gres.0 {
+                if let Some(c) = gres.get(name).filter(|c| c != count) {
+                    gres_overridden.push((name.clone(), c, *count));
+                }
+                gres.set(name, *count);
+            }
             let e = EffNode {
                 index: i as NodeIdx,
                 name: n.name.clone(),
                 state: n.state,
                 configured: n.configured,
                 reported_available: n.available,
+                gres,
+                gres_overridden,
                 features,
                 feature_ids: Default::default(),
                 partition: nc.partition.clone().or_else(|| n.partition.clone()),
@@ -42,12 +52,55 @@ impl Cluster {
                 usage: n.usage.unwrap_or(0.0),
                 usable: n.state.accepts_work() && !overloaded,
             };
-            out.total = out.total.saturating_add(&e.configured);
             out.by_name.insert(e.name.clone(), e.index);
             out.nodes.push(e);
         }
         out.intern_names();
+        out.intern_gres(nodes);
+        for e in &out.nodes {
+            out.total = out.total.saturating_add(&e.configured);
+        }
         out
+    }
+
+    /// Gives generic resource names their ids and fills the nodes' counts
+    /// (configured, and reported free where the RM measures them).
+    fn intern_gres(&mut self, rm: &[Node]) {
+        if self.nodes.iter().all(|n| n.gres.is_empty()) {
+            return;
+        }
+        let mut names: Vec<String> = self
+            .nodes
+            .iter()
+            .flat_map(|n| n.gres.with_totals().into_iter().map(|(name, _)| name))
+            .collect();
+        names.sort();
+        names.dedup();
+        if names.len() > MAX_GRES {
+            self.gres_dropped = names.split_off(MAX_GRES);
+        }
+        self.gres_names = names;
+        for k in 0..self.nodes.len() {
+            let keep = |l: &GresList| {
+                GresList(
+                    l.0.iter()
+                        .filter(|(n, _)| !self.gres_dropped.iter().any(|d| d == n || n.starts_with(&format!("{d}:"))))
+                        .cloned()
+                        .collect(),
+                )
+            };
+            let configured = self
+                .gres_counts(&keep(&self.nodes[k].gres))
+                .unwrap_or_default();
+            let free = rm[k].available_gres.as_ref().map(|g| {
+                self.gres_counts(&keep(g)).unwrap_or_default()
+            });
+            let n = &mut self.nodes[k];
+            n.configured.gres = configured;
+            if let Some(a) = &mut n.reported_available {
+                a.gres = free.unwrap_or(configured);
+            }
+        }
     }
 
     /// Gives features and partitions their ids (see [`Cluster::feature_names`]).

@@ -270,6 +270,9 @@ pub struct NodeCfg {
     pub partition: Option<String>,
     /// FEATURES added to what the RM reports.
     pub features: Option<Names>,
+    /// GRES: node-locked consumable generic resources (`tape:4`,
+    /// `gpu:a100:4`); the RM's count of a name wins.
+    pub gres: Option<crate::model::GresList>,
     /// MAXJOB: most jobs at once on the node.
     pub max_job: Option<u32>,
     /// MAXJOBPERUSER: most jobs of one user at once on the node.
@@ -301,6 +304,7 @@ pub const NODE_ATTRS: &[&str] = &[
     "PRIORITYF",
     "PARTITION",
     "FEATURES",
+    "GRES",
     "MAXJOB",
     "MAXJOBPERUSER",
     "MAXLOAD",
@@ -346,6 +350,18 @@ impl NodeCfg {
                 ));
                 AttrOutcome::Ok
             }
+            "GRES" => match crate::model::GresList::parse(v) {
+                // A repeated GRES keeps the names it does not repeat, as
+                // Maui's does.
+                Ok(g) => {
+                    let all = self.gres.get_or_insert_with(Default::default);
+                    for (name, count) in g.0 {
+                        all.set(&name, count);
+                    }
+                    AttrOutcome::Ok
+                }
+                Err(m) => AttrOutcome::Bad(0, m),
+            },
             "MAXJOB" => done(scalar::<u32>(v), |x| self.max_job = Some(x)),
             "MAXJOBPERUSER" => done(scalar::<u32>(v), |x| self.max_job_per_user = Some(x)),
             "MAXLOAD" => done(scalar::<f64>(v), |x| self.max_load = Some(x)),
@@ -383,6 +399,7 @@ impl NodeCfg {
         );
         push("PARTITION", self.partition.clone());
         push("FEATURES", self.features.as_ref().map(|f| f.0.join(":")));
+        push("GRES", self.gres.as_ref().map(|g| g.to_string()));
         push("MAXJOB", self.max_job.map(|x| x.to_string()));
         push(
             "MAXJOBPERUSER",
@@ -405,6 +422,7 @@ impl NodeCfg {
             priorityf: self.priorityf.clone().or_else(|| default.priorityf.clone()),
             partition: self.partition.clone().or_else(|| default.partition.clone()),
             features: self.features.clone().or_else(|| default.features.clone()),
+            gres: self.gres.clone().or_else(|| default.gres.clone()),
             max_job: self.max_job.or(default.max_job),
             max_job_per_user: self.max_job_per_user.or(default.max_job_per_user),
             max_load: self.max_load.or(default.max_load),

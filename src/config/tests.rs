@@ -233,6 +233,18 @@ fn node_attributes() {
     assert_eq!(n.access, Some(NodeAccessPolicy::SingleUser));
 }
 
+/// The guide's 12.4: NODECFG GRES, a repeated line keeping the names it
+/// does not repeat, NODECFG[DEFAULT] for every node, shown by showconfig.
+#[test]
+fn node_gres_as_in_the_guide() {
+    let c = parse_ok("NODECFG[titan001]  GRES=tape:4\nNODECFG[login32]   GRES=matlab:2,prime:4\nNODECFG[login32]   GRES=matlab:3\nNODECFG[DEFAULT] GRES=gpu:a100:2\n");
+    assert_eq!(c.node_cfg("titan001").gres.unwrap().to_string(), "tape:4");
+    assert_eq!(c.node_cfg("login32").gres.unwrap().to_string(), "matlab:3,prime:4");
+    assert_eq!(c.node_cfg("other").gres.unwrap().to_string(), "gpu:a100:2");
+    let shown = super::render::showconfig(&c);
+    assert!(shown.contains("GRES=matlab:3,prime:4"), "{shown}");
+}
+
 // ---- 7.1.5 reservations ---------------------------------------------------------------
 
 const SR_EXAMPLE_1: &str = "
@@ -653,6 +665,8 @@ fn malformed_inputs_are_pinpointed() {
         ("SRCFG[x] HOSTLIST=node[\n", "maui.cfg:1:19: SRCFG[x] HOSTLIST: invalid host expression \"node[\": unclosed character class"),
         ("SRCFG[x] TASKCOUNT=1 OWNER=tom\n", "maui.cfg:1:28: SRCFG[x] OWNER: expected <CREDTYPE>:<CREDID> such as USER:tom, got \"tom\""),
         ("NODECFG[n1] PRIORITYF='SPEED + FOO'\n", "maui.cfg:1:32: NODECFG[n1] PRIORITYF: unknown term \"FOO\" (terms: ADISK, AMEM, APROCS, ASWAP, CDISK, CMEM, CPROCS, CSWAP, JOBCOUNT, LOAD, PREF, PRIORITY, RESAFFINITY, SPEED, USAGE)"),
+        ("NODECFG[n1] GRES=tape:-1\n", "maui.cfg:1:18: NODECFG[n1] GRES: \"tape:-1\" is not name[:type]:count (bad name part \"-1\")"),
+        ("NODECFG[n1] GRES=gpu:2x\n", "maui.cfg:1:18: NODECFG[n1] GRES: \"gpu:2x\": the count \"2x\" is not a whole number"),
         ("NODECFG[n1] SPEED=fast\n", "maui.cfg:1:19: NODECFG[n1] SPEED: expected a positive relative speed such as 1.0, got \"fast\""),
         ("LOGLEVEL 12\n", "maui.cfg:1:10: LOGLEVEL: expected a level from 0 to 9, got 12"),
         ("ENABLENEGJOBPRIORITY maybe\n", "maui.cfg:1:22: ENABLENEGJOBPRIORITY: expected TRUE or FALSE (also ON/OFF, YES/NO, 1/0), got \"maybe\""),

@@ -349,6 +349,15 @@ fn place_running(profile: &mut Profile, cluster: &Cluster, p: &Placed) -> bool {
         let n = &cluster.nodes[node as usize];
         let (task, tasks) = if dedicated(n.access, None) && p.state == JobState::Running {
             (n.configured, 1)
+        } else if !p.node_gres.is_zero() {
+            // What the node holds for it in all: its tasks' and the
+            // generic resources it asked per node.
+            let all = held.checked_mul(tasks).unwrap_or(Resources::MAX);
+            let extra = Resources {
+                gres: p.node_gres,
+                ..Resources::ZERO
+            };
+            (all.saturating_add(&extra), 1)
         } else {
             (held, tasks)
         };
@@ -378,6 +387,8 @@ struct Placed {
     state: JobState,
     window: (Time, Time),
     task: Resources,
+    /// Generic resources held on each node beyond the tasks'.
+    node_gres: crate::model::GresCounts,
     /// (node, tasks) of each entry of the job's allocation, by node index
     /// ([`NO_NODE`] where the cluster has no node of that name).
     allocation: Vec<(NodeIdx, u32)>,
@@ -391,6 +402,7 @@ impl Placed {
             state: job.state,
             window,
             task: job.task,
+            node_gres: job.node_gres,
             allocation: job
                 .allocation
                 .iter()
@@ -410,6 +422,7 @@ impl Placed {
         self.state == job.state
             && self.window == window
             && self.task == job.task
+            && self.node_gres == job.node_gres
             && self.allocation.len() == job.allocation.len()
             && self
                 .allocation

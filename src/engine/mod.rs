@@ -33,6 +33,9 @@
 mod accel;
 mod avail;
 pub mod build;
+mod gres;
+#[cfg(test)]
+mod gres_tests;
 mod names;
 mod operator;
 mod passes;
@@ -370,6 +373,9 @@ impl Engine {
             forced.push((i, f));
         }
         let cluster = self.cluster(&snap.nodes, same_nodes);
+        for j in &mut jobs {
+            gres::resolve(j, &cluster);
+        }
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
         let mut out = passes::run(
             &self.cfg,
@@ -380,6 +386,13 @@ impl Engine {
             local,
             &mut self.carried,
         );
+        if jobs.iter().any(|j| j.bundle > 1) {
+            for s in &mut out.plan.starts {
+                if let Some(j) = jobs.iter().find(|j| j.id == s.job) {
+                    gres::unbundle(j, &mut s.allocation);
+                }
+            }
+        }
         let stopped = self.state.stopped.clone();
         if let Some(stop) = &stopped {
             strip_starts(&mut out, &jobs, stop);

@@ -379,6 +379,8 @@ pub unsafe fn job_from_c(p: *const mauisched_job_t) -> FfiResult<Job> {
         gres_per_task: gres_str(j.gres_per_task, "job.gres_per_task", bad)?,
         gres_per_node: gres_str(j.gres_per_node, "job.gres_per_node", bad)?,
         gres_per_job: gres_str(j.gres_per_job, "job.gres_per_job", bad)?,
+        node_gres: Default::default(),
+        bundle: 0,
         nodes: (j.nodes > 0).then_some(j.nodes),
         tasks_per_node: (j.tasks_per_node > 0).then_some(j.tasks_per_node),
         features: list_str(j.features, "job.features")?,

@@ -2,7 +2,7 @@
 //! (`Cluster::build`, beside the configuration in `config::cluster`).
 
 use super::policy::{NodeAccessPolicy, PriorityF};
-use super::{Bits, NodeState, Resources};
+use super::{Bits, GresCounts, GresList, NodeState, Resources, MAX_GRES};
 
 /// Index of a node in [`Cluster::nodes`] (the RM's order).
 pub type NodeIdx = u32;
@@ -21,6 +21,13 @@ pub struct EffNode {
     pub configured: Resources,
     /// Free resources the RM reports (utilized view), if any.
     pub reported_available: Option<Resources>,
+    /// Generic resources: NODECFG GRES with the RM's counts over it, as
+    /// listed (the counts by id, implied totals included, are in
+    /// `configured.gres`).
+    pub gres: GresList,
+    /// Names whose NODECFG GRES count the RM's replaced: (name, NODECFG
+    /// count, RM count).
+    pub gres_overridden: Vec<(String, u32, u32)>,
     /// Features, sorted, RM's plus NODECFG FEATURES.
     pub features: Vec<String>,
     /// The same features by id ([`Cluster::feature_names`]).
@@ -75,6 +82,12 @@ pub struct Cluster {
     pub feature_names: Vec<String>,
     /// Every node partition, sorted: a partition's id is its position.
     pub partition_names: Vec<String>,
+    /// Every generic resource name nodes offer (typed ones and their
+    /// untyped totals), sorted: a name's id is its position, its count in
+    /// [`Resources::gres`] at that index. At most [`MAX_GRES`].
+    pub gres_names: Vec<String>,
+    /// Names past the first [`MAX_GRES`], not scheduled.
+    pub gres_dropped: Vec<String>,
 }
 
 impl Cluster {
@@ -97,6 +110,47 @@ impl Cluster {
     /// last.
     pub fn partition_id(&self, name: &str) -> u32 {
         id_in(&self.partition_names, name).unwrap_or(self.partition_names.len() as u32)
+    }
+}
+
+impl Cluster {
+    /// The id of generic resource `name`, if a node offers it.
+    pub fn gres_id(&self, name: &str) -> Option<usize> {
+        id_in(&self.gres_names, name).map(|k| k as usize)
+    }
+
+    /// Counts by id of the names in `list` with their untyped totals;
+    /// the error names the first name no node offers.
+    pub fn gres_counts(&self, list: &GresList) -> Result<GresCounts, String> {
+        let mut out = GresCounts::ZERO;
+        for (name, count) in list.with_totals() {
+            match self.gres_id(&name) {
+                Some(k) => out.0[k] = count,
+                None if count == 0 => {}
+                None if self.gres_dropped.contains(&name) => {
+                    return Err(format!(
+                        "generic resource {name} is past the {MAX_GRES} names mauisched schedules"
+                    ))
+                }
+                None => return Err(format!("no node has generic resource {name}")),
+            }
+        }
+        Ok(out)
+    }
+
+    /// `counts` by name (`gpu:2,tape:1`), zero counts left out.
+    pub fn gres_text(&self, counts: &GresCounts) -> String {
+        let mut out = String::new();
+        for (k, name) in self.gres_names.iter().enumerate() {
+            let c = counts.get(k);
+            if c > 0 {
+                if !out.is_empty() {
+                    out.push(',');
+                }
+                out.push_str(&format!("{name}:{c}"));
+            }
+        }
+        out
     }
 }
 

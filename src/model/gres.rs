@@ -113,7 +113,10 @@ impl GresList {
             };
             if let Some(bad) = name
                 .split(':')
-                .find(|part| part.is_empty() || !part.bytes().all(name_byte))
+                .find(|part| {
+                    !part.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+                        || !part.bytes().all(name_byte)
+                })
             {
                 return Err(format!(
                     "\"{item}\" is not name[:type]:count (bad name part \"{bad}\")"
@@ -221,6 +224,7 @@ mod tests {
             ("gpu:1,,tape:2", "empty item"),
             ("gpu:99999999999", "too large"),
             ("g pu:1", "bad name part"),
+            ("tape:-1", "bad name part \"-1\""),
         ] {
             let e = GresList::parse(s).unwrap_err();
             assert!(e.contains(want), "{s}: {e}");

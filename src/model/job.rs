@@ -127,6 +127,16 @@ pub struct Job {
     /// Generic resources for the whole job (Slurm's `--gpus`).
     #[serde(skip_serializing_if = "GresList::is_empty")]
     pub gres_per_job: GresList,
+    /// Generic resources by the cluster's ids it holds on each of its
+    /// nodes beyond what its tasks hold (filled by the engine from the
+    /// requests for a running job).
+    #[serde(skip)]
+    pub node_gres: super::GresCounts,
+    /// How many of the RM's tasks make one of the engine's (filled by the
+    /// engine: per-node and per-job generic resources that do not divide
+    /// over the tasks are scheduled as bundles of tasks); 0 or 1: none.
+    #[serde(skip)]
+    pub bundle: u32,
     /// Requested node count, if the job asked for nodes.
     pub nodes: Option<u32>,
     /// Exact tasks per node, if requested (PBS `ppn`, Slurm `--ntasks-per-node`).
@@ -180,6 +190,8 @@ impl Clone for Job {
             gres_per_task: self.gres_per_task.clone(),
             gres_per_node: self.gres_per_node.clone(),
             gres_per_job: self.gres_per_job.clone(),
+            node_gres: self.node_gres,
+            bundle: self.bundle,
             nodes: self.nodes,
             tasks_per_node: self.tasks_per_node,
             features: self.features.clone(),
@@ -220,6 +232,8 @@ impl Clone for Job {
             gres_per_task,
             gres_per_node,
             gres_per_job,
+            node_gres,
+            bundle,
             nodes,
             tasks_per_node,
             features,
@@ -253,6 +267,8 @@ impl Clone for Job {
         gres_per_task.clone_from(&src.gres_per_task);
         gres_per_node.clone_from(&src.gres_per_node);
         gres_per_job.clone_from(&src.gres_per_job);
+        *node_gres = src.node_gres;
+        *bundle = src.bundle;
         nodes.clone_from(&src.nodes);
         tasks_per_node.clone_from(&src.tasks_per_node);
         features.clone_from(&src.features);
@@ -291,6 +307,8 @@ impl Default for Job {
             gres_per_task: GresList::default(),
             gres_per_node: GresList::default(),
             gres_per_job: GresList::default(),
+            node_gres: super::GresCounts::ZERO,
+            bundle: 0,
             nodes: None,
             tasks_per_node: None,
             features: Vec::new(),
@@ -331,6 +349,11 @@ impl Job {
         } else {
             self.task
         }
+    }
+
+    /// True when the job asks for any generic resource.
+    pub fn wants_gres(&self) -> bool {
+        !(self.gres_per_task.is_empty() && self.gres_per_node.is_empty() && self.gres_per_job.is_empty())
     }
 
     /// True when a hold is in place.

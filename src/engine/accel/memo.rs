@@ -327,14 +327,22 @@ impl JobMemo {
         let req = TaskRequest::from_job(job, cluster, cfg);
         let nodes = feasible.id_of(&req, cluster);
         let (nodes_ok, max, procs) = feasible.nodes(nodes);
-        let fit = if nodes_ok.is_empty() {
+        let fit = if let Some(e) = super::super::gres::request_error(job, cluster) {
+            Some(Reason::NoFit { detail: e })
+        } else if nodes_ok.is_empty() {
             Some(Reason::NoFit {
                 detail: "no node meets its requirements (features, partition, host list)".into(),
+            })
+        } else if !req.task.gres.fits_in(&max.gres) {
+            Some(Reason::NoFit {
+                detail: gres_too_large(job, &req.task, max, cluster),
             })
         } else if !req.task.fits_in(max) {
             Some(Reason::NoFit {
                 detail: format!("one task ({}) is larger than any suitable node", req.task),
             })
+        } else if let Some(e) = gres_capacity_short(job, &req.task, nodes_ok, cluster) {
+            Some(Reason::NoFit { detail: e })
         } else if job.procs() > *procs {
             Some(Reason::NoFit {
                 detail: format!(
@@ -398,4 +406,38 @@ impl JobMemo {
         assert_eq!(d.sig, fresh.sig, "memo: signature of {}", job.id);
         assert_eq!(d.fit, fresh.fit, "memo: fit of {}", job.id);
     }
+}
+
+/// Why a task's generic resources fit no suitable node, by name.
+fn gres_too_large(job: &Job, task: &Resources, max: &Resources, cluster: &Cluster) -> String {
+    let what = if job.bundle > 1 {
+        format!("{} tasks together need", job.bundle)
+    } else {
+        "one task needs".to_string()
+    };
+    let most = cluster.gres_text(&max.gres);
+    format!(
+        "{what} {}, more than any suitable node has ({})",
+        cluster.gres_text(&task.gres),
+        if most.is_empty() { "none".to_string() } else { format!("at most {most}") }
+    )
+}
+
+/// Why the suitable nodes' generic resources can never hold all of the
+/// job's tasks at once, if they cannot.
+fn gres_capacity_short(job: &Job, task: &Resources, nodes: &[NodeIdx], cluster: &Cluster) -> Option<String> {
+    if task.gres.is_zero() {
+        return None;
+    }
+    let hold: u64 = nodes
+        .iter()
+        .map(|&n| task.gres.times_fits_in(&cluster.nodes[n as usize].configured.gres).min(job.tasks as u64))
+        .sum();
+    (hold < job.tasks as u64).then(|| {
+        format!(
+            "{} tasks of {} each, the suitable nodes' generic resources hold {hold}",
+            job.tasks,
+            cluster.gres_text(&task.gres)
+        )
+    })
 }
