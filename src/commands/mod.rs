@@ -511,6 +511,56 @@ mod tests {
         }
     }
 
+    /// checknode shows configured, dedicated and available generic
+    /// resources as Maui's resource lines do (`gpu: 4`), and says when the
+    /// RM's count replaced NODECFG GRES; JSON gives them by name.
+    #[test]
+    fn checknode_shows_generic_resources() {
+        let node = Node {
+            name: "g1".into(),
+            configured: Resources::procs(8),
+            gres: crate::model::GresList::parse("gpu:4").unwrap(),
+            ..Node::default()
+        };
+        let mut r = job("R", "u", 2, H, -H);
+        r.gres_per_task = crate::model::GresList::parse("gpu:1").unwrap();
+        r.state = JobState::Running;
+        r.start_time = Some(-60);
+        r.allocation = vec![NodeTasks {
+            node: "g1".into(),
+            tasks: 2,
+        }];
+        let mut s = Snapshot {
+            now: None,
+            nodes: vec![node],
+            jobs: vec![r],
+        };
+        s.normalize().unwrap();
+        let cfg = Config::parse("NODECFG[g1] GRES=gpu:8,tape:2\n", "t.cfg").config;
+        let mut e = Engine::new(cfg);
+        e.iterate(&s, 0);
+        let last = e.last().unwrap();
+        let out = render::checknode(last, "g1").unwrap();
+        assert!(
+            out.contains(
+                "Configured Resources: PROCS: 8  MEM: 0M  SWAP: 0M  DISK: 0M  gpu: 4  tape: 2"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("Dedicated  Resources: PROCS: 2  MEM: 0M  SWAP: 0M  DISK: 0M  gpu: 2"),
+            "{out}"
+        );
+        assert!(out.contains("Available GRES: gpu:2,tape:2"), "{out}");
+        assert!(
+            out.contains("the RM reports gpu: 4, NODECFG GRES says 8"),
+            "{out}"
+        );
+        let v = render::checknode_json(last, "g1").unwrap();
+        assert_eq!(v["gres"]["available"]["gpu"], 2);
+        assert_eq!(v["gres"]["rm_over_nodecfg"][0]["nodecfg"], 8);
+    }
+
     /// The seed's A/B/C scenario (8.2.1) plus a held job H.
     fn engine() -> Engine {
         let mut s = abc();

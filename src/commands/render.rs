@@ -113,18 +113,23 @@ pub fn showbf(last: &LastIteration, opts: &ShowbfOpts) -> String {
             let nodes = if w.nodes.len() == 1 { "node " } else { "nodes" };
             if w.duration == Secs::MAX {
                 out.push_str(&format!(
-                    "  {:>4} {procs} on {:>4} {nodes} available with no time limit\n",
+                    "  {:>4} {procs} on {:>4} {nodes} available with no time limit",
                     w.procs,
                     w.nodes.len()
                 ));
             } else {
                 out.push_str(&format!(
-                    "  {:>4} {procs} on {:>4} {nodes} available for {:>11}\n",
+                    "  {:>4} {procs} on {:>4} {nodes} available for {:>11}",
                     w.procs,
                     w.nodes.len(),
                     fmt_duration(w.duration)
                 ));
             }
+            let g = last.view.cluster.gres_text(&window_gres(last, &w));
+            if !g.is_empty() {
+                out.push_str(&format!("  with {g}"));
+            }
+            out.push('\n');
         }
     }
     out
@@ -153,6 +158,7 @@ pub fn showbf_json(last: &LastIteration, opts: &ShowbfOpts) -> serde_json::Value
                         "procs": w.procs,
                         "nodes": w.nodes.iter().map(|&n| last.view.cluster.nodes[n as usize].name.clone()).collect::<Vec<_>>(),
                         "duration": if w.duration == Secs::MAX { serde_json::Value::Null } else { json!(w.duration) },
+                        "gres": gres_json(&last.view.cluster, &window_gres(last, &w)),
                     })
                 })
                 .collect();
@@ -160,6 +166,26 @@ pub fn showbf_json(last: &LastIteration, opts: &ShowbfOpts) -> serde_json::Value
         })
         .collect();
     json!({"now": last.plan.now, "partitions": v})
+}
+
+/// Generic resources free on a window's nodes for its whole duration.
+fn window_gres(last: &LastIteration, w: &crate::backfill::Window) -> crate::model::GresCounts {
+    let now = last.plan.now;
+    let end = if w.duration == Secs::MAX {
+        now.saturating_add(1)
+    } else {
+        now.saturating_add(w.duration)
+    };
+    let mut g = crate::model::GresCounts::ZERO;
+    if last.view.cluster.gres_names.is_empty() {
+        return g;
+    }
+    let c = &last.view.cluster;
+    for &n in &w.nodes {
+        let f = last.view.profile.free(n, now, end, &Unreserved);
+        g = g.map(&c.gres_usable(&f.gres), u32::saturating_add);
+    }
+    g
 }
 
 fn find<'a>(last: &'a LastIteration, id: &str) -> Result<&'a Job, String> {
@@ -368,16 +394,33 @@ pub fn checkjob(
     if let Some(s) = job.start_time {
         out.push_str(&format!("StartTime: {}\n", fmt_time(s)));
     }
-    out.push_str(&format!("\nTotal Tasks: {}\n\n", job.tasks));
+    // The RM's tasks (the engine may bundle them for generic resources).
+    let (tasks, task) = rm_tasks(job);
+    out.push_str(&format!("\nTotal Tasks: {tasks}\n\n"));
     out.push_str(&format!(
         "Req[0]  TaskCount: {}  Partition: {}\n",
-        job.tasks,
+        tasks,
         job.partition.as_deref().unwrap_or("ALL")
     ));
     out.push_str(&format!(
         "Procs: {}  Memory >= {}M  Disk >= {}M  Swap >= {}M (per task)\n",
-        job.task.procs, job.task.mem, job.task.disk, job.task.swap
+        task.procs, task.mem, task.disk, task.swap
     ));
+    for (what, l) in [
+        ("per task", &job.gres_per_task),
+        ("per node", &job.gres_per_node),
+        ("per job", &job.gres_per_job),
+    ] {
+        if !l.is_empty() {
+            out.push_str(&format!("GRES: {l} ({what})\n"));
+        }
+    }
+    if job.bundle > 1 {
+        out.push_str(&format!(
+            "  (scheduled as {} bundles of {} tasks that share their generic resources)\n",
+            job.tasks, job.bundle
+        ));
+    }
     let list = |v: &[String]| {
         if v.is_empty() {
             "---".to_string()
@@ -400,6 +443,21 @@ pub fn checkjob(
             .map(|a| format!("[{}:{}]", a.node, a.tasks))
             .collect();
         out.push_str(&format!("Allocated Nodes:\n{}\n", a.join("")));
+        if job.wants_gres() {
+            let c = &last.view.cluster;
+            let g: Vec<String> = job
+                .allocation
+                .iter()
+                .map(|a| {
+                    format!(
+                        "[{}:{}]",
+                        a.node,
+                        c.gres_text(&held_on_node(job, a.tasks).gres)
+                    )
+                })
+                .collect();
+            out.push_str(&format!("Allocated GRES:\n{}\n", g.join("")));
+        }
     }
     out.push('\n');
     if let Some(jp) = jp {
@@ -497,6 +555,13 @@ pub fn checkjob_json(
         "job": job,
         "plan": jp,
         "reason_text": jp.and_then(|j| j.reason.as_ref()).map(reason_text),
+        "gres": {
+            "per_task": job.gres_per_task,
+            "per_node": job.gres_per_node,
+            "per_job": job.gres_per_job,
+            "bundle": job.bundle.max(1),
+            "allocated": job.allocation.iter().map(|a| json!({"node": a.node, "gres": gres_json(&last.view.cluster, &held_on_node(job, a.tasks).gres)})).collect::<Vec<_>>(),
+        },
         "estimated_start": est.map(|(t, _)| t),
         "start": last.plan.starts.iter().find(|s| s.job == id),
         "priority": last.priority_breakdown(id),
@@ -990,7 +1055,7 @@ fn dedicated(last: &LastIteration) -> Vec<(crate::model::Resources, Vec<String>)
     for (j, alloc) in active.chain(starting) {
         for a in alloc {
             if let Some(i) = c.index(&a.node) {
-                let r = j.task.checked_mul(a.tasks).unwrap_or(j.task);
+                let r = held_on_node(j, a.tasks);
                 let slot = &mut out[i as usize];
                 slot.0 = slot.0.saturating_add(&r);
                 slot.1.push(j.id.clone());
@@ -998,6 +1063,75 @@ fn dedicated(last: &LastIteration) -> Vec<(crate::model::Resources, Vec<String>)
         }
     }
     out
+}
+
+/// What `job` holds on a node where the RM runs `tasks` of its tasks:
+/// its tasks' resources (the engine's tasks bundle the RM's where generic
+/// resources asked per node or per job made it) and its per-node generic
+/// resources.
+fn held_on_node(job: &Job, tasks: u32) -> crate::model::Resources {
+    let engine_tasks = if job.bundle > 1 && job.state == JobState::Idle {
+        tasks / job.bundle
+    } else {
+        tasks
+    };
+    let r = job
+        .task
+        .checked_mul(engine_tasks)
+        .unwrap_or(crate::model::Resources::MAX);
+    r.saturating_add(&crate::model::Resources {
+        gres: job.node_gres,
+        ..crate::model::Resources::ZERO
+    })
+}
+
+/// The job's task count and task as the RM gave them (the engine's
+/// bundles taken apart).
+fn rm_tasks(job: &Job) -> (u32, crate::model::Resources) {
+    if job.bundle > 1 {
+        let t = job.task;
+        let b = job.bundle as u64;
+        let task = crate::model::Resources {
+            procs: t.procs / job.bundle,
+            mem: t.mem / b,
+            swap: t.swap / b,
+            disk: t.disk / b,
+            gres: crate::model::GresCounts::ZERO,
+        };
+        (job.tasks * job.bundle, task)
+    } else {
+        (job.tasks, job.task)
+    }
+}
+
+/// Maui's resource line: `PROCS: 4  MEM: 8G  SWAP: 0M  DISK: 0M`, then
+/// each generic resource held as `gpu: 2` (MUCResToString).
+fn res_line(c: &crate::model::Cluster, r: &crate::model::Resources) -> String {
+    let mut out = format!(
+        "PROCS: {}  MEM: {}  SWAP: {}  DISK: {}",
+        r.procs,
+        mem(r.mem),
+        mem(r.swap),
+        mem(r.disk)
+    );
+    for (k, name) in c.gres_names.iter().enumerate() {
+        if r.gres.get(k) > 0 {
+            out.push_str(&format!("  {name}: {}", r.gres.get(k)));
+        }
+    }
+    out
+}
+
+/// Generic resource counts by name, for JSON.
+fn gres_json(c: &crate::model::Cluster, g: &crate::model::GresCounts) -> serde_json::Value {
+    let m: serde_json::Map<String, serde_json::Value> = c
+        .gres_names
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| g.get(*k) > 0)
+        .map(|(k, n)| (n.clone(), json!(g.get(k))))
+        .collect();
+    serde_json::Value::Object(m)
 }
 
 /// A node's state as Maui shows it: the RM's state when the node is out
@@ -1024,15 +1158,7 @@ pub fn checknode(last: &LastIteration, name: &str) -> Result<String, String> {
     let now = last.plan.now;
     let ded = dedicated(last);
     let (held, jobs) = &ded[i as usize];
-    let res = |r: &crate::model::Resources| {
-        format!(
-            "PROCS: {}  MEM: {}  SWAP: {}  DISK: {}",
-            r.procs,
-            mem(r.mem),
-            mem(r.swap),
-            mem(r.disk)
-        )
-    };
+    let res = |r: &crate::model::Resources| res_line(c, r);
     let mut out = format!("node {name}\n\n");
     out.push_str(&format!("State:      {}\n", node_state(n, held)));
     out.push_str(&format!("Configured Resources: {}\n", res(&n.configured)));
@@ -1043,6 +1169,23 @@ pub fn checknode(last: &LastIteration, name: &str) -> Result<String, String> {
         ));
     }
     out.push_str(&format!("Dedicated  Resources: {}\n", res(held)));
+    if !n.configured.gres.is_zero() {
+        let free = c.gres_usable(&n.configured.gres.map(&held.gres, u32::saturating_sub));
+        let free = c.gres_text(&free);
+        out.push_str(&format!(
+            "Available GRES: {}\n",
+            if free.is_empty() {
+                "[NONE]"
+            } else {
+                free.as_str()
+            }
+        ));
+    }
+    for (name, cfg, rm) in &n.gres_overridden {
+        out.push_str(&format!(
+            "NOTE:  the RM reports {name}: {rm}, NODECFG GRES says {cfg}: the RM's count is used\n"
+        ));
+    }
     out.push_str(&format!(
         "Partition:  {}\n",
         n.partition.as_deref().unwrap_or("DEFAULT")
@@ -1128,6 +1271,12 @@ pub fn checknode_json(last: &LastIteration, name: &str) -> Result<serde_json::Va
         "configured": n.configured,
         "available": n.reported_available,
         "dedicated": held,
+        "gres": {
+            "configured": gres_json(c, &n.configured.gres),
+            "dedicated": gres_json(c, &held.gres),
+            "available": gres_json(c, &c.gres_usable(&n.configured.gres.map(&held.gres, u32::saturating_sub))),
+            "rm_over_nodecfg": n.gres_overridden.iter().map(|(name, cfg, rm)| json!({"name": name, "nodecfg": cfg, "rm": rm})).collect::<Vec<_>>(),
+        },
         "partition": n.partition,
         "speed": n.speed,
         "load": n.load,

@@ -80,11 +80,16 @@ impl Cluster {
             self.gres_dropped = names.split_off(MAX_GRES);
         }
         self.gres_names = names;
-        for k in 0..self.nodes.len() {
+        for (k, rm_node) in rm.iter().enumerate().take(self.nodes.len()) {
             let keep = |l: &GresList| {
                 GresList(
                     l.0.iter()
-                        .filter(|(n, _)| !self.gres_dropped.iter().any(|d| d == n || n.starts_with(&format!("{d}:"))))
+                        .filter(|(n, _)| {
+                            !self
+                                .gres_dropped
+                                .iter()
+                                .any(|d| d == n || n.starts_with(&format!("{d}:")))
+                        })
                         .cloned()
                         .collect(),
                 )
@@ -92,9 +97,10 @@ impl Cluster {
             let configured = self
                 .gres_counts(&keep(&self.nodes[k].gres))
                 .unwrap_or_default();
-            let free = rm[k].available_gres.as_ref().map(|g| {
-                self.gres_counts(&keep(g)).unwrap_or_default()
-            });
+            let free = rm_node
+                .available_gres
+                .as_ref()
+                .map(|g| self.gres_counts(&keep(g)).unwrap_or_default());
             let n = &mut self.nodes[k];
             n.configured.gres = configured;
             if let Some(a) = &mut n.reported_available {

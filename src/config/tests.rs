@@ -239,7 +239,10 @@ fn node_attributes() {
 fn node_gres_as_in_the_guide() {
     let c = parse_ok("NODECFG[titan001]  GRES=tape:4\nNODECFG[login32]   GRES=matlab:2,prime:4\nNODECFG[login32]   GRES=matlab:3\nNODECFG[DEFAULT] GRES=gpu:a100:2\n");
     assert_eq!(c.node_cfg("titan001").gres.unwrap().to_string(), "tape:4");
-    assert_eq!(c.node_cfg("login32").gres.unwrap().to_string(), "matlab:3,prime:4");
+    assert_eq!(
+        c.node_cfg("login32").gres.unwrap().to_string(),
+        "matlab:3,prime:4"
+    );
     assert_eq!(c.node_cfg("other").gres.unwrap().to_string(), "gpu:a100:2");
     let shown = super::render::showconfig(&c);
     assert!(shown.contains("GRES=matlab:3,prime:4"), "{shown}");

@@ -69,7 +69,10 @@ fn starts(p: &Plan) -> Vec<(String, Vec<(String, u32)>)> {
         .map(|s| {
             (
                 s.job.clone(),
-                s.allocation.iter().map(|a| (a.node.clone(), a.tasks)).collect(),
+                s.allocation
+                    .iter()
+                    .map(|a| (a.node.clone(), a.tasks))
+                    .collect(),
             )
         })
         .collect()
@@ -90,7 +93,10 @@ fn one_gpu_jobs_fill_a_four_gpu_node_and_the_fifth_waits() {
     let p = plan("", vec![node("g1", 32, "gpu:4")], jobs.clone());
     assert_eq!(p.starts.len(), 4, "{:?}", starts(&p));
     // Next poll: the four run, the fifth waits for a GPU.
-    let mut jobs: Vec<Job> = jobs[..4].iter().map(|j| run_on(j.clone(), &[("g1", 1)])).collect();
+    let mut jobs: Vec<Job> = jobs[..4]
+        .iter()
+        .map(|j| run_on(j.clone(), &[("g1", 1)]))
+        .collect();
     jobs.push(job("J5", 1, "gpu:1"));
     let p = plan("", vec![node("g1", 32, "gpu:4")], jobs);
     assert!(p.starts.is_empty());
@@ -107,7 +113,11 @@ fn nodecfg_gres_from_the_guide_is_consumed_per_task() {
     let p = plan(
         c,
         nodes.clone(),
-        vec![job("T", 2, "tape:2"), job("M", 1, "matlab:2,prime:4"), job("T2", 1, "tape:1")],
+        vec![
+            job("T", 2, "tape:2"),
+            job("M", 1, "matlab:2,prime:4"),
+            job("T2", 1, "tape:1"),
+        ],
     );
     assert_eq!(
         starts(&p),
@@ -116,7 +126,11 @@ fn nodecfg_gres_from_the_guide_is_consumed_per_task() {
             ("T".to_string(), vec![("titan001".to_string(), 2)]),
         ]
     );
-    assert_eq!(reason(&p, "T2"), "Priority", "the drives went to jobs before it");
+    assert_eq!(
+        reason(&p, "T2"),
+        "Priority",
+        "the drives went to jobs before it"
+    );
     let e = Engine::new(cfg(c));
     let s = Snapshot {
         now: None,
@@ -125,7 +139,11 @@ fn nodecfg_gres_from_the_guide_is_consumed_per_task() {
     };
     let c = Cluster::build(&s.nodes, e.config());
     assert_eq!(c.gres_names, vec!["matlab", "prime", "tape"]);
-    assert_eq!(c.nodes[1].gres.to_string(), "matlab:2,prime:4", "a repeated GRES keeps prime");
+    assert_eq!(
+        c.nodes[1].gres.to_string(),
+        "matlab:2,prime:4",
+        "a repeated GRES keeps prime"
+    );
 }
 
 /// A CPU-only job does not need a GPU node, and a GPU job never lands on a
@@ -137,8 +155,15 @@ fn gpu_jobs_go_only_where_gpus_are() {
     assert!(starts(&p).is_empty());
     // Four one-GPU tasks need four GPUs: two fit on g1, none on c1.
     let r = reason(&p, "G");
-    assert!(r.contains("4 tasks of gpu:1 each") && r.contains("hold 2"), "{r}");
-    let p = plan("", vec![node("c1", 8, ""), node("g1", 8, "gpu:2")], vec![job("G", 2, "gpu:1"), job("C", 8, "")]);
+    assert!(
+        r.contains("4 tasks of gpu:1 each") && r.contains("hold 2"),
+        "{r}"
+    );
+    let p = plan(
+        "",
+        vec![node("c1", 8, ""), node("g1", 8, "gpu:2")],
+        vec![job("G", 2, "gpu:1"), job("C", 8, "")],
+    );
     let s = starts(&p);
     assert!(s.contains(&("G".into(), vec![("g1".into(), 2)])), "{s:?}");
     assert!(s.contains(&("C".into(), vec![("c1".into(), 8)])), "{s:?}");
@@ -151,7 +176,12 @@ fn typed_gpus_match_their_type_only() {
     let p = plan(
         "",
         nodes,
-        vec![job("A", 1, "gpu:a100:1"), job("A2", 1, "gpu:a100:1"), job("A3", 1, "gpu:a100:1"), job("ANY", 1, "gpu:1")],
+        vec![
+            job("A", 1, "gpu:a100:1"),
+            job("A2", 1, "gpu:a100:1"),
+            job("A3", 1, "gpu:a100:1"),
+            job("ANY", 1, "gpu:1"),
+        ],
     );
     let s = starts(&p);
     assert!(s.contains(&("A".into(), vec![("a1".into(), 1)])), "{s:?}");
@@ -169,7 +199,11 @@ fn per_node_requests_are_per_task_or_bundled() {
     j.gres_per_node = GresList::parse("gpu:2").unwrap();
     j.tasks_per_node = Some(4);
     j.nodes = Some(2);
-    let nodes = vec![node("g1", 4, "gpu:2"), node("g2", 4, "gpu:2"), node("g3", 4, "gpu:1")];
+    let nodes = vec![
+        node("g1", 4, "gpu:2"),
+        node("g2", 4, "gpu:2"),
+        node("g3", 4, "gpu:1"),
+    ];
     let p = plan("", nodes.clone(), vec![j.clone()]);
     let s = starts(&p);
     assert_eq!(s.len(), 1);
@@ -179,7 +213,11 @@ fn per_node_requests_are_per_task_or_bundled() {
     // Three GPUs per node of four tasks do not divide: bundled, still
     // four tasks on each node, and g3 (one GPU) never used.
     j.gres_per_node = GresList::parse("gpu:2,tape:1").unwrap();
-    let nodes3 = vec![node("t1", 4, "gpu:2,tape:1"), node("t2", 4, "gpu:2,tape:1"), node("t3", 4, "gpu:2")];
+    let nodes3 = vec![
+        node("t1", 4, "gpu:2,tape:1"),
+        node("t2", 4, "gpu:2,tape:1"),
+        node("t3", 4, "gpu:2"),
+    ];
     let p = plan("", nodes3, vec![j]);
     let mut on = starts(&p)[0].1.clone();
     on.sort();
@@ -194,7 +232,12 @@ fn a_running_jobs_per_node_request_is_held_on_each_node() {
     r.gres_per_node = GresList::parse("gpu:2").unwrap();
     let r = run_on(r, &[("g1", 4), ("g2", 2)]);
     let nodes = vec![node("g1", 8, "gpu:4"), node("g2", 8, "gpu:4")];
-    let jobs = vec![r, job("A", 2, "gpu:1"), job("B", 2, "gpu:1"), job("C", 1, "gpu:1")];
+    let jobs = vec![
+        r,
+        job("A", 2, "gpu:1"),
+        job("B", 2, "gpu:1"),
+        job("C", 1, "gpu:1"),
+    ];
     let p = plan("", nodes, jobs);
     // Two GPUs left on each node: A and B start, C waits.
     assert_eq!(p.starts.len(), 2, "{:?}", starts(&p));
@@ -215,18 +258,33 @@ fn per_job_requests() {
     odd.nodes = Some(2);
     let p = plan("", nodes, vec![even, one, odd]);
     assert!(p.starts.iter().any(|s| s.job == "EVEN"));
-    let one = p.starts.iter().find(|s| s.job == "ONE").expect("ONE starts");
+    let one = p
+        .starts
+        .iter()
+        .find(|s| s.job == "ONE")
+        .expect("ONE starts");
     assert_eq!(one.allocation.len(), 1);
     assert_eq!(one.allocation[0].tasks, 2, "the RM's task count");
     let r = reason(&p, "ODD");
-    assert!(r.starts_with("NoFit") && r.contains("per node or per task"), "{r}");
+    assert!(
+        r.starts_with("NoFit") && r.contains("per node or per task"),
+        "{r}"
+    );
 }
 
 /// Bad requests: a name no node has, and more than any node has.
 #[test]
 fn requests_that_can_never_run_say_why() {
     let nodes = vec![node("g1", 8, "gpu:4"), node("c1", 8, "")];
-    let p = plan("", nodes, vec![job("X", 1, "fpga:1"), job("BIG", 1, "gpu:5"), job("OK", 1, "gpu:4")]);
+    let p = plan(
+        "",
+        nodes,
+        vec![
+            job("X", 1, "fpga:1"),
+            job("BIG", 1, "gpu:5"),
+            job("OK", 1, "gpu:4"),
+        ],
+    );
     let r = reason(&p, "X");
     assert!(r.contains("no node has generic resource fpga"), "{r}");
     let r = reason(&p, "BIG");
@@ -244,7 +302,11 @@ fn the_rms_count_wins_over_maui_cfg() {
     let n = &cl.nodes[0];
     assert_eq!(n.gres.to_string(), "gpu:2,tape:1");
     assert_eq!(n.gres_overridden, vec![("gpu".to_string(), 8, 2)]);
-    let p = plan("NODECFG[g1] GRES=gpu:8,tape:1\n", nodes, (1..=3).map(|k| job(&format!("J{k}"), 1, "gpu:1")).collect());
+    let p = plan(
+        "NODECFG[g1] GRES=gpu:8,tape:1\n",
+        nodes,
+        (1..=3).map(|k| job(&format!("J{k}"), 1, "gpu:1")).collect(),
+    );
     assert_eq!(p.starts.len(), 2);
 }
 
@@ -254,13 +316,15 @@ fn assert_gres_never_overcommitted(s: &Snapshot, p: &Plan, c: &Config) {
     let cluster = Cluster::build(&s.nodes, c);
     let mut events: BTreeMap<(String, i64), Vec<i64>> = BTreeMap::new();
     let mut add = |node: &str, start: i64, end: i64, g: &crate::model::GresCounts| {
-        let e = events.entry((node.to_string(), start)).or_insert(vec![0; 8]);
-        for k in 0..8 {
-            e[k] += g.get(k) as i64;
+        let e = events
+            .entry((node.to_string(), start))
+            .or_insert(vec![0; 8]);
+        for (x, c) in e.iter_mut().zip(g.0) {
+            *x += c as i64;
         }
         let e = events.entry((node.to_string(), end)).or_insert(vec![0; 8]);
-        for k in 0..8 {
-            e[k] -= g.get(k) as i64;
+        for (x, c) in e.iter_mut().zip(g.0) {
+            *x -= c as i64;
         }
     };
     let per = |j: &Job, tasks: u32| {
@@ -277,11 +341,20 @@ fn assert_gres_never_overcommitted(s: &Snapshot, p: &Plan, c: &Config) {
     for st in &p.starts {
         let j = s.jobs.iter().find(|j| j.id == st.job).unwrap();
         for a in &st.allocation {
-            add(&a.node, p.now, p.now + build::walltime(c, j), &per(j, a.tasks));
+            add(
+                &a.node,
+                p.now,
+                p.now + build::walltime(c, j),
+                &per(j, a.tasks),
+            );
         }
     }
     for r in p.reservations.iter().filter(|r| r.kind == "Job") {
-        let j = s.jobs.iter().find(|j| Some(&j.id) == r.job.as_ref()).unwrap();
+        let j = s
+            .jobs
+            .iter()
+            .find(|j| Some(&j.id) == r.job.as_ref())
+            .unwrap();
         for a in &r.allocation {
             add(&a.node, r.start, r.end, &per(j, a.tasks));
         }

@@ -3,7 +3,9 @@
 use super::handle::{mauisched_t, with_handle};
 use super::status::*;
 use crate::config::NodeAllocationPolicy;
-use crate::model::{GresList, HoldKind, Job, JobState, Node, NodeState, NodeTasks, Resources, Snapshot};
+use crate::model::{
+    GresList, HoldKind, Job, JobState, Node, NodeState, NodeTasks, Resources, Snapshot,
+};
 use std::ffi::c_char;
 use std::mem::{offset_of, size_of};
 

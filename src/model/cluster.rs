@@ -138,6 +138,19 @@ impl Cluster {
         Ok(out)
     }
 
+    /// Free counts as a request can use them: a typed name's count is at
+    /// most its untyped total's (an untyped job may have taken a GPU of
+    /// that type).
+    pub fn gres_usable(&self, counts: &GresCounts) -> GresCounts {
+        let mut out = *counts;
+        for (k, name) in self.gres_names.iter().enumerate() {
+            if let Some(base) = name.split_once(':').and_then(|(b, _)| self.gres_id(b)) {
+                out.0[k] = out.0[k].min(counts.get(base));
+            }
+        }
+        out
+    }
+
     /// `counts` by name (`gpu:2,tape:1`), zero counts left out.
     pub fn gres_text(&self, counts: &GresCounts) -> String {
         let mut out = String::new();

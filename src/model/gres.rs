@@ -39,8 +39,8 @@ impl GresCounts {
     #[inline]
     pub(crate) fn zip(&self, o: &GresCounts, f: impl Fn(u32, u32) -> Option<u32>) -> Option<Self> {
         let mut out = [0; MAX_GRES];
-        for k in 0..MAX_GRES {
-            out[k] = f(self.0[k], o.0[k])?;
+        for ((r, a), b) in out.iter_mut().zip(&self.0).zip(&o.0) {
+            *r = f(*a, *b)?;
         }
         Some(GresCounts(out))
     }
@@ -48,8 +48,8 @@ impl GresCounts {
     #[inline]
     pub(crate) fn map(&self, o: &GresCounts, f: impl Fn(u32, u32) -> u32) -> Self {
         let mut out = [0; MAX_GRES];
-        for k in 0..MAX_GRES {
-            out[k] = f(self.0[k], o.0[k]);
+        for ((r, a), b) in out.iter_mut().zip(&self.0).zip(&o.0) {
+            *r = f(*a, *b);
         }
         GresCounts(out)
     }
@@ -64,9 +64,9 @@ impl GresCounts {
     #[inline]
     pub fn times_fits_in(&self, avail: &GresCounts) -> u64 {
         let mut n = u64::MAX;
-        for k in 0..MAX_GRES {
-            if self.0[k] > 0 {
-                n = n.min((avail.0[k] / self.0[k]) as u64);
+        for (need, have) in self.0.iter().zip(&avail.0) {
+            if let Some(q) = have.checked_div(*need) {
+                n = n.min(q as u64);
             }
         }
         n
@@ -111,13 +111,13 @@ impl GresList {
                 }
                 _ => (item, 1),
             };
-            if let Some(bad) = name
-                .split(':')
-                .find(|part| {
-                    !part.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
-                        || !part.bytes().all(name_byte)
-                })
-            {
+            if let Some(bad) = name.split(':').find(|part| {
+                !part
+                    .bytes()
+                    .next()
+                    .is_some_and(|b| b.is_ascii_alphanumeric())
+                    || !part.bytes().all(name_byte)
+            }) {
                 return Err(format!(
                     "\"{item}\" is not name[:type]:count (bad name part \"{bad}\")"
                 ));

@@ -353,7 +353,9 @@ impl Job {
 
     /// True when the job asks for any generic resource.
     pub fn wants_gres(&self) -> bool {
-        !(self.gres_per_task.is_empty() && self.gres_per_node.is_empty() && self.gres_per_job.is_empty())
+        !(self.gres_per_task.is_empty()
+            && self.gres_per_node.is_empty()
+            && self.gres_per_job.is_empty())
     }
 
     /// True when a hold is in place.

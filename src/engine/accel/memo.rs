@@ -419,19 +419,32 @@ fn gres_too_large(job: &Job, task: &Resources, max: &Resources, cluster: &Cluste
     format!(
         "{what} {}, more than any suitable node has ({})",
         cluster.gres_text(&task.gres),
-        if most.is_empty() { "none".to_string() } else { format!("at most {most}") }
+        if most.is_empty() {
+            "none".to_string()
+        } else {
+            format!("at most {most}")
+        }
     )
 }
 
 /// Why the suitable nodes' generic resources can never hold all of the
 /// job's tasks at once, if they cannot.
-fn gres_capacity_short(job: &Job, task: &Resources, nodes: &[NodeIdx], cluster: &Cluster) -> Option<String> {
+fn gres_capacity_short(
+    job: &Job,
+    task: &Resources,
+    nodes: &[NodeIdx],
+    cluster: &Cluster,
+) -> Option<String> {
     if task.gres.is_zero() {
         return None;
     }
     let hold: u64 = nodes
         .iter()
-        .map(|&n| task.gres.times_fits_in(&cluster.nodes[n as usize].configured.gres).min(job.tasks as u64))
+        .map(|&n| {
+            task.gres
+                .times_fits_in(&cluster.nodes[n as usize].configured.gres)
+                .min(job.tasks as u64)
+        })
         .sum();
     (hold < job.tasks as u64).then(|| {
         format!(
