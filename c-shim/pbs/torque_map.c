@@ -211,6 +211,256 @@ int tm_parse_duration(const char *s, long *out, char *err, size_t errlen)
   return 0;
 }
 
+/* ---- generic resources ---------------------------------------------------- */
+
+int tm_gres_add(struct tm_greslist *l, const char *name, size_t len, long count)
+{
+  size_t i;
+  struct tm_gres *nv;
+  for (i = 0; i < l->n; i++)
+    if (strlen(l->v[i].name) == len && strncmp(l->v[i].name, name, len) == 0)
+      return 1;
+  nv = realloc(l->v, (l->n + 1) * sizeof *nv);
+  if (nv == NULL)
+    return -1;
+  l->v = nv;
+  nv[l->n].name = malloc(len + 1);
+  if (nv[l->n].name == NULL)
+    return -1;
+  memcpy(nv[l->n].name, name, len);
+  nv[l->n].name[len] = '\0';
+  nv[l->n].count = count;
+  l->n++;
+  return 0;
+}
+
+long tm_gres_get(const struct tm_greslist *l, const char *name)
+{
+  size_t i;
+  for (i = 0; i < l->n; i++)
+    if (strcmp(l->v[i].name, name) == 0)
+      return l->v[i].count;
+  return 0;
+}
+
+void tm_gres_free(struct tm_greslist *l)
+{
+  size_t i;
+  for (i = 0; i < l->n; i++)
+    free(l->v[i].name);
+  free(l->v);
+  l->v = NULL;
+  l->n = 0;
+}
+
+/* The engine's rule for a generic resource name: letters, digits, _ - . /,
+ * with at most one ':' before a type ("gpu:a100"). */
+static int gres_name_ok(const char *p, size_t len, int allow_type)
+{
+  size_t i, part = 0;
+  int colons = 0;
+  if (len == 0)
+    return 0;
+  for (i = 0; i < len; i++, part++) {
+    unsigned char c = (unsigned char)p[i];
+    if (c == ':') {
+      if (!allow_type || colons++ > 0 || part == 0)
+        return 0;
+      part = (size_t)-1;
+      continue;
+    }
+    if (!isalnum(c) && c != '_' && c != '-' && c != '.' && c != '/')
+      return 0;
+  }
+  return part > 0;
+}
+
+/* Adds one parsed item; "given twice" is an error, as the count meant is
+ * not known. */
+static int gres_item(struct tm_greslist *out, const char *name, size_t len, long count,
+                     const char *whole, char *err, size_t errlen)
+{
+  int r = tm_gres_add(out, name, len, count);
+  if (r < 0)
+    return fail(err, errlen, "out of memory");
+  if (r > 0)
+    return fail(err, errlen, "generic resource \"%.*s\" is given twice in \"%s\"", (int)len,
+                name, whole);
+  return 0;
+}
+
+/* A count: digits only, 1 .. UINT32_MAX (what the engine counts in). */
+static int gres_count(const char *p, size_t len, long *out)
+{
+  long v;
+  if (digits_to_long(p, p + len, &v) != 0 || v < 1 || v > 4294967295L)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static int all_digits(const char *p, size_t len)
+{
+  size_t i;
+  for (i = 0; i < len; i++)
+    if (p[i] < '0' || p[i] > '9')
+      return 0;
+  return len > 0;
+}
+
+int tm_parse_gres_request(const char *s, struct tm_greslist *out, char *err,
+                          size_t errlen)
+{
+  const char *p;
+  if (s == NULL || *skip_ws(s) == '\0')
+    return fail(err, errlen, "empty generic resource request");
+  p = skip_ws(s);
+  for (;;) {
+    const char *e = p, *colon;
+    size_t len, nlen;
+    long count = 1;
+    while (*e != '\0' && *e != '+' && *e != ',')
+      e++;
+    len = (size_t)(e - p);
+    while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+      len--;
+    if (len == 0)
+      return fail(err, errlen, "empty item in \"%s\"", s);
+    nlen = len;
+    colon = NULL;
+    {
+      size_t i;
+      for (i = len; i > 0; i--)
+        if (p[i - 1] == ':') {
+          colon = p + i - 1;
+          break;
+        }
+    }
+    if (colon != NULL && all_digits(colon + 1, (size_t)(p + len - colon - 1))) {
+      nlen = (size_t)(colon - p);
+      if (gres_count(colon + 1, (size_t)(p + len - colon - 1), &count) != 0)
+        return fail(err, errlen, "\"%.*s\": the count must be a whole number from 1 to "
+                    "4294967295", (int)len, p);
+    }
+    if (!gres_name_ok(p, nlen, 1))
+      return fail(err, errlen, "\"%.*s\" is not name[:count] (a name is letters, digits, "
+                  "_ - . /)", (int)len, p);
+    if (gres_item(out, p, nlen, count, s, err, errlen) != 0)
+      return -1;
+    if (*e == '\0')
+      break;
+    p = skip_ws(e + 1);
+  }
+  return 0;
+}
+
+int tm_parse_x_gres(const char *s, struct tm_greslist *out, char *err, size_t errlen)
+{
+  const char *p = s;
+  int seen = 0;
+  if (s == NULL)
+    return 0;
+  while (*p != '\0') {
+    const char *e = p, *v;
+    while (*e != '\0' && *e != ';' && *e != '\n')
+      e++;
+    while (p < e && (isspace((unsigned char)*p) || *p == '"'))
+      p++;
+    if (e - p >= 5 && strncasecmp(p, "GRES", 4) == 0 && (p[4] == ':' || p[4] == '=')) {
+      const char *q, *ve = e;
+      const char *last = NULL; /* the previous name, for "GRES:tape:2" */
+      int last_counted = 0;
+      if (seen++)
+        return fail(err, errlen, "GRES is given twice in \"%s\"", s);
+      v = p + 5;
+      while (ve > v && (isspace((unsigned char)ve[-1]) || ve[-1] == '"'))
+        ve--;
+      if (v == ve)
+        return fail(err, errlen, "GRES without resources in \"%s\"", s);
+      for (q = v; q <= ve; ) {
+        const char *te = q, *at;
+        size_t tl;
+        long count = 1;
+        while (te < ve && *te != ':' && *te != ',')
+          te++;
+        tl = (size_t)(te - q);
+        if (tl == 0)
+          return fail(err, errlen, "empty item in GRES of \"%s\"", s);
+        at = memchr(q, '@', tl);
+        if (at == NULL && all_digits(q, tl)) {
+          /* a number after a name: that name's count (GRES:tape:2) */
+          if (last == NULL || last_counted)
+            return fail(err, errlen, "GRES count \"%.*s\" follows no resource name in \"%s\"",
+                        (int)tl, q, s);
+          if (gres_count(q, tl, &count) != 0)
+            return fail(err, errlen, "GRES count \"%.*s\" must be from 1 to 4294967295",
+                        (int)tl, q);
+          out->v[out->n - 1].count = count;
+          last_counted = 1;
+        } else {
+          size_t nl = at != NULL ? (size_t)(at - q) : tl;
+          if (at != NULL && gres_count(at + 1, (size_t)(te - at - 1), &count) != 0)
+            return fail(err, errlen, "\"%.*s\": the count after '@' must be a whole number "
+                        "from 1 to 4294967295", (int)tl, q);
+          if (!gres_name_ok(q, nl, 0))
+            return fail(err, errlen, "\"%.*s\" is not name[@count] (a name is letters, "
+                        "digits, _ - . /)", (int)tl, q);
+          if (gres_item(out, q, nl, count, s, err, errlen) != 0)
+            return -1;
+          last = q;
+          last_counted = at != NULL;
+        }
+        q = te + 1;
+      }
+    }
+    p = *e ? e + 1 : e;
+  }
+  return 0;
+}
+
+int tm_parse_status_gres(const char *status, struct tm_greslist *out, char *err,
+                         size_t errlen)
+{
+  const char *p = status;
+  if (status == NULL)
+    return 0;
+  while (*p != '\0') {
+    const char *e = strchr(p, ','), *q;
+    if (e == NULL)
+      e = p + strlen(p);
+    if (e - p >= 5 && strncmp(p, "gres=", 5) == 0) {
+      for (q = p + 5; q < e;) {
+        const char *ie = q, *colon;
+        while (ie < e && *ie != '+')
+          ie++;
+        colon = NULL;
+        {
+          const char *c;
+          for (c = ie; c > q; c--)
+            if (c[-1] == ':') {
+              colon = c - 1;
+              break;
+            }
+        }
+        /* "name:value"; only whole counts are consumable resources (a
+         * static resource such as "ostype:linux" is not) */
+        if (colon != NULL && all_digits(colon + 1, (size_t)(ie - colon - 1))) {
+          long count;
+          size_t nl = (size_t)(colon - q);
+          if (gres_count(colon + 1, (size_t)(ie - colon - 1), &count) == 0 &&
+              gres_name_ok(q, nl, 0)) {
+            if (tm_gres_add(out, q, nl, count) < 0)
+              return fail(err, errlen, "out of memory");
+          }
+        }
+        q = ie < e ? ie + 1 : ie;
+      }
+    }
+    p = *e ? e + 1 : e;
+  }
+  return 0;
+}
+
 /* ---- node attributes ----------------------------------------------------- */
 
 int tm_parse_node_state(const char *s, unsigned *flags, char *err,
@@ -467,12 +717,24 @@ static void nodereqs_free(struct tm_nodereq *r, size_t n)
   free(r);
 }
 
+/* The words that follow gpus=N in a nodes= part to choose the GPUs' mode. */
+static int is_gpu_mode(const char *w)
+{
+  static const char *const modes[] = {"exclusive_thread", "exclusive", "exclusive_process",
+                                      "default", "shared", "reseterr", "prohibited"};
+  size_t i;
+  for (i = 0; i < sizeof modes / sizeof modes[0]; i++)
+    if (strcasecmp(w, modes[i]) == 0)
+      return 1;
+  return 0;
+}
+
 /* Parses one '+'-part "2:ppn=4:bigmem" or "vm:ppn=1" (NUL-terminated copy). */
 static int parse_nodepart(char *part, struct tm_nodereq *r, const char *whole,
                           char *err, size_t errlen)
 {
   char *tok = part, *next;
-  int first = 1;
+  int first = 1, have_gpus = 0;
 
   memset(r, 0, sizeof *r);
   r->count = 1;
@@ -494,19 +756,27 @@ static int parse_nodepart(char *part, struct tm_nodereq *r, const char *whole,
       *eq = '\0';
       if (first)
         return fail(err, errlen, "nodes \"%s\" must start with a count or a name", whole);
-      if (strcmp(tok, "ppn") == 0 || strcmp(tok, "gpus") == 0) {
+      if (strcmp(tok, "ppn") == 0 || strcmp(tok, "gpus") == 0 || strcmp(tok, "mics") == 0) {
         if (tm_parse_int(eq + 1, strcmp(tok, "ppn") == 0 ? 1 : 0, 1000000, &v, NULL, 0) != 0)
           return fail(err, errlen, "bad %s value \"%s\" in nodes \"%s\"", tok, eq + 1, whole);
         if (strcmp(tok, "ppn") == 0)
           r->ppn = (int)v;
+        else if (strcmp(tok, "gpus") == 0)
+          r->gpus = (int)v, have_gpus = 1;
         else
-          r->gpus = (int)v;
+          r->mics = (int)v;
       }
-      /* other key=value items (mics=, ...) do not concern placement here */
+      /* other key=value items do not concern placement here */
     } else if (first) {
       r->name = strdup(tok);
       if (r->name == NULL)
         return fail(err, errlen, "out of memory");
+    } else if (have_gpus && is_gpu_mode(tok)) {
+      /* after gpus=, pbs_server reads these as the GPUs' mode, not as
+       * properties (node_manager.c proplist) */
+      if (strcasecmp(tok, "prohibited") == 0)
+        return fail(err, errlen, "gpu mode \"prohibited\" cannot be requested (nodes \"%s\")",
+                    whole);
     } else if (strlist_add_unique(&r->features, tok) != 0) {
       return fail(err, errlen, "out of memory");
     }
@@ -830,6 +1100,47 @@ int tm_node_from_attrs(struct tm_node *node, const char *name,
     keep_err(node->err, "jobs", m);
     node->state |= TM_NS_INVALID;
   }
+  /* generic resources: gpus and mics (reported only when the node has
+   * some), Torque 6.1's plugin resources (attributes "gres:NAME"), then the
+   * mom's static resources in status; a name from an earlier source wins */
+  {
+    static const struct {
+      const char *attr, *gres;
+    } counted[] = {{"gpus", "gpu"}, {"mics", "mic"}};
+    size_t i;
+    const struct attrl *a;
+    for (i = 0; i < sizeof counted / sizeof counted[0]; i++) {
+      long c;
+      v = tm_attr(attrs, counted[i].attr, NULL);
+      if (v == NULL)
+        continue;
+      if (tm_parse_int(v, 0, 4294967295L, &c, m, sizeof m) != 0) {
+        /* an unknown count of devices: placing device jobs there could
+         * oversubscribe them */
+        keep_err(node->err, counted[i].attr, m);
+        node->state |= TM_NS_INVALID;
+      } else if (c > 0 && tm_gres_add(&node->gres, counted[i].gres,
+                                      strlen(counted[i].gres), c) < 0) {
+        return -1;
+      }
+    }
+    for (a = attrs; a != NULL; a = a->next) {
+      long c;
+      if (a->name == NULL || strncmp(a->name, "gres:", 5) != 0 || a->name[5] == '\0')
+        continue;
+      if (!gres_name_ok(a->name + 5, strlen(a->name + 5), 0) ||
+          tm_parse_int(a->value, 0, 4294967295L, &c, NULL, 0) != 0) {
+        snprintf(m, sizeof m, "expected a generic resource count, got \"%s\"",
+                 a->value ? a->value : "");
+        keep_err(node->err, a->name, m);
+        continue;
+      }
+      if (c > 0 && tm_gres_add(&node->gres, a->name + 5, strlen(a->name + 5), c) < 0)
+        return -1;
+    }
+    if (tm_parse_status_gres(tm_attr(attrs, "status", NULL), &node->gres, m, sizeof m) != 0)
+      return -1;
+  }
   /* status is informative (memory, load): a malformed value makes that
    * figure unknown, it does not take the node out of service */
   if (tm_parse_node_status(tm_attr(attrs, "status", NULL), &st, m, sizeof m) != 0)
@@ -852,6 +1163,63 @@ static int dup_attr(char **dst, const struct attrl *attrs, const char *name)
 }
 
 #define OOM_MSG "out of memory"
+
+/* nodes= gpus=/mics= of every part -> the job's per-node or per-task
+ * request.  The engine takes one request for all the job's nodes: every
+ * part asking the same is that per node; every part asking the same
+ * multiple of its ppn is that per task (the devices follow the tasks);
+ * anything else cannot be said exactly and is refused. */
+static int job_devices(struct tm_job *job, char *err, size_t errlen)
+{
+  static const struct {
+    const char *word, *gres;
+  } kinds[] = {{"gpus", "gpu"}, {"mics", "mic"}};
+  size_t kind, k;
+  for (kind = 0; kind < 2; kind++) {
+    int v0 = kind == 0 ? job->reqs[0].gpus : job->reqs[0].mics, same = 1, ratio = -1;
+    int per_node = 0, per_task = 0;
+    for (k = 0; k < job->nreqs; k++)
+      if ((kind == 0 ? job->reqs[k].gpus : job->reqs[k].mics) != v0)
+        same = 0;
+    if (same) {
+      per_node = v0;
+    } else {
+      for (k = 0; k < job->nreqs; k++) {
+        int v = kind == 0 ? job->reqs[k].gpus : job->reqs[k].mics, p = job->reqs[k].ppn;
+        if (p <= 0 || v % p != 0 || (ratio >= 0 && v / p != ratio)) {
+          ratio = -1;
+          break;
+        }
+        ratio = v / p;
+      }
+      if (ratio < 0) {
+        int other = 0;
+        for (k = 0; k < job->nreqs; k++)
+          if ((other = kind == 0 ? job->reqs[k].gpus : job->reqs[k].mics) != v0)
+            break;
+        return fail(err, errlen, "the parts ask for different %s per node (%d and %d); "
+                    "mauisched places a job with one %s count per node (or per processor), "
+                    "so this request cannot be described", kinds[kind].word, v0, other,
+                    kinds[kind].word);
+      }
+      per_task = ratio;
+    }
+    if (per_node > 0 &&
+        tm_gres_add(&job->gres_node, kinds[kind].gres, strlen(kinds[kind].gres), per_node) < 0)
+      return fail(err, errlen, OOM_MSG);
+    if (per_task > 0 &&
+        tm_gres_add(&job->gres_task, kinds[kind].gres, strlen(kinds[kind].gres), per_task) < 0)
+      return fail(err, errlen, OOM_MSG);
+    if (kind == 0) {
+      job->gpus_node = per_node;
+      job->gpus_task = per_task;
+    } else {
+      job->mics_node = per_node;
+      job->mics_task = per_task;
+    }
+  }
+  return 0;
+}
 
 int tm_job_from_attrs(struct tm_job *job, const char *id,
                       const struct attrl *attrs)
@@ -950,6 +1318,47 @@ int tm_job_from_attrs(struct tm_job *job, const char *id,
     }
     job->nodes = (int)nn;
     job->tasks = (int)tasks;
+    if (job_devices(job, m, sizeof m) != 0) {
+      if (strcmp(m, OOM_MSG) == 0)
+        return -1;
+      keep_err(job->err, "Resource_List.nodes", m);
+    }
+  }
+
+  /* generic resources per task: -l gres= and Maui's -W x=GRES: */
+  {
+    static const struct {
+      const char *name, *resource, *field;
+      int (*parse)(const char *, struct tm_greslist *, char *, size_t);
+    } sources[] = {{"Resource_List", "gres", "Resource_List.gres", tm_parse_gres_request},
+                   {"x", NULL, "x", tm_parse_x_gres}};
+    size_t i, k;
+    for (i = 0; i < sizeof sources / sizeof sources[0]; i++) {
+      struct tm_greslist g = {0};
+      v = tm_attr(attrs, sources[i].name, sources[i].resource);
+      if (v == NULL)
+        continue;
+      if (sources[i].parse(v, &g, m, sizeof m) != 0) {
+        tm_gres_free(&g);
+        if (strcmp(m, OOM_MSG) == 0)
+          return -1;
+        keep_err(job->err, sources[i].field, m);
+        continue;
+      }
+      for (k = 0; k < g.n; k++) {
+        int r = tm_gres_add(&job->gres_task, g.v[k].name, strlen(g.v[k].name), g.v[k].count);
+        if (r < 0) {
+          tm_gres_free(&g);
+          return -1;
+        }
+        if (r > 0 || tm_gres_get(&job->gres_node, g.v[k].name) > 0) {
+          snprintf(m, sizeof m, "generic resource \"%s\" is asked for twice (among nodes= "
+                   "gpus/mics, Resource_List.gres and x=GRES:); give it once", g.v[k].name);
+          keep_err(job->err, sources[i].field, m);
+        }
+      }
+      tm_gres_free(&g);
+    }
   }
 
   v = tm_attr(attrs, "Resource_List", "pmem");
@@ -1065,6 +1474,7 @@ void tm_node_free(struct tm_node *n)
   size_t i;
   free(n->name);
   strlist_free(&n->features);
+  tm_gres_free(&n->gres);
   for (i = 0; i < n->njobs; i++)
     free(n->jobs[i].job_id);
   free(n->jobs);
@@ -1089,6 +1499,8 @@ void tm_job_free(struct tm_job *j)
   strlist_free(&j->features);
   strlist_free(&j->after);
   strlist_free(&j->afterstart);
+  tm_gres_free(&j->gres_task);
+  tm_gres_free(&j->gres_node);
   allocs_free(j->alloc, j->nalloc);
   memset(j, 0, sizeof *j);
 }

@@ -26,6 +26,30 @@
 /* Length of the per-object error message buffer. */
 #define TM_ERRLEN 256
 
+/* ---- generic resources ---------------------------------------------------- */
+
+/* One generic resource and its count: ("gpu", 4), ("tape", 2). */
+struct tm_gres {
+  char *name;
+  long count;
+};
+
+/* Generic resources by name, each name once, in the order first given. */
+struct tm_greslist {
+  struct tm_gres *v;
+  size_t n;
+};
+
+/* Adds name (its first len bytes) with count.  Returns 0, 1 when the name
+ * is already listed (nothing changed), -1 when out of memory. */
+int tm_gres_add(struct tm_greslist *l, const char *name, size_t len, long count);
+
+/* The count of name, 0 when not listed. */
+long tm_gres_get(const struct tm_greslist *l, const char *name);
+
+/* Frees the list, leaving it empty. */
+void tm_gres_free(struct tm_greslist *l);
+
 /* ---- node ---------------------------------------------------------------- */
 
 /* Node state flags; Torque combines states with commas ("down,job-exclusive"). */
@@ -58,6 +82,8 @@ struct tm_node {
   double load;             /* status loadave, -1 when unknown */
   int status_ncpus;        /* status ncpus, -1 when unknown */
   struct strlist features; /* properties */
+  struct tm_greslist gres; /* gpus -> gpu, mics -> mic, gres:NAME attributes,
+                              the mom's status gres=NAME:N+...: configured */
   struct tm_node_job *jobs;
   size_t njobs;
   int used_slots;          /* sum of jobs[].slots */
@@ -83,7 +109,8 @@ struct tm_nodereq {
   int is_host;             /* set by tm_snapshot_resolve: name is a node */
   int ppn;                 /* processors per node (1 when absent) */
   int gpus;                /* gpus=N, 0 when absent */
-  struct strlist features; /* the other words */
+  int mics;                /* mics=N, 0 when absent */
+  struct strlist features; /* the other words (not the gpu mode words) */
 };
 
 /* One host of exec_host, e.g. "runsc/0-1" -> {runsc, 2}. */
@@ -122,6 +149,13 @@ struct tm_job {
   long mem_total_mb;       /* Resource_List.mem (or pmem x tasks), 0 none */
   long mem_per_task_mb;    /* pmem, or mem / tasks rounded up, 0 none */
   long walltime;           /* seconds, -1 when not given */
+  struct tm_greslist gres_task; /* per task: Resource_List.gres, `x` GRES:,
+                                   nodes= gpus/mics proportional to ppn */
+  struct tm_greslist gres_node; /* per node: nodes= gpus/mics, every part
+                                   asking the same */
+  int gpus_node, gpus_task; /* nodes= gpus per node / per task (one of them
+                               set), written back into pbs_runjob's location */
+  int mics_node, mics_task;
   struct tm_nodereq *reqs; /* parsed Resource_List.nodes (or synthesised) */
   size_t nreqs;
   struct strlist req_hosts; /* hosts named in nodes= (after resolve) */
@@ -203,6 +237,28 @@ int tm_parse_node_status(const char *s, struct tm_node_status *st, char *err,
  * "2:ppn=4#excl". */
 int tm_parse_nodespec(const char *s, struct tm_nodereq **reqs, size_t *n,
                       int *exclusive, char *err, size_t errlen);
+
+/* Resource_List.gres (Torque, for Moab/Maui): "tape:2+matlab" -> tape 2,
+ * matlab 1 (per task); items joined by '+' (or ','), "name[:count]"; a
+ * name may carry one type ("gpu:a100:2").  A name given twice is an error. */
+int tm_parse_gres_request(const char *s, struct tm_greslist *out, char *err,
+                          size_t errlen);
+
+/* The job's `x` attribute (qsub -W x=..., Maui's RM extensions,
+ * "KEY:VALUE[;KEY:VALUE]..."): the GRES entry, "GRES:tape@2,matlab" or
+ * Maui 3.3's "GRES:tape@2:matlab" (count after '@', 1 when absent), or
+ * "GRES:tape:2" (a number after a name is that name's count).  Other
+ * entries (QOS:, NACCESSPOLICY:, ...) are not read here.  No GRES entry:
+ * an empty list. */
+int tm_parse_x_gres(const char *s, struct tm_greslist *out, char *err,
+                    size_t errlen);
+
+/* The `gres=` item of a node's `status` (the mom's static resources from
+ * mom_priv/config, "tape:4+matlab:2"): the items with a whole count; items
+ * whose value is not a number are not consumable resources and are left
+ * out.  No gres item: an empty list. */
+int tm_parse_status_gres(const char *status, struct tm_greslist *out,
+                         char *err, size_t errlen);
 
 /* exec_host: "vm/0+runsc/0-1", "vm/0,2-3", "vm/1+vm/0" -> per-host slots. */
 int tm_parse_exec_host(const char *s, struct tm_alloc **alloc, size_t *n,

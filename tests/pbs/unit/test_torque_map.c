@@ -511,6 +511,181 @@ static void test_job_from_attrs(void)
   tm_job_free(&j);
 }
 
+/* ---- generic resources --------------------------------------------------- */
+
+/* "name:count,..." of a list, for compact checks. */
+static const char *gres_s(const struct tm_greslist *l)
+{
+  static char buf[512];
+  size_t i, pos = 0;
+  buf[0] = '\0';
+  for (i = 0; i < l->n && pos < sizeof buf; i++)
+    pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%s:%ld", i ? "," : "",
+                            l->v[i].name, l->v[i].count);
+  return buf;
+}
+
+static void test_gres_parsers(void)
+{
+  struct tm_greslist g = {0};
+  struct tm_nodereq *r = NULL;
+  size_t n;
+  int excl;
+  char err[256];
+
+  /* -l gres=: '+'-joined name[:count], per task */
+  CHECK(tm_parse_gres_request("tape:2+matlab", &g, err, sizeof err) == 0);
+  CHECK_STR(gres_s(&g), "tape:2,matlab:1");
+  tm_gres_free(&g);
+  CHECK(tm_parse_gres_request("gpu:a100:2", &g, err, sizeof err) == 0);
+  CHECK_STR(gres_s(&g), "gpu:a100:2");
+  tm_gres_free(&g);
+  CHECK(tm_parse_gres_request("tape:0", &g, err, sizeof err) == -1);
+  CHECK_ERR(err, "\"tape:0\": the count must be a whole number from 1");
+  tm_gres_free(&g);
+  CHECK(tm_parse_gres_request("tape:2+tape:1", &g, err, sizeof err) == -1);
+  CHECK_ERR(err, "\"tape\" is given twice");
+  tm_gres_free(&g);
+  CHECK(tm_parse_gres_request("ta pe:2", &g, err, sizeof err) == -1);
+  CHECK_ERR(err, "\"ta pe:2\" is not name[:count]");
+  tm_gres_free(&g);
+  CHECK(tm_parse_gres_request("tape++x", &g, err, sizeof err) == -1);
+  CHECK_ERR(err, "empty item");
+  tm_gres_free(&g);
+  CHECK(tm_parse_gres_request("", &g, err, sizeof err) == -1);
+  tm_gres_free(&g);
+
+  /* -W x=: Maui's GRES extension among others */
+  CHECK(tm_parse_x_gres("QOS:hi;GRES:tape@2,matlab;NACCESSPOLICY:SINGLEJOB", &g, err,
+                        sizeof err) == 0);
+  CHECK_STR(gres_s(&g), "tape:2,matlab:1");
+  tm_gres_free(&g);
+  CHECK(tm_parse_x_gres("GRES:tape@2:matlab", &g, err, sizeof err) == 0); /* Maui 3.3 */
+  CHECK_STR(gres_s(&g), "tape:2,matlab:1");
+  tm_gres_free(&g);
+  CHECK(tm_parse_x_gres("GRES:tape:2", &g, err, sizeof err) == 0);
+  CHECK_STR(gres_s(&g), "tape:2");
+  tm_gres_free(&g);
+  CHECK(tm_parse_x_gres("gres=tape:2:matlab:3", &g, err, sizeof err) == 0);
+  CHECK_STR(gres_s(&g), "tape:2,matlab:3");
+  tm_gres_free(&g);
+  CHECK(tm_parse_x_gres("QOS:hi", &g, err, sizeof err) == 0 && g.n == 0);
+  CHECK(tm_parse_x_gres("GRES:2", &g, err, sizeof err) == -1);
+  CHECK_ERR(err, "GRES count \"2\" follows no resource name");
+  tm_gres_free(&g);
+  CHECK(tm_parse_x_gres("GRES:tape@two", &g, err, sizeof err) == -1);
+  CHECK_ERR(err, "the count after '@' must be a whole number");
+  tm_gres_free(&g);
+  CHECK(tm_parse_x_gres("GRES:tape@2:3", &g, err, sizeof err) == -1);
+  tm_gres_free(&g);
+  CHECK(tm_parse_x_gres("GRES:", &g, err, sizeof err) == -1);
+  CHECK_ERR(err, "GRES without resources");
+  tm_gres_free(&g);
+
+  /* the mom's static resources in status; non-counts are not resources */
+  CHECK(tm_parse_status_gres("opsys=linux,gres=tape:4+ostype:linux+matlab:2,ncpus=4", &g,
+                             err, sizeof err) == 0);
+  CHECK_STR(gres_s(&g), "tape:4,matlab:2");
+  tm_gres_free(&g);
+  CHECK(tm_parse_status_gres("opsys=linux,gres=,ncpus=4", &g, err, sizeof err) == 0 && g.n == 0);
+
+  /* nodes=: gpus=/mics= and the GPU mode words, which are not properties */
+  CHECK(tm_parse_nodespec("2:ppn=8:gpus=2:exclusive_process:fast+1:mics=1", &r, &n, &excl,
+                          err, sizeof err) == 0);
+  CHECK(n == 2 && r[0].gpus == 2 && r[0].features.n == 1 && r[1].mics == 1);
+  if (n == 2 && r[0].features.n == 1)
+    CHECK_STR(r[0].features.v[0], "fast");
+  free_reqs(r, n);
+  /* before gpus=, "shared" is an ordinary property, as in pbs_server */
+  CHECK(tm_parse_nodespec("1:shared:gpus=1:reseterr", &r, &n, &excl, err, sizeof err) == 0);
+  CHECK(n == 1 && r[0].gpus == 1 && r[0].features.n == 1);
+  free_reqs(r, n);
+  r = NULL;
+  CHECK(tm_parse_nodespec("1:gpus=1:prohibited", &r, &n, &excl, err, sizeof err) == -1);
+  CHECK_ERR(err, "gpu mode \"prohibited\" cannot be requested");
+  CHECK(tm_parse_nodespec("1:gpus=x", &r, &n, &excl, err, sizeof err) == -1);
+  CHECK_ERR(err, "bad gpus value \"x\"");
+}
+
+static void test_gres_objects(void)
+{
+  static const char *const node[] = {
+      "state", NULL, "free",
+      "np", NULL, "16",
+      "gpus", NULL, "4",
+      "gres:matlab", NULL, "2",
+      "status", NULL, "opsys=linux,gres=tape:4+matlab:9,ncpus=16",
+  };
+  static const char *const badgpus[] = {"state", NULL, "free", "gpus", NULL, "four"};
+  static const char *const uniform[] = {
+      "job_state", NULL, "Q",
+      "Resource_List", "nodes", "2:ppn=8:gpus=2",
+      "Resource_List", "gres", "tape:1",
+  };
+  static const char *const ratio[] = {
+      "job_state", NULL, "Q",
+      "Resource_List", "nodes", "1:ppn=2:gpus=2+2:ppn=1:gpus=1",
+      "x", NULL, "QOS:hi;GRES:matlab@1",
+  };
+  static const char *const mixed[] = {
+      "job_state", NULL, "Q",
+      "Resource_List", "nodes", "1:ppn=2:gpus=2+1:ppn=2",
+      "Resource_List", "walltime", "01:00:00",
+  };
+  static const char *const twice[] = {
+      "job_state", NULL, "Q",
+      "Resource_List", "gres", "tape:1",
+      "x", NULL, "GRES:tape@2",
+  };
+  static const char *const badx[] = {
+      "job_state", NULL, "Q",
+      "euser", NULL, "alice",
+      "Resource_List", "walltime", "00:10:00",
+      "x", NULL, "GRES:tape@lots",
+  };
+  struct attrl a[16];
+  struct tm_node nd;
+  struct tm_job j;
+
+  /* gpus first, then plugin gres:NAME, then status: the first source wins */
+  CHECK(tm_node_from_attrs(&nd, "g1", mk(a, node, 5)) == 0);
+  CHECK_STR(gres_s(&nd.gres), "gpu:4,matlab:2,tape:4");
+  CHECK(nd.err[0] == '\0' && tm_node_usable(&nd));
+  tm_node_free(&nd);
+  CHECK(tm_node_from_attrs(&nd, "g2", mk(a, badgpus, 2)) == 0);
+  CHECK((nd.state & TM_NS_INVALID) && !tm_node_usable(&nd));
+  CHECK_ERR(nd.err, "gpus: expected an integer, got \"four\"");
+  tm_node_free(&nd);
+
+  CHECK(tm_job_from_attrs(&j, "40.vm", mk(a, uniform, 3)) == 0);
+  CHECK(j.err[0] == '\0' && j.gpus_node == 2 && j.gpus_task == 0);
+  CHECK_STR(gres_s(&j.gres_node), "gpu:2");
+  CHECK_STR(gres_s(&j.gres_task), "tape:1");
+  tm_job_free(&j);
+
+  /* 2 GPUs for 2 processors and 1 for 1: one GPU per task */
+  CHECK(tm_job_from_attrs(&j, "41.vm", mk(a, ratio, 3)) == 0);
+  CHECK(j.err[0] == '\0' && j.gpus_node == 0 && j.gpus_task == 1 && j.gres_node.n == 0);
+  CHECK_STR(gres_s(&j.gres_task), "gpu:1,matlab:1");
+  tm_job_free(&j);
+
+  /* parts the engine cannot tell apart: refused, the rest still read */
+  CHECK(tm_job_from_attrs(&j, "42.vm", mk(a, mixed, 3)) == 0);
+  CHECK_ERR(j.err, "Resource_List.nodes: the parts ask for different gpus per node (2 and 0)");
+  CHECK(j.walltime == 3600 && j.tasks == 4 && j.nodes == 2);
+  tm_job_free(&j);
+
+  CHECK(tm_job_from_attrs(&j, "43.vm", mk(a, twice, 3)) == 0);
+  CHECK_ERR(j.err, "x: generic resource \"tape\" is asked for twice");
+  tm_job_free(&j);
+
+  CHECK(tm_job_from_attrs(&j, "44.vm", mk(a, badx, 4)) == 0);
+  CHECK_ERR(j.err, "x: \"tape@lots\": the count after '@' must be a whole number");
+  CHECK(j.walltime == 600 && j.tasks == 1);
+  CHECK_STR(j.user, "alice");
+  tm_job_free(&j);
+}
+
 /* A whole snapshot: name resolution and eligibility. */
 static void test_resolve(void)
 {
@@ -597,6 +772,8 @@ int main(void)
   test_depend_hold_array();
   test_node_from_attrs();
   test_job_from_attrs();
+  test_gres_parsers();
+  test_gres_objects();
   test_resolve();
   printf("%d checks, %d failed\n", checks, failed);
   return failed ? 1 : 0;
