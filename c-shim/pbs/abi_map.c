@@ -13,6 +13,8 @@ void am_text_free(struct am_text *t)
   strbuf_free(&t->features);
   strbuf_free(&t->hostlist);
   strbuf_free(&t->allocation);
+  strbuf_free(&t->gres);
+  strbuf_free(&t->gres_node);
 }
 
 /* Empties a buffer for reuse, keeping its memory. */
@@ -36,6 +38,19 @@ static int join(struct strbuf *b, const struct strlist *l)
   for (i = 0; i < l->n; i++)
     strbuf_printf(b, "%s%s", i ? "," : "", l->v[i]);
   return b->oom ? -1 : 0;
+}
+
+/* "name:count,..." in the engine's syntax, NULL when the list is empty. */
+static int gres_text(struct strbuf *b, const struct tm_greslist *l, const char **out)
+{
+  size_t i;
+  reset(b);
+  for (i = 0; i < l->n; i++)
+    strbuf_printf(b, "%s%s:%ld", i ? "," : "", l->v[i].name, l->v[i].count);
+  if (b->oom)
+    return -1;
+  *out = or_null(b);
+  return 0;
 }
 
 uint32_t am_node_state(const struct tm_node *n)
@@ -76,7 +91,7 @@ int am_node(const struct tm_node *n, mauisched_node_t *out, struct am_text *t)
   if (join(&t->features, &n->features) != 0)
     return -1;
   out->features = or_null(&t->features);
-  return 0;
+  return gres_text(&t->gres, &n->gres, &out->gres);
 }
 
 uint32_t am_holds(const char *hold_types, char state)
@@ -197,6 +212,9 @@ enum am_result am_job(const struct tm_snapshot *s, const struct tm_job *j,
   out->submit_time = j->submit_time;
   out->walltime = j->walltime > 0 ? j->walltime : 0;
   out->task_procs = 1;
+  if (gres_text(&t->gres, &j->gres_task, &out->gres_per_task) != 0 ||
+      gres_text(&t->gres_node, &j->gres_node, &out->gres_per_node) != 0)
+    return AM_OOM;
 
   if (!idle) {
     long slots = allocation(s, j, t);

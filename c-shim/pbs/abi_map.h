@@ -7,7 +7,12 @@
  *
  * Nodes: np -> procs; status physmem/totmem/availmem/loadave -> memory, swap,
  * measured free memory, load; properties -> features; free processors are
- * np minus the slots of the node's `jobs`.  State: down -> DOWN,
+ * np minus the slots of the node's `jobs`.  Generic resources: gpus=N ->
+ * gpu:N, mics=N -> mic:N, Torque 6.1's plugin resources (gres:NAME = N) and
+ * the mom's static resources with a whole count (status gres=tape:4+...)
+ * -> NAME:N; the free ones are left to the engine (configured minus what
+ * the running jobs hold): pbs_server shows no count of free GPUs, and
+ * gpu_status is the mom's nvidia-smi view, not the allocation.  State: down -> DOWN,
  * state-unknown or unreadable attributes -> UNKNOWN; the states in which
  * pbs_server itself places no new work (offline, reserve, busy, job-exclusive
  * with free slots: an exclusive job) -> DRAINING while jobs run there,
@@ -24,7 +29,12 @@
  * class, Account_Name -> account, euser/egroup -> user/group (Job_Owner's
  * user when euser is missing), qtime -> submit time, Execution_Time ->
  * earliest start, Hold_Types -> holds (u user; o, s, p system), an unmet
- * depend -> dependency pending.  Running (R, E) and suspended (S) jobs are
+ * depend -> dependency pending.  Generic resources: nodes= gpus=G (mics=M)
+ * -> gpu:G per node when every part asks the same, per task when every
+ * part asks the same multiple of its ppn (a request that is neither is
+ * unreadable, torque_map.c says why); Resource_List.gres and Maui's
+ * x=GRES: -> per task, as Maui counts them.  Running jobs carry the same
+ * requests, so that the engine counts what they hold.  Running (R, E) and suspended (S) jobs are
  * described as they run: their exec_host slots (or, without exec_host, the
  * nodes' `jobs` lists) as `node:slots` with one-processor tasks, start_time.
  */
@@ -44,6 +54,8 @@ struct am_text {
   struct strbuf features;
   struct strbuf hostlist;
   struct strbuf allocation;
+  struct strbuf gres;      /* a node's, or a job's per task */
+  struct strbuf gres_node; /* a job's per node */
   char owner[256]; /* the user part of Job_Owner */
 };
 

@@ -212,7 +212,8 @@ void decisions_free(struct decisions *d)
   d->n = 0;
 }
 
-char *decide_location(const char *const *hosts, const int *slots, size_t n)
+char *decide_location(const char *const *hosts, const int *slots, const int *gpus,
+                      const int *mics, size_t n)
 {
   struct strbuf b = {0};
   size_t i;
@@ -221,6 +222,12 @@ char *decide_location(const char *const *hosts, const int *slots, size_t n)
       strbuf_printf(&b, "%s%s", i ? "+" : "", hosts[i]);
     else
       strbuf_printf(&b, "%s%s:ppn=%d", i ? "+" : "", hosts[i], slots[i]);
+    /* pbs_server gives a job GPUs (exec_gpus) only for the gpus= of the
+     * location it is run at, as it did for Moab */
+    if (gpus != NULL && gpus[i] > 0)
+      strbuf_printf(&b, ":gpus=%d", gpus[i]);
+    if (mics != NULL && mics[i] > 0)
+      strbuf_printf(&b, ":mics=%d", mics[i]);
   }
   if (b.oom || b.s == NULL) {
     strbuf_free(&b);
@@ -249,9 +256,17 @@ static size_t find_job(const struct job_ref *refs, size_t n, const char *id)
   return hit ? hit->idx : DECISION_NO_JOB;
 }
 
+/* a * b, at most INT_MAX (a, b >= 0). */
+static int clamp_mul(int a, int b)
+{
+  if (a <= 0 || b <= 0)
+    return 0;
+  return a > INT_MAX / b ? INT_MAX : a * b;
+}
+
 /* The plan -> decisions, in the order to apply them. */
-static int read_plan(const mauisched_plan_t *plan, const struct job_ref *refs, size_t nrefs,
-                     struct decisions *out)
+static int read_plan(const mauisched_plan_t *plan, const struct tm_snapshot *s,
+                     const struct job_ref *refs, size_t nrefs, struct decisions *out)
 {
   size_t n = 0, i, k;
 
@@ -280,7 +295,8 @@ static int read_plan(const mauisched_plan_t *plan, const struct job_ref *refs, s
     bool backfill = false;
     size_t nodes = 0, idx;
     const char **hosts;
-    int *slots;
+    int *slots, *gpus, *mics;
+    const struct tm_job *j;
     char *loc;
     if (mauisched_plan_start(plan, i, &job, &backfill, &res, &nodes) != MAUISCHED_OK)
       return -1;
@@ -289,11 +305,16 @@ static int read_plan(const mauisched_plan_t *plan, const struct job_ref *refs, s
       log_msg(LOG_ERR, "engine started job %s, which the snapshot lacks; ignored", job);
       continue;
     }
+    j = &s->jobs[idx];
     hosts = calloc(nodes, sizeof *hosts);
     slots = calloc(nodes, sizeof *slots);
-    if (hosts == NULL || slots == NULL) {
+    gpus = calloc(nodes, sizeof *gpus);
+    mics = calloc(nodes, sizeof *mics);
+    if (hosts == NULL || slots == NULL || gpus == NULL || mics == NULL) {
       free(hosts);
       free(slots);
+      free(gpus);
+      free(mics);
       return -1;
     }
     for (k = 0; k < nodes; k++) {
@@ -301,14 +322,21 @@ static int read_plan(const mauisched_plan_t *plan, const struct job_ref *refs, s
       if (mauisched_plan_start_node(plan, i, k, &hosts[k], &tasks) != MAUISCHED_OK) {
         free(hosts);
         free(slots);
+        free(gpus);
+        free(mics);
         return -1;
       }
       /* a task is one processor (abi_map.h): slots = tasks */
       slots[k] = tasks > INT_MAX ? INT_MAX : (int)tasks;
+      /* the devices nodes= asked for, per node or per task (torque_map.h) */
+      gpus[k] = j->gpus_node > 0 ? j->gpus_node : clamp_mul(j->gpus_task, slots[k]);
+      mics[k] = j->mics_node > 0 ? j->mics_node : clamp_mul(j->mics_task, slots[k]);
     }
-    loc = decide_location(hosts, slots, nodes);
+    loc = decide_location(hosts, slots, gpus, mics, nodes);
     free(hosts);
     free(slots);
+    free(gpus);
+    free(mics);
     if (loc == NULL || decisions_add(out, DECISION_START, idx, job, loc, NULL, -1) != 0) {
       free(loc);
       return -1;
@@ -400,6 +428,9 @@ int decide(struct decider *d, const struct tm_snapshot *s, struct decisions *out
     refs[nrefs].id = j->id;
     refs[nrefs++].idx = i;
     if (r == AM_UNREADABLE) {
+      /* said once in the log (the job's comment keeps saying it) */
+      if (j->comment == NULL || strstr(j->comment, why) == NULL)
+        log_msg(LOG_WARN, "job %s: %s", j->id, why);
       if (decisions_add(&unreadable, DECISION_WAIT, i, j->id, NULL, why, -1) != 0)
         goto oom;
       continue;
@@ -423,7 +454,7 @@ int decide(struct decider *d, const struct tm_snapshot *s, struct decisions *out
   st = mauisched_run(d->h, &plan);
   if (st != MAUISCHED_OK)
     goto lib_failed;
-  if (read_plan(plan, refs, nrefs, out) != 0) {
+  if (read_plan(plan, s, refs, nrefs, out) != 0) {
     snprintf(err, errlen, "reading the plan failed (out of memory, or a library bug)");
     decisions_free(out);
     goto done;

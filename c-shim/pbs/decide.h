@@ -84,8 +84,10 @@ int decisions_add(struct decisions *d, enum decision_kind kind, size_t job, cons
                   const char *location, const char *reason, long est_start);
 
 /* Builds the location string of pbs_runjob from (host, slots) pairs:
- * "host" for one slot, "host:ppn=N" otherwise, joined by '+'.  Returns a
- * malloc'd string, NULL when out of memory. */
-char *decide_location(const char *const *hosts, const int *slots, size_t n);
+ * "host" for one slot, "host:ppn=N" otherwise, then ":gpus=G" and
+ * ":mics=M" where gpus[i] / mics[i] (either array may be NULL) are above
+ * 0, joined by '+'.  Returns a malloc'd string, NULL when out of memory. */
+char *decide_location(const char *const *hosts, const int *slots, const int *gpus,
+                      const int *mics, size_t n);
 
 #endif

@@ -16,8 +16,17 @@
 static const char *const job_attrs[] = {
     "job_state", "queue", "euser", "egroup", "Job_Owner", "Account_Name", "Job_Name",
     "qtime", "Priority", "Resource_List", "exec_host", "comment", "depend",
-    "Execution_Time", "Hold_Types", "start_time"};
+    "Execution_Time", "Hold_Types", "start_time",
+    /* last: Maui's RM extensions (qsub -W x=...), a site attribute that
+     * Torque builds define by default (site_job_attr_def.ht); a server
+     * without it refuses the whole filter (PBSE_NOATTR), and is then asked
+     * without it */
+    "x"};
 #define NJOB_ATTRS (sizeof job_attrs / sizeof job_attrs[0])
+#define PBSE_NOATTR 15002 /* undefined attribute */
+
+/* Set once pbs_server refused "x": not asked again while the daemon runs. */
+static int server_lacks_x;
 
 /* A NULL reply is an empty list when pbs_errno stayed 0, else a failure. */
 static int stat_failed(const struct ifl_api *api, int conn,
@@ -122,8 +131,18 @@ int gather_snapshot(const struct ifl_api *api, int conn, long now,
     filter[i].value = NULL;
     filter[i].op = IFL_SET;
   }
+  if (server_lacks_x)
+    filter[NJOB_ATTRS - 2].next = NULL;
   ifl_clear_errno(api);
   bs = api->statjob(conn, NULL, filter, extend);
+  if (bs == NULL && !server_lacks_x && ifl_errno(api) == PBSE_NOATTR) {
+    log_msg(LOG_INFO, "pbs_server defines no job attribute \"x\": Maui's resource manager "
+            "extensions (qsub -W x=GRES:...) are not read");
+    server_lacks_x = 1;
+    filter[NJOB_ATTRS - 2].next = NULL;
+    ifl_clear_errno(api);
+    bs = api->statjob(conn, NULL, filter, extend);
+  }
   if (stat_failed(api, conn, bs, "pbs_statjob", err, errlen))
     goto fail;
   n = count(bs);

@@ -216,35 +216,53 @@ static int open_events(struct daemon *d, struct event_source *es, char *err, siz
 
 /* With -v: the snapshot as the daemon understood it, one line per object,
  * to compare with qstat -f / pbsnodes on a real server. */
+/* "gpu:4,tape:2" of a list into b ("-" when empty). */
+static void gres_str(struct strbuf *b, const struct tm_greslist *l)
+{
+  size_t k;
+  for (k = 0; k < l->n; k++)
+    strbuf_printf(b, "%s%s:%ld", k ? "," : "", l->v[k].name, l->v[k].count);
+  if (l->n == 0)
+    strbuf_printf(b, "-");
+}
+
 static void dump_snapshot(const struct tm_snapshot *s)
 {
   size_t i, k;
   for (i = 0; i < s->nnodes; i++) {
     const struct tm_node *n = &s->nodes[i];
-    struct strbuf b = {0};
+    struct strbuf b = {0}, g = {0};
     for (k = 0; k < n->features.n; k++)
       strbuf_printf(&b, "%s%s", k ? "," : "", n->features.v[k]);
+    gres_str(&g, &n->gres);
     log_msg(LOG_DEBUG, "node %s: state=0x%x usable=%d np=%d used=%d jobs=%zu mem=%ldMB "
-            "avail=%ldMB load=%.2f features=%s%s%s", n->name, n->state, tm_node_usable(n),
-            n->procs, n->used_slots, n->njobs, n->mem_mb, n->avail_mem_mb, n->load,
-            strbuf_str(&b), n->err[0] ? " error=" : "", n->err);
+            "avail=%ldMB load=%.2f features=%s gres=%s%s%s", n->name, n->state,
+            tm_node_usable(n), n->procs, n->used_slots, n->njobs, n->mem_mb,
+            n->avail_mem_mb, n->load, strbuf_str(&b), strbuf_str(&g),
+            n->err[0] ? " error=" : "", n->err);
     strbuf_free(&b);
+    strbuf_free(&g);
   }
   for (i = 0; i < s->njobs; i++) {
     const struct tm_job *j = &s->jobs[i];
-    struct strbuf b = {0};
+    struct strbuf b = {0}, gt = {0}, gn = {0};
+    gres_str(&gt, &j->gres_task);
+    gres_str(&gn, &j->gres_node);
     for (k = 0; k < j->req_hosts.n; k++)
       strbuf_printf(&b, "%shost:%s", b.len ? "," : "", j->req_hosts.v[k]);
     for (k = 0; k < j->features.n; k++)
       strbuf_printf(&b, "%s%s", b.len ? "," : "", j->features.v[k]);
     log_msg(LOG_DEBUG, "job %s: state=%c class=%s user=%s group=%s account=%s qtime=%ld "
             "nodes=%d tasks=%d ppn=%d spread=%d walltime=%ld mem/task=%ldMB needs=%s "
-            "alloc=%zu host(s) inelig=0x%x%s%s", j->id, j->state, j->cls ? j->cls : "-",
-            j->user ? j->user : "-", j->group ? j->group : "-",
+            "gres/task=%s gres/node=%s alloc=%zu host(s) inelig=0x%x%s%s", j->id, j->state,
+            j->cls ? j->cls : "-", j->user ? j->user : "-", j->group ? j->group : "-",
             j->account ? j->account : "-", j->submit_time, j->nodes, j->tasks, j->ppn,
             j->spread, j->walltime, j->mem_per_task_mb, b.len ? strbuf_str(&b) : "-",
-            j->nalloc, j->inelig, j->err[0] ? " error=" : "", j->err);
+            strbuf_str(&gt), strbuf_str(&gn), j->nalloc, j->inelig,
+            j->err[0] ? " error=" : "", j->err);
     strbuf_free(&b);
+    strbuf_free(&gt);
+    strbuf_free(&gn);
   }
 }
 

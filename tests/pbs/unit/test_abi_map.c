@@ -236,6 +236,68 @@ static void test_job_shapes(void)
   am_text_free(&t);
 }
 
+/* Generic resources: nodes' configured ones, jobs' per node and per task,
+ * running jobs' too (the engine counts what they hold). */
+static void test_gres(void)
+{
+  static const char *const gnode[] = {"state", NULL, "free", "np", NULL, "8", "gpus", NULL, "4",
+                                      "status", NULL, "opsys=linux,gres=tape:2,availmem=1000kb"};
+  static const char *const pernode[] = {WHO, "job_state", NULL, "Q", "Resource_List", "nodes",
+                                        "2:ppn=8:gpus=2", "Resource_List", "gres", "tape"};
+  static const char *const pertask[] = {WHO, "job_state", NULL, "Q", "Resource_List", "nodes",
+                                        "1:ppn=2:gpus=2+1:ppn=1:gpus=1", "x", NULL,
+                                        "GRES:matlab@2"};
+  static const char *const run[] = {WHO, "job_state", NULL, "R", "Resource_List", "nodes",
+                                    "1:ppn=2:gpus=1", "exec_host", NULL, "n1/0-1"};
+  static const char *const mixed[] = {WHO, "job_state", NULL, "Q", "Resource_List", "nodes",
+                                      "1:ppn=1:gpus=1+1:ppn=1"};
+  static const struct fixture jobs[] = {
+      {"50.vm", pernode, N(pernode)},
+      {"51.vm", pertask, N(pertask)},
+      {"12.vm", run, N(run)},
+      {"53.vm", mixed, N(mixed)},
+  };
+  struct tm_snapshot s;
+  struct tm_node n;
+  struct am_text t;
+  mauisched_node_t out;
+  mauisched_job_t j;
+  char why[512];
+
+  memset(&t, 0, sizeof t);
+  node(&n, "g1", gnode, N(gnode));
+  CHECK(am_node(&n, &out, &t) == 0);
+  CHECK_STR(out.gres, "gpu:4,tape:2");
+  /* free GPUs are the engine's count: configured minus the running jobs' */
+  CHECK(out.avail_valid && out.avail_gres == NULL);
+  tm_node_free(&n);
+
+  build(&s, jobs, 4);
+  CHECK(am_node(&s.nodes[0], &out, &t) == 0 && out.gres == NULL);
+
+  CHECK(am_job(&s, &s.jobs[0], &j, &t, why, sizeof why) == AM_ADD);
+  CHECK(j.nodes == 2 && j.tasks_per_node == 8);
+  CHECK_STR(j.gres_per_node, "gpu:2");
+  CHECK_STR(j.gres_per_task, "tape:1");
+  CHECK_STR(j.gres_per_job, NULL);
+
+  CHECK(am_job(&s, &s.jobs[1], &j, &t, why, sizeof why) == AM_ADD);
+  CHECK_STR(j.gres_per_task, "gpu:1,matlab:2");
+  CHECK_STR(j.gres_per_node, NULL);
+
+  CHECK(am_job(&s, &s.jobs[2], &j, &t, why, sizeof why) == AM_ADD);
+  CHECK(j.state == MAUISCHED_JOB_RUNNING);
+  CHECK_STR(j.allocation, "n1:2");
+  CHECK_STR(j.gres_per_node, "gpu:1");
+
+  CHECK(am_job(&s, &s.jobs[3], &j, &t, why, sizeof why) == AM_UNREADABLE);
+  CHECK(strstr(why, "cannot read the request: Resource_List.nodes: the parts ask for "
+                    "different gpus per node (1 and 0)") != NULL);
+
+  tm_snapshot_free(&s);
+  am_text_free(&t);
+}
+
 static void test_job_states(void)
 {
   static const char *const held[] = {WHO, "job_state", NULL, "H", "Hold_Types", NULL, "uo"};
@@ -346,6 +408,7 @@ int main(void)
   test_nodes();
   test_job_shapes();
   test_job_states();
+  test_gres();
   test_allocation_from_node_jobs();
   printf("%d checks, %d failed\n", checks, failed);
   return failed ? 1 : 0;
