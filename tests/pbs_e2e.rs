@@ -1672,3 +1672,114 @@ fn a_panic_inside_the_engine_costs_the_iteration_not_the_daemon() {
     assert!(d.runjobs().is_empty() && d.alterjobs().is_empty());
     assert!(d.alive());
 }
+
+// ---- generic resources (GPUs, tapes, licences) --------------------------------
+
+#[test]
+fn malformed_generic_resource_requests_name_the_job_and_the_field() {
+    // three requests the daemon cannot describe, each for its own reason,
+    // beside a plain job that must still run; nothing else of the bad jobs
+    // is lost (they keep their place and get their reason as a comment)
+    let fixture = format!(
+        "{HEAD}{}{}{}{}{}",
+        node("g1", 4, &["gpus = 2"]),
+        job(
+            "70.vm",
+            100,
+            &["Resource_List.nodes = 1:ppn=1", "Resource_List.gres = tape:0"]
+        ),
+        job(
+            "71.vm",
+            101,
+            &["Resource_List.nodes = 1:ppn=1", "x = QOS:hi;GRES:tape@many"]
+        ),
+        job(
+            "72.vm",
+            102,
+            &["Resource_List.nodes = 1:ppn=1:gpus=1+1:ppn=1"]
+        ),
+        job("73.vm", 103, &["Resource_List.nodes = 1:ppn=1"]),
+    );
+    let d = Daemon::start("gresbad", &fixture, &["--allow-unprivileged"]);
+    d.wait("three comments", || d.alterjobs().len() == 3);
+    assert_eq!(started(&d), pairs(&[("73.vm", "g1")]));
+    let comments = d.alterjobs();
+    let want = [
+        (
+            "70.vm",
+            "mauisched: cannot read the request: Resource_List.gres: \"tape:0\": the count \
+             must be a whole number from 1 to 4294967295",
+        ),
+        (
+            "71.vm",
+            "mauisched: cannot read the request: x: \"tape@many\": the count after '@' must \
+             be a whole number from 1 to 4294967295",
+        ),
+        (
+            "72.vm",
+            "mauisched: cannot read the request: Resource_List.nodes: the parts ask for \
+             different gpus per node (1 and 0); mauisched places a job with one gpus count \
+             per node (or per processor), so this request cannot be described",
+        ),
+    ];
+    for (id, text) in want {
+        assert!(
+            comments.iter().any(|c| c.0 == id && c.1 == text && c.2 == 0),
+            "{id}: {comments:?}"
+        );
+    }
+    // the log names each job with what is wrong, once
+    let log = d.log();
+    for id in ["70.vm", "71.vm", "72.vm"] {
+        assert_eq!(
+            log.matches(&format!("job {id}: cannot read the request: ")).count(),
+            1,
+            "{log}"
+        );
+    }
+    d.send(NEW);
+    d.wait_iterations(2);
+    let log = d.log();
+    assert_eq!(
+        log.matches("job 70.vm: cannot read the request: ").count(),
+        1,
+        "an unchanged reason is not logged again: {log}"
+    );
+}
+
+#[test]
+fn a_server_without_the_x_attribute_is_asked_without_it() {
+    // Torque builds define the site attribute x by default; one without it
+    // refuses a status filter naming it. The daemon says so once and reads
+    // everything else.
+    let fixture = format!(
+        "{HEAD}{}{}",
+        node("n1", 2, &[]),
+        job("75.vm", 100, &["Resource_List.nodes = 1:ppn=1"]),
+    );
+    let d = Daemon::start_with_state(
+        "nox",
+        &fixture,
+        "",
+        &[],
+        &["--allow-unprivileged"],
+        None,
+        &[("FAKE_IFL_UNDEFINED_JOB_ATTRS", "x")],
+    );
+    d.wait("75.vm started", || !started(&d).is_empty());
+    d.send(NEW);
+    d.wait_iterations(2);
+    let log = d.log();
+    assert_eq!(
+        log.matches("pbs_server defines no job attribute \"x\"").count(),
+        1,
+        "{log}"
+    );
+    let refused = d
+        .calls()
+        .iter()
+        .filter(|c| c.text.starts_with("statjob ") && c.text.contains("errno=15002"))
+        .count();
+    assert_eq!(refused, 1, "asked with x once, never again");
+    assert!(!log.contains("lost pbs_server"), "{log}");
+}

@@ -47,6 +47,7 @@ struct batch_status {
  * returned (unknown job; allocation exceeds available nodes); the others
  * are this double's choices, the daemon does not rely on their values. */
 #define E_UNKJOBID 15001
+#define E_NOATTR 15002
 #define E_BADSTATE 15018
 #define E_PROTOCOL 15031
 #define E_NOSERVER 15034
@@ -74,6 +75,8 @@ struct fnode {
   int down;
   int offline;
   char **slot; /* np entries: job id holding the slot, or NULL */
+  int ngpus;   /* the fixture's `gpus` (served verbatim, as pbs_server does) */
+  char **gpu;  /* ngpus entries: job id holding the GPU, or NULL */
 };
 
 struct inject {
@@ -230,12 +233,45 @@ static void release_slots(const char *job)
 {
   size_t i;
   int k;
-  for (i = 0; i < nnodes; i++)
+  for (i = 0; i < nnodes; i++) {
     for (k = 0; k < nodes[i].np; k++)
       if (nodes[i].slot[k] != NULL && strcmp(nodes[i].slot[k], job) == 0) {
         free(nodes[i].slot[k]);
         nodes[i].slot[k] = NULL;
       }
+    for (k = 0; k < nodes[i].ngpus; k++)
+      if (nodes[i].gpu[k] != NULL && strcmp(nodes[i].gpu[k], job) == 0) {
+        free(nodes[i].gpu[k]);
+        nodes[i].gpu[k] = NULL;
+      }
+  }
+}
+
+static int free_gpus(const struct fnode *n)
+{
+  int k, f = 0;
+  for (k = 0; k < n->ngpus; k++)
+    f += n->gpu[k] == NULL;
+  return f;
+}
+
+/* Assigns GPUs from an exec_gpus string ("g1-gpu/0+g1-gpu/2") at load time. */
+static void claim_exec_gpus(const char *job, const char *eg)
+{
+  char *buf = xdup(eg), *part, *save = NULL;
+  for (part = strtok_r(buf, "+", &save); part; part = strtok_r(NULL, "+", &save)) {
+    char *sfx = strstr(part, "-gpu/");
+    struct fnode *n;
+    int k;
+    if (sfx == NULL || sscanf(sfx + 5, "%d", &k) != 1)
+      die("fixture: job %s: bad exec_gpus \"%s\"", job, eg);
+    *sfx = '\0';
+    n = find_node(part);
+    if (n == NULL || k < 0 || k >= n->ngpus || n->gpu[k] != NULL)
+      die("fixture: job %s: GPU %d of %s is not available", job, k, part);
+    n->gpu[k] = xdup(job);
+  }
+  free(buf);
 }
 
 static void delete_job(const char *id)
@@ -315,6 +351,15 @@ static void finish_node(struct fnode *n)
   n->slot = calloc((size_t)n->np + 1, sizeof *n->slot);
   if (n->slot == NULL)
     die("out of memory");
+  {
+    const char *g = obj_get(&n->o, "gpus", NULL);
+    n->ngpus = g ? atoi(g) : 0;
+    if (n->ngpus < 0 || n->ngpus > 4096)
+      die("fixture: node %s: bad gpus", n->o.name);
+    n->gpu = calloc((size_t)n->ngpus + 1, sizeof *n->gpu);
+    if (n->gpu == NULL)
+      die("out of memory");
+  }
   n->down = st != NULL && strstr(st, "down") != NULL;
   n->offline = st != NULL && strstr(st, "offline") != NULL;
   obj_set(&n->o, "np", NULL, NULL);
@@ -375,8 +420,11 @@ static void load_fixture(const char *path)
     finish_node(&nodes[i]);
   for (i = 0; i < njobs; i++) {
     const char *st = obj_get(&jobs[i], "job_state", NULL), *eh = obj_get(&jobs[i], "exec_host", NULL);
+    const char *eg = obj_get(&jobs[i], "exec_gpus", NULL);
     if (st != NULL && strcmp(st, "R") == 0 && eh != NULL)
       claim_exec_host(jobs[i].name, eh);
+    if (st != NULL && strcmp(st, "R") == 0 && eg != NULL)
+      claim_exec_gpus(jobs[i].name, eg);
   }
 }
 
@@ -426,6 +474,7 @@ static void control(char *line)
       release_slots(w[1]);
       obj_set(j, "job_state", NULL, "C");
       obj_set(j, "exec_host", NULL, NULL);
+      obj_set(j, "exec_gpus", NULL, NULL);
     }
   } else if (strcmp(w[0], "delete") == 0 && n == 2) {
     delete_job(w[1]);
@@ -827,6 +876,23 @@ struct batch_status *pbs_statjob(int conn, char *id, struct attrl *attrib, char 
     rec("statjob %d -> NULL errno=%d", conn, pbs_errno);
     return NULL;
   }
+  {
+    /* FAKE_IFL_UNDEFINED_JOB_ATTRS=x,...: a server built without those
+     * (site) attributes refuses a filter naming one, as pbs_server does */
+    const char *undef = getenv("FAKE_IFL_UNDEFINED_JOB_ATTRS");
+    const struct attrl *a;
+    for (a = attrib; undef != NULL && a != NULL; a = a->next) {
+      char list[1024], *w, *sv = NULL;
+      snprintf(list, sizeof list, "%s", undef);
+      for (w = strtok_r(list, ",", &sv); w; w = strtok_r(NULL, ",", &sv))
+        if (a->name != NULL && strcmp(a->name, w) == 0) {
+          pbs_errno = E_NOATTR;
+          set_msg(conn, "Undefined attribute %s", w);
+          rec("statjob %d -> NULL errno=%d", conn, pbs_errno);
+          return NULL;
+        }
+    }
+  }
   for (i = 0; i < njobs; i++)
     if (id == NULL || *id == '\0' || strcmp(id, jobs[i].name) == 0)
       append(&head, &tail, bs_of(&jobs[i], attrib)), n++;
@@ -861,9 +927,9 @@ int pbs_runjob(int conn, char *jobid, char *location, char *extend)
   const char *st;
   int code, lost;
   char *buf, *part, *save = NULL;
-  struct { struct fnode *n; int want; } take[256];
+  struct { struct fnode *n; int want, gpus; } take[256];
   size_t nt = 0, i;
-  char eh[8192] = "";
+  char eh[8192] = "", eg[8192] = "";
   (void)extend;
 
   if (enter(conn, "runjob") != 0) {
@@ -895,19 +961,28 @@ int pbs_runjob(int conn, char *jobid, char *location, char *extend)
     rec("runjob %d %s %s -> %d", conn, jobid, location ? location : "", pbs_errno);
     return pbs_errno;
   }
-  /* location: host or host:ppn=N, joined by '+' */
+  /* location: host[:ppn=N][:gpus=G][:mics=M], joined by '+'; pbs_server
+   * gives GPUs only for the location's gpus= (mics= is accepted, not
+   * tracked) */
   buf = xdup(location ? location : "");
   for (part = strtok_r(buf, "+", &save); part && nt < 256; part = strtok_r(NULL, "+", &save)) {
-    char *colon = strchr(part, ':');
-    int want = 1;
+    char *colon = strchr(part, ':'), *opt, *s2 = NULL;
+    int want = 1, gpus = 0, bad = 0;
     if (colon != NULL) {
       *colon = '\0';
-      if (strncmp(colon + 1, "ppn=", 4) != 0 || (want = atoi(colon + 5)) < 1)
-        want = -1;
+      for (opt = strtok_r(colon + 1, ":", &s2); opt; opt = strtok_r(NULL, ":", &s2)) {
+        if (strncmp(opt, "ppn=", 4) == 0)
+          bad |= (want = atoi(opt + 4)) < 1;
+        else if (strncmp(opt, "gpus=", 5) == 0)
+          bad |= (gpus = atoi(opt + 5)) < 1;
+        else if (strncmp(opt, "mics=", 5) != 0 || atoi(opt + 5) < 1)
+          bad = 1;
+      }
     }
     take[nt].n = find_node(part);
     take[nt].want = want;
-    if (take[nt].n == NULL || want < 0) {
+    take[nt].gpus = gpus;
+    if (take[nt].n == NULL || bad) {
       nt = 0;
       break;
     }
@@ -916,11 +991,14 @@ int pbs_runjob(int conn, char *jobid, char *location, char *extend)
   free(buf);
   for (i = 0; i < nt; i++) {
     size_t k;
-    int need = take[i].want;
+    int need = take[i].want, gneed = take[i].gpus;
     for (k = 0; k < nt; k++) /* one host listed twice needs both amounts */
-      if (k != i && take[k].n == take[i].n)
+      if (k != i && take[k].n == take[i].n) {
         need += take[k].want;
-    if (take[i].n->down || take[i].n->offline || take[i].n->np - used_slots(take[i].n) < need)
+        gneed += take[k].gpus;
+      }
+    if (take[i].n->down || take[i].n->offline || take[i].n->np - used_slots(take[i].n) < need ||
+        free_gpus(take[i].n) < gneed)
       break;
   }
   if (nt == 0 || i < nt) {
@@ -953,9 +1031,18 @@ int pbs_runjob(int conn, char *jobid, char *location, char *extend)
         start = -1;
       }
     }
+    for (k = 0, got = 0; k < n->ngpus && got < take[i].gpus; k++)
+      if (n->gpu[k] == NULL) {
+        n->gpu[k] = xdup(jobid);
+        got++;
+        snprintf(eg + strlen(eg), sizeof eg - strlen(eg), "%s%s-gpu/%d", eg[0] ? "+" : "",
+                 n->o.name, k);
+      }
   }
   obj_set(j, "job_state", NULL, "R");
   obj_set(j, "exec_host", NULL, eh);
+  if (eg[0] != '\0')
+    obj_set(j, "exec_gpus", NULL, eg);
   {
     /* pbs_server records when the job started (epoch seconds) */
     char now[32];
@@ -963,7 +1050,10 @@ int pbs_runjob(int conn, char *jobid, char *location, char *extend)
     obj_set(j, "start_time", NULL, now);
   }
   conn_msg[conn][0] = '\0';
-  rec("runjob %d %s %s -> 0 exec_host=%s", conn, jobid, location, eh);
+  if (eg[0] != '\0')
+    rec("runjob %d %s %s -> 0 exec_host=%s exec_gpus=%s", conn, jobid, location, eh, eg);
+  else
+    rec("runjob %d %s %s -> 0 exec_host=%s", conn, jobid, location, eh);
   return 0;
 }
 
