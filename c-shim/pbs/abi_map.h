@@ -34,7 +34,8 @@
  * part asks the same multiple of its ppn (a request that is neither is
  * unreadable, torque_map.c says why); Resource_List.gres and Maui's
  * x=GRES: -> per task, as Maui counts them.  Running jobs carry the same
- * requests, so that the engine counts what they hold.  Running (R, E) and suspended (S) jobs are
+ * requests, so that the engine counts what they hold; their GPUs are those
+ * of exec_gpus (torque_map.c held_gpus).  Running (R, E) and suspended (S) jobs are
  * described as they run: their exec_host slots (or, without exec_host, the
  * nodes' `jobs` lists) as `node:slots` with one-processor tasks, start_time.
  */

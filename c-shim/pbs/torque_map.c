@@ -914,6 +914,31 @@ bad:
   return -1;
 }
 
+int tm_parse_exec_gpus(const char *s, struct tm_alloc **alloc, size_t *n, char *err,
+                       size_t errlen)
+{
+  size_t i;
+  if (tm_parse_exec_host(s, alloc, n, err, errlen) != 0) {
+    if (strstr(err, "out of memory") == NULL)
+      fail(err, errlen, "expected host-gpu/index entries such as g1-gpu/0+g1-gpu/1, got \"%s\"",
+           s);
+    return -1;
+  }
+  for (i = 0; i < *n; i++) {
+    size_t l = strlen((*alloc)[i].host);
+    if (l <= 4 || strcmp((*alloc)[i].host + l - 4, "-gpu") != 0) {
+      fail(err, errlen, "expected host-gpu/index entries such as g1-gpu/0+g1-gpu/1, got \"%s\"",
+           s);
+      allocs_free(*alloc, *n);
+      *alloc = NULL;
+      *n = 0;
+      return -1;
+    }
+    (*alloc)[i].host[l - 4] = '\0';
+  }
+  return 0;
+}
+
 int tm_parse_depend(const char *s, struct strlist *after,
                     struct strlist *afterstart, char *err, size_t errlen)
 {
@@ -1221,6 +1246,62 @@ static int job_devices(struct tm_job *job, char *err, size_t errlen)
   return 0;
 }
 
+/* Drops name from a list. */
+static void gres_remove(struct tm_greslist *l, const char *name)
+{
+  size_t i;
+  for (i = 0; i < l->n; i++)
+    if (strcmp(l->v[i].name, name) == 0) {
+      free(l->v[i].name);
+      l->v[i] = l->v[--l->n];
+      return;
+    }
+}
+
+/* A started job holds the GPUs of its exec_gpus, whatever it asked for
+ * (pbs_server gives none when the run location names none): those are
+ * what the engine must count as taken, per node when every exec_host node
+ * holds the same number, per task when each holds the same number per
+ * slot, else the most any node holds on each (never fewer than taken). */
+static int held_gpus(struct tm_job *job, const char *exec_gpus, char *err, size_t errlen)
+{
+  struct tm_alloc *g = NULL;
+  size_t ng = 0, i, k;
+  long first = -1, ratio = -1, most = 0;
+  int same = 1, proportional = 1;
+  if (tm_parse_exec_gpus(exec_gpus, &g, &ng, err, errlen) != 0)
+    return -1;
+  gres_remove(&job->gres_node, "gpu");
+  gres_remove(&job->gres_task, "gpu");
+  job->gpus_node = job->gpus_task = 0;
+  for (i = 0; i < job->nalloc; i++) {
+    long held = 0, slots = job->alloc[i].slots;
+    for (k = 0; k < ng; k++)
+      if (strcmp(g[k].host, job->alloc[i].host) == 0)
+        held = g[k].slots;
+    if (first < 0)
+      first = held;
+    same &= held == first;
+    if (slots <= 0 || held % slots != 0 || (ratio >= 0 && held / slots != ratio))
+      proportional = 0;
+    else
+      ratio = held / slots;
+    if (held > most)
+      most = held;
+  }
+  allocs_free(g, ng);
+  if (same || !proportional) {
+    if (most > 0 && tm_gres_add(&job->gres_node, "gpu", 3, most) < 0)
+      return fail(err, errlen, OOM_MSG);
+    job->gpus_node = (int)most;
+  } else if (ratio > 0) {
+    if (tm_gres_add(&job->gres_task, "gpu", 3, ratio) < 0)
+      return fail(err, errlen, OOM_MSG);
+    job->gpus_task = (int)ratio;
+  }
+  return 0;
+}
+
 int tm_job_from_attrs(struct tm_job *job, const char *id,
                       const struct attrl *attrs)
 {
@@ -1393,6 +1474,12 @@ int tm_job_from_attrs(struct tm_job *job, const char *id,
   }
   if (job->hold_types != NULL && tm_parse_hold_types(job->hold_types, m, sizeof m) < 0)
     keep_err(job->err, "Hold_Types", m);
+  v = tm_attr(attrs, "exec_gpus", NULL);
+  if (v != NULL && job->nalloc > 0 && held_gpus(job, v, m, sizeof m) != 0) {
+    if (strcmp(m, OOM_MSG) == 0)
+      return -1;
+    keep_err(job->err, "exec_gpus", m);
+  }
   return 0;
 }
 

@@ -152,7 +152,8 @@ struct tm_job {
   struct tm_greslist gres_task; /* per task: Resource_List.gres, `x` GRES:,
                                    nodes= gpus/mics proportional to ppn */
   struct tm_greslist gres_node; /* per node: nodes= gpus/mics, every part
-                                   asking the same */
+                                   asking the same; a started job's gpu is
+                                   what its exec_gpus holds */
   int gpus_node, gpus_task; /* nodes= gpus per node / per task (one of them
                                set), written back into pbs_runjob's location */
   int mics_node, mics_task;
@@ -263,6 +264,11 @@ int tm_parse_status_gres(const char *status, struct tm_greslist *out,
 /* exec_host: "vm/0+runsc/0-1", "vm/0,2-3", "vm/1+vm/0" -> per-host slots. */
 int tm_parse_exec_host(const char *s, struct tm_alloc **alloc, size_t *n,
                        char *err, size_t errlen);
+
+/* exec_gpus of a started job: "g1-gpu/0+g1-gpu/2+g2-gpu/0" -> GPUs per host
+ * ({g1, 2}, {g2, 1}). */
+int tm_parse_exec_gpus(const char *s, struct tm_alloc **alloc, size_t *n, char *err,
+                       size_t errlen);
 
 /* depend: "afterok:12.vm@srv:13.vm,before:14.vm" -> the jobs this job waits
  * for (after, afterok, afternotok, afterany) and those it waits to start

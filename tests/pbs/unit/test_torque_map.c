@@ -643,9 +643,66 @@ static void test_gres_objects(void)
       "Resource_List", "walltime", "00:10:00",
       "x", NULL, "GRES:tape@lots",
   };
+  /* a started job holds what exec_gpus says, whatever it asked for */
+  static const char *const held[] = {
+      "job_state", NULL, "R",
+      "Resource_List", "nodes", "2:ppn=2:gpus=1",
+      "exec_host", NULL, "g1/0-1+g2/0-1",
+      "exec_gpus", NULL, "g1-gpu/0+g1-gpu/1+g2-gpu/3+g2-gpu/2",
+  };
+  static const char *const heldprop[] = {
+      "job_state", NULL, "R",
+      "exec_host", NULL, "g1/0-1+g2/0",
+      "exec_gpus", NULL, "g1-gpu/0+g1-gpu/1+g2-gpu/0",
+  };
+  static const char *const heldodd[] = {
+      "job_state", NULL, "R",
+      "Resource_List", "nodes", "1:ppn=1:gpus=1+1:ppn=1:gpus=3",
+      "exec_host", NULL, "g1/0+g2/0",
+      "exec_gpus", NULL, "g1-gpu/0+g2-gpu/0+g2-gpu/1+g2-gpu/2",
+  };
+  static const char *const heldnone[] = {
+      "job_state", NULL, "R",
+      "Resource_List", "nodes", "1:ppn=1:gpus=1",
+      "exec_host", NULL, "g1/0",
+      "exec_gpus", NULL, "g1/0",
+  };
   struct attrl a[16];
   struct tm_node nd;
   struct tm_job j;
+  struct tm_alloc *al = NULL;
+  size_t nal = 0;
+  char err[256];
+
+  CHECK(tm_parse_exec_gpus("g1-gpu/0+g1-gpu/2+g2-gpu/0", &al, &nal, err, sizeof err) == 0);
+  CHECK(nal == 2);
+  if (nal == 2) {
+    CHECK_STR(al[0].host, "g1");
+    CHECK(al[0].slots == 2 && al[1].slots == 1);
+  }
+  for (; nal > 0; nal--)
+    free(al[nal - 1].host);
+  free(al);
+  CHECK(tm_parse_exec_gpus("g1/0", &al, &nal, err, sizeof err) == -1 && al == NULL);
+  CHECK_ERR(err, "expected host-gpu/index entries");
+
+  CHECK(tm_job_from_attrs(&j, "45.vm", mk(a, held, 4)) == 0);
+  CHECK(j.err[0] == '\0' && j.gpus_node == 2);
+  CHECK_STR(gres_s(&j.gres_node), "gpu:2");
+  tm_job_free(&j);
+  CHECK(tm_job_from_attrs(&j, "46.vm", mk(a, heldprop, 3)) == 0);
+  CHECK(j.gres_node.n == 0);
+  CHECK_STR(gres_s(&j.gres_task), "gpu:1");
+  tm_job_free(&j);
+  /* 1 and 3 on one slot each: the most, per node (never fewer than held);
+   * the request itself could not be described, but it runs already */
+  CHECK(tm_job_from_attrs(&j, "47.vm", mk(a, heldodd, 4)) == 0);
+  CHECK_ERR(j.err, "Resource_List.nodes: the parts ask for different gpus");
+  CHECK_STR(gres_s(&j.gres_node), "gpu:3");
+  tm_job_free(&j);
+  CHECK(tm_job_from_attrs(&j, "48.vm", mk(a, heldnone, 4)) == 0);
+  CHECK_ERR(j.err, "exec_gpus: expected host-gpu/index entries");
+  tm_job_free(&j);
 
   /* gpus first, then plugin gres:NAME, then status: the first source wins */
   CHECK(tm_node_from_attrs(&nd, "g1", mk(a, node, 5)) == 0);
