@@ -97,6 +97,13 @@ int decider_open(struct decider **out, const char *config_path, const char *stat
              (unsigned)MAUISCHED_ABI_MINOR);
     return -1;
   }
+  if ((v & 0xffff) < 3)
+    /* an older 1.x reads the structs up to its own size: the gres fields
+     * (ABI 1.3) are not seen, and pbs_server refuses GPU jobs the engine
+     * then places on nodes without free GPUs */
+    log_msg(LOG_WARN, "libmauisched has ABI version %u.%u, older than 1.3: its decisions do "
+            "not count GPUs or other generic resources", (unsigned)(v >> 16),
+            (unsigned)(v & 0xffff));
   d = calloc(1, sizeof *d);
   if (d == NULL) {
     snprintf(err, errlen, "out of memory");
