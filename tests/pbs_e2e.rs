@@ -1675,6 +1675,19 @@ fn a_panic_inside_the_engine_costs_the_iteration_not_the_daemon() {
 
 // ---- generic resources (GPUs, tapes, licences) --------------------------------
 
+/// (job, exec_gpus) of every successful pbs_runjob that was given GPUs.
+fn exec_gpus(d: &Daemon) -> Vec<(String, String)> {
+    d.calls()
+        .iter()
+        .filter(|c| c.text.starts_with("runjob ") && c.text.contains(" -> 0 "))
+        .filter_map(|c| {
+            let w: Vec<&str> = c.text.split(' ').collect();
+            let eg = c.text.split(" exec_gpus=").nth(1)?;
+            Some((w[2].to_string(), eg.to_string()))
+        })
+        .collect()
+}
+
 #[test]
 fn malformed_generic_resource_requests_name_the_job_and_the_field() {
     // three requests the daemon cannot describe, each for its own reason,
@@ -1744,6 +1757,190 @@ fn malformed_generic_resource_requests_name_the_job_and_the_field() {
         log.matches("job 70.vm: cannot read the request: ").count(),
         1,
         "an unchanged reason is not logged again: {log}"
+    );
+}
+
+#[test]
+fn four_gpus_run_four_one_gpu_jobs_and_the_fifth_waits() {
+    let mut fixture = format!("{HEAD}{}", node("g1", 8, &["gpus = 4"]));
+    for k in 0..5 {
+        fixture += &job(
+            &format!("8{k}.vm"),
+            100 + k,
+            &["Resource_List.nodes = 1:ppn=1:gpus=1"],
+        );
+    }
+    let d = Daemon::start("gpus4", &fixture, &["--allow-unprivileged", "-v"]);
+    d.wait_iterations(1);
+    // the location asks pbs_server for the GPU (it gives none otherwise);
+    // eight processors are free, the GPUs are what stops the fifth job
+    assert_eq!(
+        d.runjobs(),
+        (0..4)
+            .map(|k| (format!("8{k}.vm"), "g1:gpus=1".to_string(), 0))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        exec_gpus(&d),
+        (0..4)
+            .map(|k| (format!("8{k}.vm"), format!("g1-gpu/{k}")))
+            .collect::<Vec<_>>()
+    );
+    let comments = d.alterjobs();
+    assert_eq!(comments.len(), 1, "{comments:?}");
+    assert_eq!(comments[0].0, "84.vm");
+    assert!(
+        comments[0].1.starts_with("mauisched: ") && comments[0].1.contains("estimated start"),
+        "{comments:?}"
+    );
+
+    // the running jobs hold their GPUs in the next iteration too: nothing
+    // starts; once one ends, the fifth gets its GPU
+    d.send(NEW);
+    d.wait_iterations(2);
+    assert_eq!(d.runjobs().len(), 4);
+    d.control(&["complete 82.vm"]);
+    d.send(TERM);
+    d.wait("84.vm started", || {
+        started(&d).contains(&("84.vm".into(), "g1:gpus=1".into()))
+    });
+    assert_eq!(exec_gpus(&d)[4], ("84.vm".into(), "g1-gpu/2".into()));
+    assert!(d.runjobs().iter().all(|r| r.2 == 0), "{:?}", d.runjobs());
+}
+
+#[test]
+fn gpus_per_node_and_per_task_and_gpus_held_by_running_jobs() {
+    // g1 has 2 of its 4 GPUs taken by a running job; g2 has 8 free
+    let fixture = format!(
+        "{HEAD}{}{}{}{}{}{}",
+        node("g1", 8, &["gpus = 4"]),
+        node("g2", 8, &["gpus = 8"]),
+        running(
+            "90.vm",
+            epoch_now() - 60,
+            "g1/0",
+            &[
+                "Resource_List.nodes = 1:ppn=1:gpus=2",
+                "Resource_List.walltime = 01:00:00",
+                "exec_gpus = g1-gpu/0+g1-gpu/1",
+            ]
+        ),
+        // four GPUs on one node: only g2 has them free
+        job("91.vm", 100, &["Resource_List.nodes = 1:ppn=2:gpus=4"]),
+        // 2+1 processors with 2+1 GPUs: one GPU per processor, on two nodes
+        job(
+            "92.vm",
+            101,
+            &["Resource_List.nodes = 1:ppn=2:gpus=2+1:ppn=1:gpus=1"]
+        ),
+        // more than any node has free
+        job("93.vm", 102, &["Resource_List.nodes = 1:ppn=1:gpus=5"]),
+    );
+    // EXACTNODE: the two parts of 92.vm on two nodes, as Torque reads them
+    let d = Daemon::start_full(
+        "gpumix",
+        &fixture,
+        "JOBNODEMATCHPOLICY EXACTNODE\n",
+        &[],
+        &["--allow-unprivileged", "-v"],
+    );
+    d.wait_iterations(1);
+    let runs = started(&d);
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert_eq!(runs[0], ("91.vm".into(), "g2:ppn=2:gpus=4".into()));
+    assert_eq!(
+        exec_gpus(&d)[0],
+        ("91.vm".into(), "g2-gpu/0+g2-gpu/1+g2-gpu/2+g2-gpu/3".into())
+    );
+    // 92.vm: each host of its location asks for as many GPUs as it gets
+    // processors, three of each on two hosts
+    assert_eq!(runs[1].0, "92.vm");
+    let parts: Vec<(String, u32, u32)> = runs[1]
+        .1
+        .split('+')
+        .map(|p| {
+            let mut w = p.split(':');
+            let host = w.next().unwrap().to_string();
+            let (mut ppn, mut gpus) = (1, 0);
+            for o in w {
+                if let Some(v) = o.strip_prefix("ppn=") {
+                    ppn = v.parse().unwrap();
+                } else if let Some(v) = o.strip_prefix("gpus=") {
+                    gpus = v.parse().unwrap();
+                }
+            }
+            (host, ppn, gpus)
+        })
+        .collect();
+    assert_eq!(parts.len(), 2, "{runs:?}");
+    assert!(parts.iter().all(|p| p.1 == p.2), "{runs:?}");
+    assert_eq!(parts.iter().map(|p| p.1).sum::<u32>(), 3, "{runs:?}");
+    assert_eq!(
+        d.alterjobs()
+            .iter()
+            .map(|c| c.0.as_str())
+            .collect::<Vec<_>>(),
+        ["93.vm"]
+    );
+}
+
+#[test]
+fn a_gpu_job_on_a_cluster_without_gpus_is_told_why_it_waits() {
+    let fixture = format!(
+        "{HEAD}{}{}{}",
+        node("n1", 8, &[]),
+        job("95.vm", 100, &["Resource_List.nodes = 1:ppn=1:gpus=1"]),
+        job("96.vm", 101, &["Resource_List.nodes = 1:ppn=1"]),
+    );
+    let d = Daemon::start("nogpus", &fixture, &["--allow-unprivileged"]);
+    d.wait_iterations(1);
+    assert_eq!(started(&d), pairs(&[("96.vm", "n1")]));
+    let comments = d.alterjobs();
+    assert_eq!(comments.len(), 1, "{comments:?}");
+    assert_eq!(comments[0].0, "95.vm");
+    // the engine's reason: it can never run here, and why
+    assert!(
+        comments[0].1.starts_with("mauisched: NoFit ") && comments[0].1.contains("gpu"),
+        "{comments:?}"
+    );
+}
+
+#[test]
+fn tapes_from_the_moms_status_are_shared_by_gres_requests() {
+    // the mom's static resources (mom_priv/config "tape 2"), asked for
+    // per task with -l gres= and with Maui's -W x=GRES:
+    let fixture = format!(
+        "{HEAD}{}{}{}{}",
+        node(
+            "t1",
+            8,
+            &["status = opsys=linux,gres=tape:2+ostype:linux,physmem=8388608kb,ncpus=8"]
+        ),
+        job(
+            "97.vm",
+            100,
+            &["Resource_List.nodes = 1:ppn=1", "Resource_List.gres = tape"]
+        ),
+        job(
+            "98.vm",
+            101,
+            &["Resource_List.nodes = 1:ppn=1", "x = GRES:tape@1"]
+        ),
+        job(
+            "99.vm",
+            102,
+            &["Resource_List.nodes = 1:ppn=1", "x = GRES:tape:1"]
+        ),
+    );
+    let d = Daemon::start("tapes", &fixture, &["--allow-unprivileged", "-v"]);
+    d.wait_iterations(1);
+    assert_eq!(started(&d), pairs(&[("97.vm", "t1"), ("98.vm", "t1")]));
+    let comments = d.alterjobs();
+    assert_eq!(comments.len(), 1, "{comments:?}");
+    assert_eq!(comments[0].0, "99.vm");
+    assert!(
+        d.log().contains("gres=tape:2 ") || d.log().contains("gres=tape:2"),
+        "the node's tapes are read"
     );
 }
 
