@@ -1,6 +1,7 @@
 //! The Slurm front end's C unit tests (`tests/slurm/unit`, `make check`
-//! there): the AdminComment marker protocol and the Slurm → engine mapping
-//! of `c-shim/slurm`, on hand-made Slurm structs, built with ASan/UBSan
+//! there): the AdminComment marker protocol, the Slurm → engine mapping of
+//! `c-shim/slurm` and its reading of Slurm 22.05's and 24.11's generic
+//! resource strings, on hand-made Slurm structs, built with ASan/UBSan
 //! against the installed Slurm headers and libslurm (for its hostlist
 //! calls). No Slurm daemon runs.
 //!
@@ -103,4 +104,9 @@ fn c_unit_tests_of_the_slurm_to_engine_mapping_pass() {
 #[test]
 fn c_unit_tests_of_the_engine_reason_to_slurm_reason_mapping_pass() {
     run_unit("test_reason");
+}
+
+#[test]
+fn c_unit_tests_of_the_generic_resource_strings_of_both_slurm_releases_pass() {
+    run_unit("test_gres");
 }

@@ -227,6 +227,12 @@ static void copy_job(struct ctld_snap *s, job_record_t *j, slurm_job_info_t *o,
 	o->end_time = j->end_time;
 	o->nodes = pool_str(p, j->nodes);
 	o->sched_nodes = pool_str(p, j->sched_nodes);
+	/* Generic resources as Slurm keeps them ("gres:gpu:2" at 22.05,
+	 * "gres/gpu:2" at 24.11; gres.c reads both). */
+	o->tres_per_task = pool_str(p, j->tres_per_task);
+	o->tres_per_node = pool_str(p, j->tres_per_node);
+	o->tres_per_job = pool_str(p, j->tres_per_job);
+	o->tres_per_socket = pool_str(p, j->tres_per_socket);
 	o->shared = NO_VAL16;
 	if (d) {
 		o->submit_time = d->submit_time;
@@ -340,6 +346,10 @@ static int copy_nodes(struct ctld_snap *s)
 		o->tmp_disk = n->tmp_disk;
 		o->features = pool_str(p, n->features);
 		o->features_act = pool_str(p, n->features_act);
+		/* As slurmctld reports it (node_mgr.c packs the node's own
+		 * string, set when slurmd registered, else its config's). */
+		o->gres = pool_str(p, n->gres ? n->gres :
+				   n->config_ptr ? n->config_ptr->gres : NULL);
 		o->cpu_load = n->cpu_load;
 		o->weight = n->weight;
 		s->node_at[i] = k++;

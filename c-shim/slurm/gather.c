@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gres.h"
 #include "maui_gate.h"
 #include "util.h"
 
@@ -434,6 +435,53 @@ static void apply_events(struct jrec *r, const struct gate_event *ev, size_t n)
 }
 
 
+/* A job's generic resources, as Slurm asks for them (per task, per node,
+ * per job; the library spreads them). A request mauisched cannot read, or
+ * one per socket (the library knows no sockets), keeps a pending job out
+ * of the engine, saying why (skip_why); a running one is given without
+ * it (logged once), its nodes' resources then taken as free. */
+static void job_gres(struct ctx *c, struct jrec *r, const slurm_job_info_t *ji,
+		     bool pending)
+{
+	static const char *field[] = { "tres_per_task", "tres_per_node",
+				       "tres_per_job" };
+	const char *in[] = { ji->tres_per_task, ji->tres_per_node,
+			     ji->tres_per_job };
+	const char **out[] = { &r->mj.gres_per_task, &r->mj.gres_per_node,
+			       &r->mj.gres_per_job };
+	char err[256], why[512], cause[ID_LEN + 32];
+	int k;
+
+	why[0] = '\0';
+	for (k = 0; k < 3 && !why[0]; k++) {
+		char *o;
+		if (gres_to_abi(in[k], false, c->gres_skip, &o, err, sizeof(err)) == 0)
+			*out[k] = o;
+		else
+			snprintf(why, sizeof(why),
+				 "mauisched cannot read its generic resources, %s=%.200s: %s",
+				 field[k], in[k], err);
+	}
+	if (!why[0] && gres_any(ji->tres_per_socket))
+		snprintf(why, sizeof(why),
+			 "generic resources per socket (--gpus-per-socket, tres_per_socket=%.200s) are not scheduled by mauisched",
+			 ji->tres_per_socket);
+	if (!why[0])
+		return;
+	/* Once per Slurm record (an array's tasks share theirs). */
+	snprintf(cause, sizeof(cause), "gres of record %u", ji->job_id);
+	mlog_once(MAUISCHED_LOG_WARN, cause, "job %s: %s%s", r->id, why,
+		  pending ? "; it is not scheduled" :
+		  "; it runs, its generic resources are not counted");
+	if (pending) {
+		const char *w = astr(why);
+		r->skip_why = w ? w : "mauisched cannot read its generic resources";
+	}
+	else
+		r->mj.gres_per_task = r->mj.gres_per_node = r->mj.gres_per_job = NULL;
+}
+
+
 /* Adds one engine job for Slurm record `ji` (id given: array tasks). */
 static struct jrec *add_record(struct ctx *c, slurm_job_info_t *ji,
 			       const char *id, bool meta_task,
@@ -469,6 +517,7 @@ static struct jrec *add_record(struct ctx *c, slurm_job_info_t *ji,
 	m->pref_features = and_features(ji->prefer);
 	m->exclude_hosts = expand_hosts(ji->exc_nodes);
 	m->advres = ji->resv_name && *ji->resv_name ? astr(ji->resv_name) : NULL;
+	job_gres(c, r, ji, base == JOB_PENDING);
 
 	/* Partitions: the first is the class; confinement to them is the
 	 * engine partition when the partition shares no node, else a host
@@ -579,6 +628,8 @@ static struct jrec *add_record(struct ctx *c, slurm_job_info_t *ji,
 		r->skip_why = "heterogeneous jobs are not scheduled by mauisched";
 		return r;
 	}
+	if (r->skip_why)
+		return r; /* its generic resources cannot be read (job_gres) */
 	r->reported = true;
 	return r;
 }
@@ -671,6 +722,7 @@ uint64_t gather_fingerprint(const struct ctx *c)
 		h = fnv(h, &n->real_memory, sizeof(n->real_memory));
 		h = fnv_str(h, n->features_act ? n->features_act : n->features);
 		h = fnv(h, &n->weight, sizeof(n->weight));
+		h = fnv_str(h, n->gres);
 	}
 	for (k = 0; k < c->njr; k++) {
 		const mauisched_job_t *m = &c->jr[k].mj;
@@ -688,6 +740,9 @@ uint64_t gather_fingerprint(const struct ctx *c)
 		h = fnv_str(h, m->hostlist);
 		h = fnv_str(h, m->exclude_hosts);
 		h = fnv_str(h, m->features);
+		h = fnv_str(h, m->gres_per_task);
+		h = fnv_str(h, m->gres_per_node);
+		h = fnv_str(h, m->gres_per_job);
 		h = fnv_str(h, m->class_name);
 		h = fnv_str(h, m->qos);
 		h = fnv_str(h, m->account);
@@ -749,6 +804,18 @@ struct jrec *gather_find(struct ctx *c, const char *id)
 }
 
 
+/* The generic resources some node has as no_consume: Slurm does not
+ * count them, so neither do the jobs' requests given to the library. */
+static void no_consume_names(struct ctx *c)
+{
+	uint32_t i;
+
+	free(c->gres_skip);
+	c->gres_skip = NULL;
+	for (i = 0; c->nodes && i < c->nodes->record_count; i++)
+		gres_no_consume(c->nodes->node_array[i].gres, &c->gres_skip);
+}
+
 void gather_build(struct ctx *c, const struct gate_event *ev, size_t nev)
 {
 	/* The last iteration's starts join the sorted part. */
@@ -756,6 +823,7 @@ void gather_build(struct ctx *c, const struct gate_event *ev, size_t nev)
 		qsort(c->started, c->nstarted, sizeof(*c->started), started_cmp);
 	c->nstarted_sorted = c->nstarted;
 	map_partitions(c);
+	no_consume_names(c);
 	build_records(c, ev, nev);
 	index_records(c);
 	forget_gone(c);
@@ -764,6 +832,7 @@ void gather_build(struct ctx *c, const struct gate_event *ev, size_t nev)
 void gather_node(const struct ctx *c, uint32_t i, mauisched_node_t *mn)
 {
 	const node_info_t *n = &c->nodes->node_array[i];
+	char *g, err[256];
 
 	memset(mn, 0, sizeof(*mn));
 	mn->size = sizeof(*mn);
@@ -773,6 +842,15 @@ void gather_node(const struct ctx *c, uint32_t i, mauisched_node_t *mn)
 	mn->mem_mb = n->real_memory;
 	mn->disk_mb = n->tmp_disk;
 	mn->features = n->features_act ? n->features_act : n->features;
+	if (gres_to_abi(n->gres, true, NULL, &g, err, sizeof(err)) == 0)
+		mn->gres = g;
+	else {
+		char cause[160];
+		snprintf(cause, sizeof(cause), "gres of node %.100s", n->name);
+		mlog_once(MAUISCHED_LOG_WARN, cause,
+			  "node %s: mauisched cannot read its Gres=%s: %s; the node is given without generic resources",
+			  n->name, n->gres, err);
+	}
 	if (c->node_part && c->node_part[i] >= 0)
 		mn->partition = c->parts->partition_array[c->node_part[i]].name;
 	if (n->cpu_load != NO_VAL)
@@ -801,6 +879,8 @@ void gather_free(struct ctx *c)
 	free(c->part_exclusive);
 	free(c->part_up);
 	free(c->part_nodes);
+	free(c->gres_skip);
+	c->gres_skip = NULL;
 	c->jr = NULL;
 	c->by_id = NULL;
 	c->node_part = NULL;

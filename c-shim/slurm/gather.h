@@ -80,6 +80,7 @@ struct ctx {
 	char **part_nodes;       /* per partition: its nodes, comma-separated */
 	bool *part_exclusive;    /* per partition: none of its nodes elsewhere */
 	bool *part_up;
+	char *gres_skip;         /* no_consume generic resources: ",a,b" */
 	/* Kept across iterations: sorted by id up to nstarted_sorted, then
 	 * the starts since the last gather_build. */
 	struct started_alloc *started;

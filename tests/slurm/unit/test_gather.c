@@ -360,10 +360,86 @@ static void test_jobs(void)
 	names_free();
 }
 
+/* Generic resources reach the engine's records: a node's Gres, a job's
+ * tres_per_* lists (as 22.05 and 24.11 write them); a request per socket
+ * or one that cannot be read keeps a pending job out, saying why. */
+static void test_gres(void)
+{
+	struct ctx c;
+	mauisched_node_t mn;
+	slurm_job_info_t *j;
+	const struct jrec *r;
+
+	setup();
+	memset(&c, 0, sizeof(c));
+	nodes[0].gres = "gpu:a100:4(S:0-1)";
+	nodes[1].gres = "gpu:v100:2,bw:lustre:no_consume:4G";
+	nodes[2].gres = "gpu:a:b:c";
+	/* 1: 22.05's --gres / --gpus-per-node, --gpus, --gpus-per-task. */
+	j = job(1, JOB_PENDING);
+	j->tres_per_node = "gres:gpu:a100:2";
+	j->tres_per_job = "gres:gpu:4";
+	j->tres_per_task = "gres:gpu:1";
+	/* 2: 24.11's, with -c in tres_per_task and a no_consume request. */
+	j = job(2, JOB_PENDING);
+	j->tres_per_node = "gres/gpu:2,gres/bw:1G";
+	j->tres_per_task = "cpu=2,gres/gpu:v100=1";
+	/* 3: --gpus-per-socket. */
+	j = job(3, JOB_PENDING);
+	j->tres_per_socket = "gres/gpu:1";
+	/* 4: a list that cannot be read. */
+	j = job(4, JOB_PENDING);
+	j->tres_per_node = "gres/gpu=x";
+	/* 5: the same, running: given without it. */
+	j = job(5, JOB_RUNNING);
+	j->nodes = "n001";
+	j->tres_per_node = "gres/gpu=x";
+	j->start_time = 1000;
+	build(&c, NULL, 0);
+
+	gather_node(&c, 0, &mn);
+	CHECK_STR(mn.gres, "gpu:a100:4");
+	CHECK(mn.avail_gres == NULL);
+	gather_node(&c, 1, &mn);
+	CHECK_STR(mn.gres, "gpu:v100:2");
+	gather_node(&c, 2, &mn);
+	CHECK_STR(mn.gres, NULL);
+	gather_node(&c, 3, &mn);
+	CHECK_STR(mn.gres, NULL);
+
+	r = gather_find(&c, "1");
+	CHECK(r && r->reported);
+	CHECK_STR(r->mj.gres_per_node, "gpu:a100:2");
+	CHECK_STR(r->mj.gres_per_job, "gpu:4");
+	CHECK_STR(r->mj.gres_per_task, "gpu:1");
+	r = gather_find(&c, "2");
+	CHECK(r && r->reported);
+	CHECK_STR(r->mj.gres_per_node, "gpu:2");
+	CHECK_STR(r->mj.gres_per_task, "gpu:v100:1");
+	CHECK_STR(r->mj.gres_per_job, NULL);
+	r = gather_find(&c, "3");
+	CHECK(r && !r->reported && r->skip_why &&
+	      strstr(r->skip_why, "per socket") &&
+	      strstr(r->skip_why, "tres_per_socket=gres/gpu:1"));
+	r = gather_find(&c, "4");
+	CHECK(r && !r->reported && r->skip_why &&
+	      strstr(r->skip_why, "tres_per_node=gres/gpu=x"));
+	r = gather_find(&c, "5");
+	CHECK(r && r->reported && !r->skip_why && !r->mj.gres_per_node);
+
+	c.jobs = NULL;
+	c.nodes = NULL;
+	c.parts = NULL;
+	gather_free(&c);
+	arena_reset();
+	names_free();
+}
+
 int main(void)
 {
 	test_nodes();
 	test_shape();
 	test_jobs();
+	test_gres();
 	return finish();
 }
