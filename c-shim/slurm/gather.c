@@ -816,6 +816,68 @@ static void no_consume_names(struct ctx *c)
 		gres_no_consume(c->nodes->node_array[i].gres, &c->gres_skip);
 }
 
+/* Says which generic resources the library is given for the nodes,
+ * whenever that changes (the first iteration, a reconfigure, a node that
+ * registers others), grouped: "generic resources: gpu:4 on n[001-002];
+ * gpu:a100:2,gpu:v100:2 on n003". Silent while no node has any. */
+static void log_node_gres(struct ctx *c)
+{
+	struct group {
+		char *gres;
+		struct sbuf names;
+	} *g = NULL;
+	uint64_t h = 1469598103934665603ULL;
+	size_t ng = 0, k, shown = 0;
+	uint32_t i, with = 0;
+	struct sbuf line = { 0 };
+	bool any = false;
+
+	for (i = 0; c->nodes && i < c->nodes->record_count; i++) {
+		const node_info_t *n = &c->nodes->node_array[i];
+		h = fnv_str(h, n->name);
+		h = fnv_str(h, n->gres);
+		any = any || (n->gres && *n->gres);
+	}
+	if (h == c->gres_logged || (!any && !c->gres_logged_any)) {
+		c->gres_logged = h;
+		return;
+	}
+	g = calloc(c->nodes->record_count + 1, sizeof(*g));
+	if (!g)
+		return;
+	c->gres_logged = h;
+	c->gres_logged_any = any;
+	for (i = 0; i < c->nodes->record_count; i++) {
+		const node_info_t *n = &c->nodes->node_array[i];
+		char *conv, err[256];
+		if (gres_to_abi(n->gres, true, NULL, &conv, err, sizeof(err)) || !conv)
+			continue;
+		with++;
+		for (k = 0; k < ng && strcmp(g[k].gres, conv); k++)
+			;
+		if (k == ng)
+			g[ng++].gres = conv;
+		sb_fmt(&g[k].names, "%s%s", g[k].names.len ? "," : "", n->name);
+	}
+	for (k = 0; k < ng; k++) {
+		char *hosts = compress_hosts(g[k].names.s);
+		/* Bounded: a site with many kinds of node gets the first. */
+		if (line.len < 3000) {
+			sb_fmt(&line, "%s%s on %s", k ? "; " : "", g[k].gres,
+			       hosts ? hosts : g[k].names.s);
+			shown++;
+		}
+		free(hosts);
+		free(g[k].names.s);
+	}
+	if (shown < ng)
+		sb_fmt(&line, "; and %zu other kinds", ng - shown);
+	mlog(MAUISCHED_LOG_INFO, "generic resources: %s (%u of %u nodes)",
+	     ng ? line.s : "none", with, c->nodes->record_count);
+	free(line.s);
+	free(g);
+}
+
 void gather_build(struct ctx *c, const struct gate_event *ev, size_t nev)
 {
 	/* The last iteration's starts join the sorted part. */
@@ -823,6 +885,7 @@ void gather_build(struct ctx *c, const struct gate_event *ev, size_t nev)
 		qsort(c->started, c->nstarted, sizeof(*c->started), started_cmp);
 	c->nstarted_sorted = c->nstarted;
 	map_partitions(c);
+	log_node_gres(c);
 	no_consume_names(c);
 	build_records(c, ev, nev);
 	index_records(c);

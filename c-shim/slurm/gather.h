@@ -81,6 +81,8 @@ struct ctx {
 	bool *part_exclusive;    /* per partition: none of its nodes elsewhere */
 	bool *part_up;
 	char *gres_skip;         /* no_consume generic resources: ",a,b" */
+	uint64_t gres_logged;    /* the nodes' GRES last logged (a hash) */
+	bool gres_logged_any;    /* ... and whether any node had some */
 	/* Kept across iterations: sorted by id up to nstarted_sorted, then
 	 * the starts since the last gather_build. */
 	struct started_alloc *started;

@@ -397,6 +397,8 @@ static void test_gres(void)
 	j->start_time = 1000;
 	build(&c, NULL, 0);
 
+	/* Logged once ("generic resources: gpu:a100:4 on n001; ..."). */
+	CHECK(c.gres_logged_any && c.gres_logged != 0);
 	gather_node(&c, 0, &mn);
 	CHECK_STR(mn.gres, "gpu:a100:4");
 	CHECK(mn.avail_gres == NULL);
