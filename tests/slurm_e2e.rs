@@ -37,6 +37,17 @@
 //!     the hold gate keeps every job for mauisched (the fallback).
 //! 13. a heterogeneous job is refused at submission, saying why
 //!     (cli_filter/maui).
+//! 14. generic resources (fake GPUs) reach the library as Slurm states
+//!     them: the nodes' (logged), the jobs' per node, task and job
+//!     (`checkjob --json`); a per-socket request waits, saying why.
+//! 15. four one-GPU jobs fill a four-GPU node; a fifth waits for
+//!     Resources while that node's CPUs are free.
+//! 16. NODEALLOCATIONPOLICY MINRESOURCE puts a CPU-only job on the CPU-only
+//!     node, not on the GPU node listed first.
+//! 17. a two-node `--gpus-per-node=2` job is reserved (StartTime); short
+//!     one-GPU jobs backfill around it, a long one does not, and it starts
+//!     no later than reserved.
+//! 18. typed requests (`gpu:a100`) land only on nodes with that type.
 //!
 //! Needs root and the Slurm packages (`scripts/deps.sh test` installs them);
 //! without them each test says why and passes, unless
@@ -350,6 +361,8 @@ struct Spec<'a> {
     nodes: u32,
     node_spec: Option<&'a str>,
     maui_cfg: &'a str,
+    /// More node groups (`--node 'COUNT K=V...'`), after the spec file's.
+    node_groups: &'a [&'a str],
     extra: &'a [&'a str],
     /// maui_library= (default: the test's library); when it is given the
     /// start does not wait for a first iteration (the library may be
@@ -366,6 +379,7 @@ impl Default for Spec<'_> {
             nodes: 16,
             node_spec: Some(NODE_SPEC),
             maui_cfg: "",
+            node_groups: &[],
             extra: &[],
             library: None,
             slurm_scheduler_on: false,
@@ -491,6 +505,9 @@ impl Cluster {
         ];
         if let Some(s) = spec.node_spec {
             args.extend(["--node-spec", s]);
+        }
+        for g in spec.node_groups {
+            args.extend(["--node", g]);
         }
         for e in spec.extra {
             args.extend(["--extra", e]);
@@ -2345,6 +2362,440 @@ fn s10_without_the_library_jobs_wait_and_say_why() {
     );
     c.stop();
     let _ = std::fs::remove_dir_all(&lib_dir);
+}
+
+// ------------------------------------------------- scenarios 14 to 18: GRES
+
+/// maui.cfg of the GRES scenarios: Slurm's basics, `extra` after them.
+fn gres_cfg(extra: &str) -> String {
+    format!("JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n{extra}")
+}
+
+/// The nodes' CPUs allocated, from `scontrol show node`.
+fn cpus_alloc(c: &Cluster, node: &str) -> u32 {
+    slurm_nodes(c)[node]["CPUAlloc"].parse().unwrap()
+}
+
+/// What the library was given, independent of what the engine makes of
+/// it: the nodes' generic resources (the plugin's log line, on change),
+/// each job's per node, per task and per job (`checkjob --json`, through
+/// the admin socket), from both releases' strings (`gres:gpu:2` on 22.05,
+/// `gres/gpu:2` and `cpu=2,gres/gpu:v100=1` on 24.11). A request per
+/// socket is not taken: the job waits and its reason says why.
+#[test]
+fn s14_generic_resources_reach_the_library_as_slurm_states_them() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let base = std::env::temp_dir().join(format!("mauisched-e2e-{}-s14", std::process::id()));
+    let sock = base.join("run/mauisched.sock");
+    let cfg = gres_cfg(&format!("ADMINSOCKET {}\n", sock.display()));
+    let mut c = Cluster::start(
+        setup,
+        "s14",
+        Spec {
+            nodes: 3,
+            node_spec: None,
+            maui_cfg: &cfg,
+            node_groups: &[
+                "1 CPUs=8 RealMemory=16000 Gres=gpu:4",
+                "1 CPUs=8 RealMemory=16000 Gres=gpu:a100:2,gpu:v100:2",
+                "1 CPUs=8 RealMemory=16000",
+            ],
+            ..Spec::default()
+        },
+    );
+    assert_eq!(c.base, base);
+    let nodes = slurm_nodes(&c);
+    assert_eq!(nodes["n001"]["Gres"], "gpu:4", "Slurm's own view");
+    assert_eq!(nodes["n002"]["Gres"], "gpu:a100:2,gpu:v100:2");
+    c.wait_log(
+        "sched/maui: generic resources: gpu:4 on n001; gpu:a100:2,gpu:v100:2 on n002 (2 of 3 nodes)",
+        20,
+    );
+    // Held: they stay in the engine's queue, as given.
+    let held = |args: &[&str]| {
+        let mut a = vec!["--hold", "-t", "5", "--mem=100"];
+        a.extend_from_slice(args);
+        a.extend(["--wrap", "sleep 10"]);
+        c.submit(USER_A, &a)
+    };
+    let per_node = held(&["-N", "1", "--gpus-per-node=2"]);
+    let typed = held(&["-n", "1", "--gres=gpu:a100:1"]);
+    let per_job = held(&["-n", "2", "--gpus=3"]);
+    let per_task = held(&["-n", "2", "-c", "2", "--gpus-per-task=v100:1"]);
+    let bare = held(&["-n", "1", "--gres=gpu"]);
+    let cpu_only = held(&["-n", "1"]);
+    let mauictl = env!("CARGO_BIN_EXE_mauictl");
+    let cfg_path = base.join("maui.cfg");
+    let checkjob = |id: &str| -> serde_json::Value {
+        let out = c.root(&[
+            mauictl,
+            "-c",
+            cfg_path.to_str().unwrap(),
+            "checkjob",
+            id,
+            "--json",
+        ]);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("checkjob {id}: {e}: {out}"))
+    };
+    c.wait_iterations(2, 30);
+    let want: [(&str, [Option<&str>; 3]); 6] = [
+        (&per_node, [None, Some("gpu:2"), None]),
+        (&typed, [None, Some("gpu:a100:1"), None]),
+        (&per_job, [None, None, Some("gpu:3")]),
+        (&per_task, [Some("gpu:v100:1"), None, None]),
+        (&bare, [None, Some("gpu:1"), None]),
+        (&cpu_only, [None, None, None]),
+    ];
+    for (id, w) in want {
+        let mut j = serde_json::Value::Null;
+        c.wait_until(&format!("job {id} in checkjob"), 20, || {
+            j = checkjob(id);
+            j["job"]["id"].as_str() == Some(id)
+        });
+        let tres = c.root(&["scontrol", "show", "job", id]);
+        for (k, field) in ["gres_per_task", "gres_per_node", "gres_per_job"]
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(
+                j["job"][field].as_str(),
+                w[k],
+                "job {id} {field}; Slurm has: {}",
+                tres.lines()
+                    .filter(|l| l.contains("Tres"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+    }
+    // Per socket: not scheduled, and the reason says why.
+    let socket = c.submit(
+        USER_A,
+        &[
+            "-N",
+            "1",
+            "--sockets-per-node=1",
+            "--gpus-per-socket=1",
+            "-t",
+            "5",
+            "--mem=100",
+            "--wrap",
+            "sleep 10",
+        ],
+    );
+    c.wait_until("the per-socket job's reason", 30, || {
+        c.squeue(&socket, "%r").contains("per socket")
+    });
+    assert_eq!(c.field(&socket, "JobState"), "PENDING");
+    assert!(
+        c.ctld_log()
+            .contains(&format!("job {socket}: generic resources per socket")),
+        "logged, naming the job"
+    );
+    say(&format!(
+        "slurm_e2e s14: nodes and jobs' generic resources as given; per socket: {}",
+        c.squeue(&socket, "%r")
+    ));
+    c.stop();
+}
+
+/// Four one-GPU jobs fill the four-GPU node; a fifth waits for Resources
+/// while that node has CPUs to spare (and does not go to the CPU-only one).
+#[test]
+fn s15_one_gpu_jobs_fill_a_four_gpu_node_and_the_fifth_waits() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let cfg = gres_cfg("");
+    let mut c = Cluster::start(
+        setup,
+        "s15",
+        Spec {
+            nodes: 2,
+            node_spec: None,
+            maui_cfg: &cfg,
+            node_groups: &[
+                "1 CPUs=16 RealMemory=64000 Gres=gpu:4",
+                "1 CPUs=16 RealMemory=64000",
+            ],
+            ..Spec::default()
+        },
+    );
+    let one = || {
+        c.submit(
+            USER_A,
+            &[
+                "-n",
+                "1",
+                "--gres=gpu:1",
+                "--mem=100",
+                "-t",
+                "5",
+                "--wrap",
+                "sleep 120",
+            ],
+        )
+    };
+    let four: Vec<String> = (0..4).map(|_| one()).collect();
+    for id in &four {
+        c.wait_state(id, "RUNNING", 30);
+        assert_eq!(c.field(id, "NodeList"), "n001", "job {id}");
+    }
+    let fifth = one();
+    c.wait_iterations(3, 30);
+    assert_eq!(c.field(&fifth, "JobState"), "PENDING", "the fifth GPU job");
+    c.wait_until("the fifth job's reason", 20, || {
+        c.squeue(&fifth, "%r") == "Resources"
+    });
+    let alloc = cpus_alloc(&c, "n001");
+    assert!(alloc < 16, "n001 has CPUs free ({alloc} of 16 allocated)");
+    assert_eq!(cpus_alloc(&c, "n002"), 0, "nothing on the CPU-only node");
+    // One ends: the fifth takes its GPU.
+    c.root(&["scancel", &four[0]]);
+    c.wait_state(&fifth, "RUNNING", 30);
+    assert_eq!(c.field(&fifth, "NodeList"), "n001");
+    say(&format!(
+        "slurm_e2e s15: four GPU jobs on n001 ({alloc} of 16 CPUs), the fifth waited for Resources"
+    ));
+    c.stop();
+}
+
+/// MINRESOURCE counts generic resources: a CPU-only job goes to the
+/// CPU-only node while it is free, although the GPU node comes first and
+/// has the same CPUs and memory.
+#[test]
+fn s16_minresource_keeps_a_cpu_job_off_the_gpu_node() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let cfg = gres_cfg("NODEALLOCATIONPOLICY MINRESOURCE\n");
+    let mut c = Cluster::start(
+        setup,
+        "s16",
+        Spec {
+            nodes: 2,
+            node_spec: None,
+            maui_cfg: &cfg,
+            node_groups: &[
+                "1 CPUs=16 RealMemory=64000 Gres=gpu:4",
+                "1 CPUs=16 RealMemory=64000",
+            ],
+            ..Spec::default()
+        },
+    );
+    let cpu = c.submit(
+        USER_A,
+        &["-n", "4", "--mem=100", "-t", "5", "--wrap", "sleep 60"],
+    );
+    c.wait_state(&cpu, "RUNNING", 30);
+    assert_eq!(c.field(&cpu, "NodeList"), "n002", "the CPU-only node");
+    // A GPU job still gets the GPU node.
+    let gpu = c.submit(
+        USER_A,
+        &[
+            "-n",
+            "1",
+            "--gres=gpu:1",
+            "--mem=100",
+            "-t",
+            "5",
+            "--wrap",
+            "sleep 60",
+        ],
+    );
+    c.wait_state(&gpu, "RUNNING", 30);
+    assert_eq!(c.field(&gpu, "NodeList"), "n001");
+    say("slurm_e2e s16: MINRESOURCE: CPU job on n002, GPU job on n001");
+    c.stop();
+}
+
+/// Backfill with GPUs: a two-node `--gpus-per-node=2` job waits behind a
+/// job holding one node's GPUs and is reserved (StartTime); one-minute
+/// one-GPU jobs run on the other node meanwhile (they end before the
+/// reservation), a five-minute one does not, and the wide job starts no
+/// later than reserved.
+#[test]
+fn s17_a_two_node_gpu_job_is_reserved_and_one_gpu_jobs_backfill() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let cfg = gres_cfg("RESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\n");
+    let mut c = Cluster::start(
+        setup,
+        "s17",
+        Spec {
+            nodes: 2,
+            node_spec: None,
+            maui_cfg: &cfg,
+            node_groups: &["2 CPUs=8 RealMemory=16000 Gres=gpu:2"],
+            ..Spec::default()
+        },
+    );
+    // B holds one node's two GPUs for up to three minutes (it ends after 40 s).
+    let b = c.submit(
+        USER_A,
+        &[
+            "-N",
+            "1",
+            "-n",
+            "1",
+            "--gpus-per-node=2",
+            "--mem=100",
+            "-t",
+            "3",
+            "--wrap",
+            "sleep 40",
+        ],
+    );
+    c.wait_state(&b, "RUNNING", 30);
+    let b_start = epoch(&c.field(&b, "StartTime"));
+    let b_node = c.field(&b, "NodeList");
+    let w = c.submit(
+        USER_B,
+        &[
+            "-N",
+            "2",
+            "--ntasks-per-node=1",
+            "--gpus-per-node=2",
+            "--mem=100",
+            "-t",
+            "1",
+            "--wrap",
+            "sleep 5",
+        ],
+    );
+    let mut reserved = None;
+    c.wait_until("W's estimated start (StartTime)", 30, || {
+        reserved = c.start_estimate(&w);
+        reserved.is_some()
+    });
+    let reserved = reserved.unwrap();
+    assert!(
+        (reserved - (b_start + 180)).abs() <= 3,
+        "W reserved at {reserved}, B started at {b_start} with a 3-minute limit"
+    );
+    assert_eq!(c.squeue(&w, "%r"), "Resources", "W's reason");
+    // Two short one-GPU jobs fit beside B before W's reservation; a long
+    // one would delay W.
+    let short = |user: &str| {
+        c.submit(
+            user,
+            &[
+                "-n",
+                "1",
+                "--gres=gpu:1",
+                "--mem=100",
+                "-t",
+                "1",
+                "--wrap",
+                "sleep 10",
+            ],
+        )
+    };
+    let s1 = short(USER_A);
+    let s2 = short(USER_A);
+    let long = c.submit(
+        USER_A,
+        &[
+            "-n",
+            "1",
+            "--gres=gpu:1",
+            "--mem=100",
+            "-t",
+            "5",
+            "--wrap",
+            "sleep 10",
+        ],
+    );
+    for s in [&s1, &s2] {
+        c.wait_state(s, "RUNNING,COMPLETED", 30);
+        let st = c.starts();
+        let started = st
+            .iter()
+            .find(|(j, _, _)| j == s)
+            .expect("started by sched/maui");
+        assert!(started.2, "{s} was started by backfill: {started:?}");
+        assert_ne!(c.field(s, "NodeList"), b_node, "{s} beside B");
+    }
+    c.wait_iterations(3, 30);
+    assert_eq!(
+        c.field(&long, "JobState"),
+        "PENDING",
+        "the long job must not be backfilled"
+    );
+    assert_eq!(c.field(&w, "JobState"), "PENDING");
+    c.wait_state(&w, "RUNNING", 200);
+    let w_start = epoch(&c.field(&w, "StartTime"));
+    assert!(
+        w_start <= reserved + 3,
+        "W started {w_start}, reserved for {reserved}"
+    );
+    assert_eq!(
+        c.field(&long, "JobState"),
+        "PENDING",
+        "the long job waits for W"
+    );
+    say(&format!(
+        "slurm_e2e s17: W reserved {} s after B's start, started {} s before the reservation; two short GPU jobs backfilled, the long one not",
+        reserved - b_start,
+        reserved - w_start
+    ));
+    c.stop();
+}
+
+/// Typed requests: `--gres=gpu:a100:1` jobs go only to the a100 node and
+/// wait when its GPUs are taken, though v100 nodes are free; a v100 job
+/// goes to a v100 node.
+#[test]
+fn s18_typed_gpu_requests_land_on_matching_nodes() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let cfg = gres_cfg("");
+    let mut c = Cluster::start(
+        setup,
+        "s18",
+        Spec {
+            nodes: 3,
+            node_spec: None,
+            maui_cfg: &cfg,
+            node_groups: &[
+                "2 CPUs=8 RealMemory=16000 Gres=gpu:v100:2",
+                "1 CPUs=8 RealMemory=16000 Gres=gpu:a100:2",
+            ],
+            ..Spec::default()
+        },
+    );
+    let job = |ty: &str| {
+        c.submit(
+            USER_A,
+            &[
+                "-n",
+                "1",
+                &format!("--gres=gpu:{ty}:1"),
+                "--mem=100",
+                "-t",
+                "5",
+                "--wrap",
+                "sleep 120",
+            ],
+        )
+    };
+    let a1 = job("a100");
+    let a2 = job("a100");
+    for id in [&a1, &a2] {
+        c.wait_state(id, "RUNNING", 30);
+        assert_eq!(c.field(id, "NodeList"), "n003", "a100 job {id}");
+    }
+    let a3 = job("a100");
+    let v = job("v100");
+    c.wait_state(&v, "RUNNING", 30);
+    let v_node = c.field(&v, "NodeList");
+    assert!(v_node == "n001" || v_node == "n002", "v100 job on {v_node}");
+    c.wait_iterations(3, 30);
+    assert_eq!(c.field(&a3, "JobState"), "PENDING", "third a100 job");
+    assert_eq!(c.squeue(&a3, "%r"), "Resources");
+    say(&format!(
+        "slurm_e2e s18: a100 jobs on n003 only (the third waits), v100 job on {v_node}"
+    ));
+    c.stop();
 }
 
 // ------------------------------------------------------- Slurm 24.11
