@@ -2371,6 +2371,18 @@ fn gres_cfg(extra: &str) -> String {
     format!("JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n{extra}")
 }
 
+/// Asserts that sched/maui never tried to start `id` where Slurm refused
+/// it (a start select_nodes turns down, "Requested nodes are busy": the
+/// engine did not know the GPUs were taken).
+fn no_refused_start(c: &Cluster, id: &str) {
+    let log = c.ctld_log();
+    let refused: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(&format!("job {id}: not started on")))
+        .collect();
+    assert!(refused.is_empty(), "job {id}: {refused:?}");
+}
+
 /// The nodes' CPUs allocated, from `scontrol show node`.
 fn cpus_alloc(c: &Cluster, node: &str) -> u32 {
     slurm_nodes(c)[node]["CPUAlloc"].parse().unwrap()
@@ -2547,6 +2559,9 @@ fn s15_one_gpu_jobs_fill_a_four_gpu_node_and_the_fifth_waits() {
     c.wait_until("the fifth job's reason", 20, || {
         c.squeue(&fifth, "%r") == "Resources"
     });
+    for id in four.iter().chain([&fifth]) {
+        no_refused_start(&c, id);
+    }
     let alloc = cpus_alloc(&c, "n001");
     assert!(alloc < 16, "n001 has CPUs free ({alloc} of 16 allocated)");
     assert_eq!(cpus_alloc(&c, "n002"), 0, "nothing on the CPU-only node");
@@ -2588,6 +2603,7 @@ fn s16_minresource_keeps_a_cpu_job_off_the_gpu_node() {
     );
     c.wait_state(&cpu, "RUNNING", 30);
     assert_eq!(c.field(&cpu, "NodeList"), "n002", "the CPU-only node");
+    no_refused_start(&c, &cpu);
     // A GPU job still gets the GPU node.
     let gpu = c.submit(
         USER_A,
@@ -2733,6 +2749,9 @@ fn s17_a_two_node_gpu_job_is_reserved_and_one_gpu_jobs_backfill() {
         "PENDING",
         "the long job waits for W"
     );
+    for id in [&b, &w, &s1, &s2, &long] {
+        no_refused_start(&c, id);
+    }
     say(&format!(
         "slurm_e2e s17: W reserved {} s after B's start, started {} s before the reservation; two short GPU jobs backfilled, the long one not",
         reserved - b_start,
@@ -2792,6 +2811,9 @@ fn s18_typed_gpu_requests_land_on_matching_nodes() {
     c.wait_iterations(3, 30);
     assert_eq!(c.field(&a3, "JobState"), "PENDING", "third a100 job");
     assert_eq!(c.squeue(&a3, "%r"), "Resources");
+    for id in [&a1, &a2, &a3, &v] {
+        no_refused_start(&c, id);
+    }
     say(&format!(
         "slurm_e2e s18: a100 jobs on n003 only (the third waits), v100 job on {v_node}"
     ));
