@@ -2738,6 +2738,12 @@ fn s17_a_two_node_gpu_job_is_reserved_and_one_gpu_jobs_backfill() {
         "the long job must not be backfilled"
     );
     assert_eq!(c.field(&w, "JobState"), "PENDING");
+    // While B runs (a start tried the moment B ends may be refused while
+    // its node completes: planned as free, as for every job).
+    assert_eq!(c.field(&b, "JobState"), "RUNNING", "B still runs");
+    for id in [&b, &w, &s1, &s2, &long] {
+        no_refused_start(&c, id);
+    }
     c.wait_state(&w, "RUNNING", 200);
     let w_start = epoch(&c.field(&w, "StartTime"));
     assert!(
@@ -2749,9 +2755,6 @@ fn s17_a_two_node_gpu_job_is_reserved_and_one_gpu_jobs_backfill() {
         "PENDING",
         "the long job waits for W"
     );
-    for id in [&b, &w, &s1, &s2, &long] {
-        no_refused_start(&c, id);
-    }
     say(&format!(
         "slurm_e2e s17: W reserved {} s after B's start, started {} s before the reservation; two short GPU jobs backfilled, the long one not",
         reserved - b_start,
