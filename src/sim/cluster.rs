@@ -3,7 +3,8 @@
 //! Three sources, one result (`Vec<model::Node>` in file order):
 //!
 //! - the cluster text format, one line per group of identical nodes
-//!   (`n[001-064] procs=8 mem=16G features=ib partition=batch`), specified in
+//!   (`n[001-064] procs=8 mem=16G features=ib partition=batch`, generic
+//!   resources as `gres=gpu:4`, `gres=gpu:a100:4` or `gres=gpu:2,tape:1`), specified in
 //!   `docs/cluster-format.md` and read by [`parse_cluster`];
 //! - Maui's resource traces ([`crate::sim::mauitrace`]), recognised by their
 //!   first word `COMPUTENODE`;
@@ -19,7 +20,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Attribute names of the cluster format, as written (lower case).
-pub const KEYS: [&str; 10] = [
+pub const KEYS: [&str; 11] = [
     "procs",
     "mem",
     "swap",
@@ -30,6 +31,7 @@ pub const KEYS: [&str; 10] = [
     "partition",
     "state",
     "priority",
+    "gres",
 ];
 
 /// Reads the cluster text format.
@@ -158,6 +160,13 @@ fn set_attr(n: &mut Node, key: &str, v: &str) -> Result<(), String> {
                 v.parse::<i64>()
                     .map_err(|_| format!("expected an integer, got \"{v}\""))?,
             )
+        }
+        "gres" => {
+            let g = crate::model::GresList::parse(v)?;
+            if g.is_empty() {
+                return Err("expected name[:type]:count[,...] such as gpu:4".into());
+            }
+            n.gres = g;
         }
         _ => unreachable!("key checked against KEYS"),
     }

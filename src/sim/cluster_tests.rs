@@ -50,13 +50,16 @@ fn errors_carry_file_line_and_column() {
         ("n[1-4] procs=x", "c.txt:2:14: procs: expected a positive integer, got \"x\""),
         ("n[1-4] procs=0", "c.txt:2:14: procs: expected a positive integer, got \"0\""),
         ("n[1-4]   mem=16Q", "c.txt:2:14: mem: expected a size in MB such as 16384, 512M or 16G, got \"16Q\""),
-        ("n[1-4] prcs=4", "c.txt:2:8: unknown attribute \"prcs\" (did you mean procs?); known: procs, mem, swap, disk, features, speed, procspeed, partition, state, priority"),
+        ("n[1-4] prcs=4", "c.txt:2:8: unknown attribute \"prcs\" (did you mean procs?); known: procs, mem, swap, disk, features, speed, procspeed, partition, state, priority, gres"),
         ("n[1-4] procs", "c.txt:2:8: expected KEY=VALUE, got \"procs\""),
         ("n[1-4] procs=2 procs=4", "c.txt:2:16: procs given twice"),
         ("n[1-4] speed=-1", "c.txt:2:14: speed: expected a positive number, got \"-1\""),
         ("n[1-4] state=busy", "c.txt:2:14: state: expected idle, down or drained, got \"busy\""),
         ("n[1-4] partition=a,b", "c.txt:2:18: partition: expected one partition name, got \"a,b\""),
         ("n[1-4] features=", "c.txt:2:17: features: expected a comma-separated list of features"),
+        ("n[1-4] gres=gpu:x:y:2", "c.txt:2:13: gres: \"gpu:x:y:2\" is not name[:type]:count (more than one type)"),
+        ("n[1-4] gres=gpu:2x", "c.txt:2:13: gres: \"gpu:2x\": the count \"2x\" is not a whole number"),
+        ("n[1-4] gres=", "c.txt:2:13: gres: expected name[:type]:count[,...] such as gpu:4"),
         ("  ^node.*", "c.txt:2:3: \"^node.*\" is a host regular expression; a cluster file lists names or ranges such as n[001-064]"),
         ("n[4-1]", "c.txt:2:1: invalid host expression \"n[4-1]\": invalid character class range, the start must be <= the end"),
         ("a n[001-002]", "c.txt:2:3: expected KEY=VALUE, got \"n[001-002]\""),
@@ -166,4 +169,20 @@ fn clusters_are_synthesised_from_the_header() {
     assert_eq!(nodes[0].configured, Resources::procs_mem(2, 3000));
     let spec = synth_spec(&header(Some(1000), Some(1000), None), &[]).unwrap();
     assert!(spec.contains("\nn[0001-1000] procs=1\n"), "{spec}");
+}
+
+#[test]
+fn generic_resources_by_name_type_and_count() {
+    let text = "\
+g[1-2] procs=32 gres=gpu:4
+a1     procs=32 GRES=gpu:a100:4
+t1     procs=8  gres=gpu:2,tape:1
+c1     procs=16
+";
+    let nodes = parse_cluster(text, "c.txt").unwrap();
+    assert_eq!(nodes[0].gres.to_string(), "gpu:4");
+    assert_eq!(nodes[1].gres, nodes[0].gres);
+    assert_eq!(nodes[2].gres.get("gpu:a100"), Some(4));
+    assert_eq!(nodes[3].gres.to_string(), "gpu:2,tape:1");
+    assert!(nodes[4].gres.is_empty());
 }
