@@ -9,6 +9,16 @@
 //! a numeric flag word in the flags field. The reader accepts both: `0` in
 //! those name fields and a bare number as flags mean "none".
 //!
+//! Generic resources: a node's come from field 18 when it holds a list
+//! (`[gpu:4][tape:2]`, `NAME[:COUNT]` items, as Maui 3.3's reader takes that
+//! field; the guide's table calls it the relative speed, and a number there
+//! still is one). A job's come from its RM extension string (field 28,
+//! `ATTR:VALUE` or `ATTR=VALUE` items separated by `;`, section 13.3):
+//! `GRES:tape,matlab@2` (the guide) or `GRES:tape:matlab@2` (Maui's
+//! reader), each `NAME[@COUNT]`, per task; `GRES=tape:2` (a count after a
+//! colon, the form Slurm writes) is read as two tapes. Other extensions are
+//! ignored, as they are by Maui's simulator.
+//!
 //! What a record carries beyond the engine's model (operating system,
 //! architecture, network adapters, run classes of a node; a job's node
 //! memory and disk comparisons, executable, set constraints...) is kept in
@@ -17,7 +27,7 @@
 use super::input::{self, InputError, LineReader, ReadOptions, ReadStats};
 use super::swf::FieldError;
 use super::workload::{MapOptions, NoRequest, SimJob, SkipReason};
-use crate::model::{Job, Node, NodeState, Resources, Secs, Time};
+use crate::model::{GresList, Job, Node, NodeState, Resources, Secs, Time};
 use std::io::BufRead;
 
 /// Field names of a resource trace line, in order.
@@ -139,8 +149,11 @@ pub struct ResourceRecord {
     pub classes: Vec<(String, u32)>,
     /// Field 17: network adapters.
     pub networks: Vec<String>,
-    /// Field 18: relative speed.
+    /// Field 18: relative speed (1.0 when the field lists generic
+    /// resources instead).
     pub speed: f64,
+    /// Field 18 as Maui 3.3 reads it: generic resources (`[gpu:4]`).
+    pub gres: GresList,
     /// Fields 19-21, reserved.
     pub reserved: [Option<String>; 3],
 }
@@ -172,10 +185,18 @@ impl ResourceRecord {
         let name = p
             .name(3)
             .ok_or_else(|| p.err(3, "a node name is required".into()))?;
-        let speed = p.real(17)?;
-        if speed <= 0.0 {
-            return Err(p.err(17, format!("speed must be positive, got {speed}")));
-        }
+        let f18 = p.text(17);
+        let (speed, gres) = if is_none(&f18) {
+            (1.0, GresList::default())
+        } else if f18.starts_with('[') {
+            (1.0, p.gres_list(17)?)
+        } else {
+            let speed = p.real(17)?;
+            if speed <= 0.0 {
+                return Err(p.err(17, format!("speed must be positive, got {speed}")));
+            }
+            (speed, GresList::default())
+        };
         Ok(ResourceRecord {
             event,
             event_time: p.int(2, 0)?,
@@ -194,6 +215,7 @@ impl ResourceRecord {
             classes: p.classes(15)?,
             networks: p.list(16)?,
             speed,
+            gres,
             reserved: [p.name(18), p.name(19), p.name(20)],
         })
     }
@@ -216,6 +238,7 @@ impl ResourceRecord {
             },
             features: self.features.clone(),
             speed: Some(self.speed),
+            gres: self.gres.clone(),
             ..Node::default()
         }
     }
@@ -304,6 +327,8 @@ pub struct WorkloadRecord {
     pub executable: Option<String>,
     /// 28: RM-specific comment.
     pub comment: Option<String>,
+    /// 28: generic resources per task (its `GRES` RM extension).
+    pub gres: GresList,
     /// 29: times bypassed by backfill (`None`: not recorded).
     pub bypass: Option<u32>,
     /// 30: processor-seconds actually used (statistics only).
@@ -409,6 +434,10 @@ impl WorkloadRecord {
             account: p.name_or_zero(25),
             executable: p.name(26),
             comment: p.name(27),
+            gres: match p.name(27) {
+                Some(c) => rm_extension_gres(&c).map_err(|m| p.err(27, m))?,
+                None => GresList::default(),
+            },
             bypass: (bypass >= 0).then_some(bypass as u32),
             proc_seconds: p.real(29)?,
             partition: p.name_or_zero(30),
@@ -521,6 +550,7 @@ pub fn map_workload_record(rec: &WorkloadRecord, opts: &MapOptions) -> Result<Si
         hostlist: rec.host_mask.clone(),
         advres: rec.reservation.clone(),
         attributes: rec.flags.clone(),
+        gres_per_task: rec.gres.clone(),
         ..Job::default()
     };
     Ok(SimJob {
@@ -739,6 +769,12 @@ impl Fields<'_> {
             .collect()
     }
 
+    /// `[gpu:4][tape]` as generic resources (a count of 1 when not given).
+    fn gres_list(&self, i: usize) -> Result<GresList, FieldError> {
+        let items = self.list(i)?;
+        GresList::parse(&items.join(",")).map_err(|m| self.err(i, m))
+    }
+
     /// Host lists: `a:b:c` or `[a][b]`.
     fn hosts(&self, i: usize) -> Result<Vec<String>, FieldError> {
         let t = self.text(i);
@@ -753,6 +789,69 @@ impl Fields<'_> {
             .map(String::from)
             .collect())
     }
+}
+
+/// The `GRES` item of an RM extension string (see the module doc), empty
+/// when there is none; the error says what is wrong with it.
+pub fn rm_extension_gres(ext: &str) -> Result<GresList, String> {
+    let mut out = GresList::default();
+    for item in ext.split([';', '\n']) {
+        let item = item.trim().trim_matches('"').trim();
+        let item = item
+            .strip_prefix("x=")
+            .or_else(|| item.strip_prefix("X="))
+            .unwrap_or(item);
+        let Some(head) = item.get(..4) else { continue };
+        if !head.eq_ignore_ascii_case("GRES") {
+            continue;
+        }
+        let value = item[4..].trim_start();
+        let Some(value) = value
+            .strip_prefix(':')
+            .or_else(|| value.strip_prefix('='))
+        else {
+            continue;
+        };
+        let bad = |why: String| format!("GRES \"{}\": {why}", value.trim());
+        let mut last: Option<String> = None;
+        for tok in value.trim().split([',', ':']).map(str::trim) {
+            if tok.is_empty() {
+                return Err(bad("empty item".into()));
+            }
+            if tok.bytes().all(|b| b.is_ascii_digit()) {
+                // `tape:2`: a count after its name.
+                let Some(name) = last.take() else {
+                    return Err(bad(format!("count \"{tok}\" without a resource name")));
+                };
+                let c: u32 = tok.parse().map_err(|_| bad(format!("count \"{tok}\" is too large")))?;
+                if c == 0 {
+                    return Err(bad(format!("count of \"{name}\" must be positive")));
+                }
+                out.set(&name, c);
+                continue;
+            }
+            let (name, count) = match tok.split_once('@') {
+                Some((n, c)) => match c.parse::<u32>() {
+                    Ok(k) if k > 0 => (n, k),
+                    _ => {
+                        return Err(bad(format!(
+                            "count \"{c}\" of \"{n}\" is not a positive whole number"
+                        )))
+                    }
+                },
+                None => (tok, 1),
+            };
+            // The name rules of every other generic resource list.
+            let one = GresList::parse(&format!("{name}:{count}")).map_err(bad)?;
+            if one.0.len() != 1 || one.0[0].0 != name {
+                return Err(bad(format!("\"{name}\" is not a resource name")));
+            }
+            out.set(name, count);
+            // Only a name without `@COUNT` may take a count after it.
+            last = (!tok.contains('@')).then(|| name.to_string());
+        }
+    }
+    Ok(out)
 }
 
 fn is_none(t: &str) -> bool {

@@ -415,3 +415,57 @@ fn a_maui_workload_file_loads_through_format_detection() {
     assert_eq!(ids, vec!["job.42", "SP02.2343.0"], "sorted by submit time");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_guides_gres_extension_is_per_task() {
+    // Section 13.3's example, and the colon-separated form Maui's reader
+    // splits on.
+    for ext in ["GRES:tape,matlab@2", "GRES:tape:matlab@2", "x=GRES:tape,matlab@2"] {
+        let g = rm_extension_gres(ext).unwrap();
+        assert_eq!(g.to_string(), "tape:1,matlab:2", "{ext}");
+    }
+    let g = rm_extension_gres("QOS:high;GRES=tape:2;DMEM:512").unwrap();
+    assert_eq!(g.to_string(), "tape:2");
+    assert!(rm_extension_gres("QOS:high").unwrap().is_empty());
+    assert!(rm_extension_gres("GRESFOO").unwrap().is_empty());
+    for (ext, want) in [
+        ("GRES:tape@0", "not a positive whole number"),
+        ("GRES:tape@x", "not a positive whole number"),
+        ("GRES:3", "without a resource name"),
+        ("GRES:tape,,gpu", "empty item"),
+        ("GRES:ta pe", "bad name part"),
+    ] {
+        let e = rm_extension_gres(ext).unwrap_err();
+        assert!(e.contains(want), "{ext}: {e}");
+    }
+
+    let line = full_line().replacen(" a.out [NONE] ", " a.out GRES:gpu@2 ", 1);
+    let r = WorkloadRecord::parse(line.as_bytes()).unwrap();
+    assert_eq!(r.gres.to_string(), "gpu:2");
+    let j = map_workload_record(&r, &MapOptions::default()).unwrap();
+    assert_eq!(j.job.gres_per_task.to_string(), "gpu:2");
+    assert!(j.job.gres_per_node.is_empty() && j.job.gres_per_job.is_empty());
+    let plain = WorkloadRecord::parse(full_line().as_bytes()).unwrap();
+    assert!(map_workload_record(&plain, &MapOptions::default()).unwrap().job.gres_per_task.is_empty());
+
+    let bad = full_line().replacen(" a.out [NONE] ", " a.out GRES:gpu@0 ", 1);
+    let e = WorkloadRecord::parse(bad.as_bytes()).unwrap_err();
+    assert!(e.message.starts_with("field 28 (comment): GRES \"gpu@0\""), "{}", e.message);
+}
+
+#[test]
+fn resource_field_18_may_list_generic_resources() {
+    // Maui 3.3's reader takes field 18 as the node's generic resources.
+    let line = RESOURCE_SAMPLE.replace(" 1.67 ", " [gpu:4][tape] ");
+    let r = ResourceRecord::parse(line.as_bytes()).unwrap();
+    assert_eq!(r.speed, 1.0);
+    assert_eq!(r.gres.to_string(), "gpu:4,tape:1");
+    assert_eq!(r.to_node().gres.to_string(), "gpu:4,tape:1");
+    let none = RESOURCE_SAMPLE.replace(" 1.67 ", " [NONE] ");
+    let r = ResourceRecord::parse(none.as_bytes()).unwrap();
+    assert!(r.gres.is_empty());
+    assert_eq!(r.speed, 1.0);
+    let bad = RESOURCE_SAMPLE.replace(" 1.67 ", " [gpu:x:y:2] ");
+    let e = ResourceRecord::parse(bad.as_bytes()).unwrap_err();
+    assert!(e.message.contains("field 18") && e.message.contains("more than one type"), "{}", e.message);
+}
