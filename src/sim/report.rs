@@ -16,6 +16,9 @@
 //!   shows it) against the user's FSTARGET, and the user's share of every
 //!   processor-second delivered over the whole run.
 //!
+//! `jobs.csv` gains `gres` and `hosts` columns when the cluster or the
+//! workload has generic resources ([`jobs_csv_with_nodes`]).
+//!
 //! `jobs.csv` depends only on the inputs and is byte-identical from one run
 //! to the next; `summary.json` also records how long the iterations took,
 //! which varies.
@@ -305,6 +308,50 @@ pub fn jobs_csv(jobs: &[SimJob], res: &SimResult) -> String {
     out
 }
 
+/// `jobs.csv` as [`write_dir`] writes it: [`jobs_csv`], and when the
+/// cluster or a job has generic resources, two more columns: `gres`, the
+/// job's request (`gpu:2/task`, `gpu:4/node`, `gpu:8/job`, space-separated
+/// when several) and `hosts`, where it ran (`g01:2+g02:2`, node:tasks in
+/// node order). Runs without generic resources keep the ten columns.
+pub fn jobs_csv_with_nodes(jobs: &[SimJob], nodes: &[Node], res: &SimResult) -> String {
+    let any = nodes.iter().any(|n| !n.gres.is_empty()) || jobs.iter().any(|j| j.job.wants_gres());
+    if !any {
+        return jobs_csv(jobs, res);
+    }
+    let base = jobs_csv(jobs, res);
+    let mut lines = base.lines();
+    let mut out = String::with_capacity(base.len() * 2);
+    let _ = writeln!(out, "{},gres,hosts", lines.next().unwrap_or_default());
+    let ran = jobs.iter().zip(&res.records).filter_map(|(j, r)| r.as_ref().map(|r| (j, r)));
+    for ((j, r), line) in ran.zip(lines) {
+        let mut gres = Vec::new();
+        for (l, per) in [
+            (&j.job.gres_per_task, "task"),
+            (&j.job.gres_per_node, "node"),
+            (&j.job.gres_per_job, "job"),
+        ] {
+            if !l.is_empty() {
+                gres.push(format!("{l}/{per}"));
+            }
+        }
+        let hosts: Vec<String> = r
+            .nodes
+            .iter()
+            .map(|&(i, t)| {
+                let name = nodes.get(i as usize).map_or("?", |n| n.name.as_str());
+                format!("{name}:{t}")
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{line},{},{}",
+            csv_field(&gres.join(" ")),
+            csv_field(&hosts.join("+"))
+        );
+    }
+    out
+}
+
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
@@ -462,7 +509,7 @@ pub fn write_dir(
     std::fs::create_dir_all(dir)?;
     let win = chart.window(s);
     let files = [
-        ("jobs.csv", jobs_csv(jobs, res)),
+        ("jobs.csv", jobs_csv_with_nodes(jobs, nodes, res)),
         ("summary.json", summary_json(s)),
         (
             "utilization.svg",
