@@ -34,6 +34,7 @@ fn iteration(c: &mut Criterion) {
             idle,
             running,
             seed: 1,
+            gpus: 0,
         };
         let snap = synth::snapshot(&spec);
         let mut engine = Engine::new(cfg.clone());

@@ -441,6 +441,12 @@ struct BenchArgs {
     /// (what the Slurm front end shows as StartTime).
     #[arg(long, value_name = "N")]
     what_if: Option<usize>,
+    /// Add a GPU mix: PERCENT of the nodes get gres gpu:4 and about as
+    /// large a share of the jobs ask 1-4 GPUs per task or per node (0: none,
+    /// the default scenario unchanged).
+    #[arg(long, value_name = "PERCENT", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=100))]
+    gpus: u32,
 }
 
 fn bench(a: BenchArgs) -> Result<String, String> {
@@ -450,6 +456,7 @@ fn bench(a: BenchArgs) -> Result<String, String> {
         idle: a.idle,
         running: a.running,
         seed: a.seed,
+        gpus: a.gpus,
     };
     let r = bench::run(spec, a.iterations, a.what_if, |_| {});
     if let Some(p) = &a.plan_json {

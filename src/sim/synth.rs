@@ -31,6 +31,7 @@
 //!   node, groups `g1`–`g3`, permanent) and `maint` (64 nodes, weekly
 //!   Tuesday 06:00–14:00, no access: a system reservation).
 //! - **now** is 2023-11-14 22:13:20 UTC (1,700,000,000).
+//! - **GPU mix** (`--gpus PERCENT`, [`add_gpus`]): off by default.
 
 use crate::model::{Job, JobState, Node, NodeTasks, Resources, Snapshot, Time};
 
@@ -48,6 +49,9 @@ pub struct SynthSpec {
     pub running: usize,
     /// Generator seed.
     pub seed: u64,
+    /// Percent of nodes with generic resources `gpu:4` (0: none; see
+    /// [`add_gpus`]).
+    pub gpus: u32,
 }
 
 impl Default for SynthSpec {
@@ -57,6 +61,7 @@ impl Default for SynthSpec {
             idle: 50_000,
             running: 8_000,
             seed: 1,
+            gpus: 0,
         }
     }
 }
@@ -279,9 +284,71 @@ pub fn snapshot(spec: &SynthSpec) -> Snapshot {
         nodes,
         jobs,
     };
+    if spec.gpus > 0 {
+        add_gpus(&mut s, spec);
+    }
     // Built to be consistent: unique names and ids, known nodes.
     s.normalize().expect("synthetic snapshot is consistent");
     s
+}
+
+/// GPUs per GPU node in the `--gpus` mix.
+pub const GPUS_PER_NODE: u32 = 4;
+
+/// The `--gpus PERCENT` mix, laid over the default scenario with a
+/// generator of its own (seed `seed ^ 0x6770_7573`), so the nodes and jobs
+/// drawn are those of the scenario without it:
+///
+/// - each node gets `gpu:4` with probability PERCENT %;
+/// - each idle job asks GPUs with probability PERCENT %, at most 64 tasks
+///   (as `gpu` feature jobs): half 1–4 `gpu` per node (`gres_per_node`),
+///   half 1–4 per task (`gres_per_task`, its tasks-per-node requirement
+///   dropped so a node's four GPUs can hold at least one task);
+/// - each running job does too, where every node it runs on is a GPU node
+///   with that many GPUs still free (per node), so nothing is
+///   over-committed.
+pub fn add_gpus(s: &mut Snapshot, spec: &SynthSpec) {
+    let mut r = Rng::new(spec.seed ^ 0x6770_7573);
+    let p = spec.gpus.min(100) as u64;
+    let gpu = crate::model::GresList(vec![("gpu".to_string(), GPUS_PER_NODE)]);
+    let mut free: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    for n in &mut s.nodes {
+        if r.below(100) < p {
+            n.gres = gpu.clone();
+            free.insert(n.name.clone(), GPUS_PER_NODE);
+        }
+    }
+    let ask = |n: u32| crate::model::GresList(vec![("gpu".to_string(), n)]);
+    for j in &mut s.jobs {
+        if r.below(100) >= p {
+            continue;
+        }
+        let per_node = r.below(2) == 0;
+        let g = r.range(1, GPUS_PER_NODE as u64) as u32;
+        if j.state.is_active() {
+            let fits = j.allocation.iter().all(|a| {
+                let want = if per_node { g } else { g.saturating_mul(a.tasks) };
+                free.get(&a.node).is_some_and(|&f| f >= want)
+            });
+            if !fits {
+                continue;
+            }
+            for a in &j.allocation {
+                let want = if per_node { g } else { g * a.tasks };
+                if let Some(f) = free.get_mut(&a.node) {
+                    *f -= want;
+                }
+            }
+        } else {
+            j.tasks = j.tasks.min(64);
+        }
+        if per_node {
+            j.gres_per_node = ask(g);
+        } else {
+            j.tasks_per_node = None;
+            j.gres_per_task = ask(g);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -296,6 +363,7 @@ mod tests {
             idle: 500,
             running: 150,
             seed: 7,
+            gpus: 0,
         };
         let a = snapshot(&spec);
         let b = snapshot(&spec);
@@ -321,5 +389,37 @@ mod tests {
         let l = Config::parse(&config_text(), "bench.cfg");
         assert!(l.is_ok(), "{:#?}", l.diagnostics);
         assert_eq!(l.config.standing.len(), 3);
+    }
+
+    #[test]
+    fn the_gpu_mix_keeps_the_scenario_and_commits_no_gpu_twice() {
+        let base = SynthSpec {
+            nodes: 200,
+            idle: 500,
+            running: 150,
+            seed: 7,
+            gpus: 0,
+        };
+        let a = snapshot(&base);
+        let g = snapshot(&SynthSpec { gpus: 20, ..base });
+        assert_eq!(a.nodes.len(), g.nodes.len());
+        assert_eq!(a.jobs.len(), g.jobs.len());
+        let gpu_nodes = g.nodes.iter().filter(|n| !n.gres.is_empty()).count();
+        assert!(gpu_nodes > 10 && gpu_nodes < 80, "{gpu_nodes}");
+        assert!(a.nodes.iter().all(|n| n.gres.is_empty()));
+        let asking = g.jobs.iter().filter(|j| j.wants_gres()).count();
+        assert!(asking > 20, "{asking}");
+        let mut used: std::collections::HashMap<&str, u32> = Default::default();
+        for j in g.jobs.iter().filter(|j| j.state.is_active()) {
+            for t in &j.allocation {
+                let n = j.gres_per_node.get("gpu").unwrap_or(0)
+                    + j.gres_per_task.get("gpu").unwrap_or(0) * t.tasks;
+                *used.entry(t.node.as_str()).or_default() += n;
+            }
+        }
+        for n in &g.nodes {
+            let have = n.gres.get("gpu").unwrap_or(0);
+            assert!(used.get(n.name.as_str()).copied().unwrap_or(0) <= have, "{}", n.name);
+        }
     }
 }
