@@ -155,3 +155,78 @@ fn bench_runs_a_small_scenario() {
         serde_json::from_str(&std::fs::read_to_string(plan).unwrap()).unwrap();
     assert_eq!(v["jobs"].as_array().unwrap().len(), 200);
 }
+
+/// tests/data/gpu: GPU jobs (Maui `GRES:gpu@N` per task) and CPU jobs on
+/// four `gpu:4` nodes and six CPU nodes. Every job completes, GPU jobs
+/// run on GPU nodes only, and no node's GPUs are over-committed at any
+/// time (from jobs.csv's `gres` and `hosts` columns).
+#[test]
+fn a_gpu_trace_runs_gpu_jobs_on_gpu_nodes_without_overcommitting() {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/gpu");
+    let out_dir = temp_dir("gpu").join("out");
+    let (code, out, err) = mauictl(&[
+        "simulate",
+        "-q",
+        data.join("workload.trace").to_str().unwrap(),
+        "--cluster",
+        data.join("cluster.txt").to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let csv = std::fs::read_to_string(out_dir.join("jobs.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "id,user,submit,start,end,procs,nodes,wait,bounded_slowdown,backfilled,gres,hosts"
+    );
+    let gpus_per_node = 4u32;
+    // (time, +/- gpus, node)
+    let mut events: Vec<(i64, i64, String)> = Vec::new();
+    let (mut rows, mut gpu_jobs) = (0, 0);
+    for line in lines {
+        rows += 1;
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f.len(), 12, "{line}");
+        let (start, end): (i64, i64) = (f[3].parse().unwrap(), f[4].parse().unwrap());
+        let per_task: u32 = match f[10] {
+            "" => 0,
+            g => g
+                .strip_prefix("gpu:")
+                .and_then(|s| s.strip_suffix("/task"))
+                .unwrap()
+                .parse()
+                .unwrap(),
+        };
+        if per_task > 0 {
+            gpu_jobs += 1;
+        }
+        for h in f[11].split('+') {
+            let (node, tasks) = h.split_once(':').unwrap();
+            let tasks: u32 = tasks.parse().unwrap();
+            if per_task > 0 {
+                assert!(node.starts_with('g'), "GPU job on CPU node: {line}");
+                let n = (per_task * tasks) as i64;
+                events.push((start, n, node.to_string()));
+                events.push((end, -n, node.to_string()));
+            }
+        }
+    }
+    assert_eq!(rows, 40, "every job ran:\n{csv}");
+    assert_eq!(gpu_jobs, 13);
+    // Releases before starts at the same second.
+    events.sort_by_key(|e| (e.0, e.1));
+    let mut used: std::collections::HashMap<String, i64> = Default::default();
+    for (t, d, node) in events {
+        let u = used.entry(node.clone()).or_default();
+        *u += d;
+        assert!(
+            *u <= gpus_per_node as i64,
+            "{node} over-committed at {t}: {u} GPUs\n{csv}"
+        );
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["completed"], 40, "{summary}");
+}
