@@ -1699,7 +1699,10 @@ fn malformed_generic_resource_requests_name_the_job_and_the_field() {
         job(
             "70.vm",
             100,
-            &["Resource_List.nodes = 1:ppn=1", "Resource_List.gres = tape:0"]
+            &[
+                "Resource_List.nodes = 1:ppn=1",
+                "Resource_List.gres = tape:0"
+            ]
         ),
         job(
             "71.vm",
@@ -1737,7 +1740,9 @@ fn malformed_generic_resource_requests_name_the_job_and_the_field() {
     ];
     for (id, text) in want {
         assert!(
-            comments.iter().any(|c| c.0 == id && c.1 == text && c.2 == 0),
+            comments
+                .iter()
+                .any(|c| c.0 == id && c.1 == text && c.2 == 0),
             "{id}: {comments:?}"
         );
     }
@@ -1745,7 +1750,8 @@ fn malformed_generic_resource_requests_name_the_job_and_the_field() {
     let log = d.log();
     for id in ["70.vm", "71.vm", "72.vm"] {
         assert_eq!(
-            log.matches(&format!("job {id}: cannot read the request: ")).count(),
+            log.matches(&format!("job {id}: cannot read the request: "))
+                .count(),
             1,
             "{log}"
         );
@@ -1968,7 +1974,8 @@ fn a_server_without_the_x_attribute_is_asked_without_it() {
     d.wait_iterations(2);
     let log = d.log();
     assert_eq!(
-        log.matches("pbs_server defines no job attribute \"x\"").count(),
+        log.matches("pbs_server defines no job attribute \"x\"")
+            .count(),
         1,
         "{log}"
     );

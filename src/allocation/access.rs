@@ -122,6 +122,7 @@ mod tests {
             reported_available: None,
             gres: Default::default(),
             gres_overridden: vec![],
+            gres_untyped: 0,
             features: vec![],
             feature_ids: Default::default(),
             partition: None,

@@ -32,10 +32,12 @@ pub fn priority_terms<'a>(
 ) -> impl Fn(Term) -> f64 + 'a {
     move |t| match t {
         Term::ADisk => cand.free.disk as f64,
+        Term::AGres => node.gres_devices(&cand.free.gres) as f64,
         Term::AMem => cand.free.mem as f64,
         Term::AProcs => cand.free.procs as f64,
         Term::ASwap => cand.free.swap as f64,
         Term::CDisk => node.configured.disk as f64,
+        Term::CGres => node.gres_devices(&node.configured.gres) as f64,
         Term::CMem => node.configured.mem as f64,
         Term::CProcs => node.configured.procs as f64,
         Term::CSwap => node.configured.swap as f64,
@@ -113,7 +115,8 @@ fn key(req: &TaskRequest, s: &Slot<'_>, policy: NodeAllocationPolicy) -> Key {
 /// The part of a slot's key, after reservation affinity and preferred
 /// features, that the node alone decides, and whether what is free on it
 /// comes next (else the node index does): FIRSTAVAILABLE (nothing),
-/// MINRESOURCE (configured resources, fewest first, then the free ones),
+/// MINRESOURCE (configured resources, generic ones first, fewest first,
+/// then the free ones),
 /// CPULOAD (most unloaded processors first), FASTEST (speed, PROCSPEED, a
 /// fixed shuffle). `None` for the policies whose order the node alone does
 /// not lead: LASTAVAILABLE (the gap after the job first), PRIORITY (the
@@ -123,8 +126,11 @@ pub(crate) fn node_rank(node: &EffNode, policy: NodeAllocationPolicy) -> Option<
     match policy {
         P::FirstAvailable => Some(([0; 4], false)),
         P::MinResource => {
+            // Generic resources first: a job goes to a node without GPUs
+            // while one is free, whatever the processors.
             let c = &node.configured;
-            Some(([c.procs as u64, c.mem, c.swap, c.disk], true))
+            let gres = node.gres_devices(&c.gres).min(u32::MAX as u64);
+            Some(([gres << 32 | c.procs as u64, c.mem, c.swap, c.disk], true))
         }
         // Highest (configured processors - load) first.
         P::CpuLoad => Some((

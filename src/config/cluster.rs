@@ -37,6 +37,7 @@ impl Cluster {
                 reported_available: n.available,
                 gres,
                 gres_overridden,
+                gres_untyped: 0,
                 features,
                 feature_ids: Default::default(),
                 partition: nc.partition.clone().or_else(|| n.partition.clone()),
@@ -79,6 +80,11 @@ impl Cluster {
         if names.len() > MAX_GRES {
             self.gres_dropped = names.split_off(MAX_GRES);
         }
+        let untyped = names
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !n.contains(':'))
+            .fold(0u32, |m, (k, _)| m | 1 << k);
         self.gres_names = names;
         for (k, rm_node) in rm.iter().enumerate().take(self.nodes.len()) {
             let keep = |l: &GresList| {
@@ -102,6 +108,7 @@ impl Cluster {
                 .as_ref()
                 .map(|g| self.gres_counts(&keep(g)).unwrap_or_default());
             let n = &mut self.nodes[k];
+            n.gres_untyped = untyped;
             n.configured.gres = configured;
             if let Some(a) = &mut n.reported_available {
                 a.gres = free.unwrap_or(configured);

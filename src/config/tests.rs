@@ -667,7 +667,7 @@ fn malformed_inputs_are_pinpointed() {
         ("SRCFG[x] TASKCOUNT=1 RESOURCES=CPUS:2\n", "maui.cfg:1:32: SRCFG[x] RESOURCES: expected PROCS, MEM, SWAP or DISK, got \"CPUS\""),
         ("SRCFG[x] HOSTLIST=node[\n", "maui.cfg:1:19: SRCFG[x] HOSTLIST: invalid host expression \"node[\": unclosed character class"),
         ("SRCFG[x] TASKCOUNT=1 OWNER=tom\n", "maui.cfg:1:28: SRCFG[x] OWNER: expected <CREDTYPE>:<CREDID> such as USER:tom, got \"tom\""),
-        ("NODECFG[n1] PRIORITYF='SPEED + FOO'\n", "maui.cfg:1:32: NODECFG[n1] PRIORITYF: unknown term \"FOO\" (terms: ADISK, AMEM, APROCS, ASWAP, CDISK, CMEM, CPROCS, CSWAP, JOBCOUNT, LOAD, PREF, PRIORITY, RESAFFINITY, SPEED, USAGE)"),
+        ("NODECFG[n1] PRIORITYF='SPEED + FOO'\n", "maui.cfg:1:32: NODECFG[n1] PRIORITYF: unknown term \"FOO\" (terms: ADISK, AGRES, AMEM, APROCS, ASWAP, CDISK, CGRES, CMEM, CPROCS, CSWAP, JOBCOUNT, LOAD, PREF, PRIORITY, RESAFFINITY, SPEED, USAGE)"),
         ("NODECFG[n1] GRES=tape:-1\n", "maui.cfg:1:18: NODECFG[n1] GRES: \"tape:-1\" is not name[:type]:count (bad name part \"-1\")"),
         ("NODECFG[n1] GRES=gpu:2x\n", "maui.cfg:1:18: NODECFG[n1] GRES: \"gpu:2x\": the count \"2x\" is not a whole number"),
         ("NODECFG[n1] SPEED=fast\n", "maui.cfg:1:19: NODECFG[n1] SPEED: expected a positive relative speed such as 1.0, got \"fast\""),

@@ -23,7 +23,8 @@ struct Shape {
 }
 
 fn divide(g: &GresCounts, n: u32) -> Option<GresCounts> {
-    (n > 0 && g.0.iter().all(|c| c % n == 0)).then(|| g.map(&GresCounts::ZERO, |c, _| c / n))
+    (n > 0 && g.0.iter().all(|&c| c as u32 % n == 0))
+        .then(|| g.map(&GresCounts::ZERO, |c, _| c / n))
 }
 
 fn times(g: &GresCounts, n: u32) -> Option<GresCounts> {

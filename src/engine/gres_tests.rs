@@ -318,11 +318,13 @@ fn assert_gres_never_overcommitted(s: &Snapshot, p: &Plan, c: &Config) {
     let mut add = |node: &str, start: i64, end: i64, g: &crate::model::GresCounts| {
         let e = events
             .entry((node.to_string(), start))
-            .or_insert(vec![0; 8]);
+            .or_insert(vec![0; crate::model::MAX_GRES]);
         for (x, c) in e.iter_mut().zip(g.0) {
             *x += c as i64;
         }
-        let e = events.entry((node.to_string(), end)).or_insert(vec![0; 8]);
+        let e = events
+            .entry((node.to_string(), end))
+            .or_insert(vec![0; crate::model::MAX_GRES]);
         for (x, c) in e.iter_mut().zip(g.0) {
             *x -= c as i64;
         }
@@ -361,9 +363,11 @@ fn assert_gres_never_overcommitted(s: &Snapshot, p: &Plan, c: &Config) {
     }
     let mut level: BTreeMap<String, Vec<i64>> = BTreeMap::new();
     for ((node, t), d) in events {
-        let l = level.entry(node.clone()).or_insert(vec![0; 8]);
+        let l = level
+            .entry(node.clone())
+            .or_insert(vec![0; crate::model::MAX_GRES]);
         let n = &cluster.nodes[cluster.index(&node).unwrap() as usize];
-        for k in 0..8 {
+        for k in 0..crate::model::MAX_GRES {
             l[k] += d[k];
             assert!(
                 l[k] <= n.configured.gres.get(k) as i64,
@@ -437,4 +441,32 @@ proptest! {
         }
         prop_assert!(pending.is_empty(), "never started: {:?}", pending.iter().map(|j| &j.id).collect::<Vec<_>>());
     }
+}
+
+/// Issue scenario 2: under MINRESOURCE a CPU-only job lands on a node
+/// without GPUs while one is free, even a larger one; PRIORITYF's CGRES
+/// and AGRES see a node's devices (a typed GPU counted once).
+#[test]
+fn cpu_jobs_keep_off_gpu_nodes_under_minresource() {
+    let nodes = vec![node("g1", 8, "gpu:a100:4"), node("c1", 16, "")];
+    let p = plan(
+        "NODEALLOCATIONPOLICY MINRESOURCE\n",
+        nodes.clone(),
+        vec![job("CPU", 4, "")],
+    );
+    assert_eq!(
+        starts(&p),
+        vec![("CPU".to_string(), vec![("c1".to_string(), 4)])]
+    );
+    let p = plan(
+        "NODEALLOCATIONPOLICY PRIORITY\nNODECFG[DEFAULT] PRIORITYF='-10 * CGRES + AGRES'\n",
+        nodes.clone(),
+        vec![job("CPU", 4, "")],
+    );
+    assert_eq!(
+        starts(&p),
+        vec![("CPU".to_string(), vec![("c1".to_string(), 4)])]
+    );
+    let c = Cluster::build(&nodes, &cfg(""));
+    assert_eq!(c.nodes[0].gres_devices(&c.nodes[0].configured.gres), 4);
 }

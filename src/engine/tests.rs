@@ -1008,7 +1008,7 @@ fn jobs_copied_into_earlier_ones_are_the_snapshots() {
         gres_per_task: crate::model::GresList::parse(&format!("gpu:{k}")).unwrap(),
         gres_per_node: crate::model::GresList::parse("tape:1,gpu:a100:2").unwrap(),
         gres_per_job: crate::model::GresList::parse(&format!("lic:{k}")).unwrap(),
-        node_gres: crate::model::GresCounts([k; crate::model::MAX_GRES]),
+        node_gres: crate::model::GresCounts([k as u16; crate::model::MAX_GRES]),
         bundle: k,
         nodes: Some(2),
         tasks_per_node: Some(2),

@@ -25,6 +25,9 @@ pub struct EffNode {
     /// listed (the counts by id, implied totals included, are in
     /// `configured.gres`).
     pub gres: GresList,
+    /// Bit `k` set when generic resource id `k` is an untyped name (`gpu`,
+    /// not `gpu:a100`): the ids whose counts are the node's devices.
+    pub gres_untyped: u32,
     /// Names whose NODECFG GRES count the RM's replaced: (name, NODECFG
     /// count, RM count).
     pub gres_overridden: Vec<(String, u32, u32)>,
@@ -60,6 +63,18 @@ pub struct EffNode {
 }
 
 impl EffNode {
+    /// Generic resources in `counts` (of this node's cluster), each device
+    /// once: the untyped names' counts summed (CGRES, AGRES).
+    pub fn gres_devices(&self, counts: &GresCounts) -> u64 {
+        counts
+            .0
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| self.gres_untyped & (1 << k) != 0)
+            .map(|(_, &c)| c as u64)
+            .sum()
+    }
+
     /// True when the node has every feature in `wanted`.
     pub fn has_features(&self, wanted: &[String]) -> bool {
         wanted
@@ -125,7 +140,11 @@ impl Cluster {
         let mut out = GresCounts::ZERO;
         for (name, count) in list.with_totals() {
             match self.gres_id(&name) {
-                Some(k) => out.0[k] = count,
+                Some(_) if count > super::gres::MAX_GRES_COUNT => return Err(format!(
+                    "{name}:{count} is above {}, the most of one generic resource mauisched counts",
+                    super::gres::MAX_GRES_COUNT
+                )),
+                Some(k) => out.set(k, count),
                 None if count == 0 => {}
                 None if self.gres_dropped.contains(&name) => {
                     return Err(format!(
@@ -145,7 +164,7 @@ impl Cluster {
         let mut out = *counts;
         for (k, name) in self.gres_names.iter().enumerate() {
             if let Some(base) = name.split_once(':').and_then(|(b, _)| self.gres_id(b)) {
-                out.0[k] = out.0[k].min(counts.get(base));
+                out.set(k, out.get(k).min(counts.get(base)));
             }
         }
         out

@@ -13,12 +13,17 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// Most distinct generic resource names (typed names and their implied
 /// untyped totals count separately) one cluster may have. Maui 3.3
 /// allowed three (`MAX_MGRES` 4, index 0 unused).
-pub const MAX_GRES: usize = 8;
+pub const MAX_GRES: usize = 4;
+
+/// Most of one generic resource a count holds (on a node, in a request).
+pub const MAX_GRES_COUNT: u32 = u16::MAX as u32;
 
 /// Counts per generic resource id (the position of the name in
-/// [`Cluster::gres_names`](super::Cluster::gres_names)).
+/// [`Cluster::gres_names`](super::Cluster::gres_names)), at most
+/// [`MAX_GRES_COUNT`] each: kept small, as every resource vector of the
+/// availability profile carries them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct GresCounts(pub [u32; MAX_GRES]);
+pub struct GresCounts(pub [u16; MAX_GRES]);
 
 impl GresCounts {
     /// No generic resources.
@@ -33,23 +38,60 @@ impl GresCounts {
     /// The count of id `k`.
     #[inline]
     pub fn get(&self, k: usize) -> u32 {
-        self.0[k]
+        self.0[k] as u32
     }
+
+    /// Sets the count of id `k` (at most [`MAX_GRES_COUNT`]).
+    #[inline]
+    pub fn set(&mut self, k: usize, v: u32) {
+        self.0[k] = v.min(MAX_GRES_COUNT) as u16;
+    }
+
+    /// Every count at its most.
+    pub const MAX: GresCounts = GresCounts([u16::MAX; MAX_GRES]);
 
     #[inline]
     pub(crate) fn zip(&self, o: &GresCounts, f: impl Fn(u32, u32) -> Option<u32>) -> Option<Self> {
         let mut out = [0; MAX_GRES];
         for ((r, a), b) in out.iter_mut().zip(&self.0).zip(&o.0) {
-            *r = f(*a, *b)?;
+            let v = f(*a as u32, *b as u32)?;
+            *r = u16::try_from(v).ok()?;
         }
         Some(GresCounts(out))
+    }
+
+    /// Sum, or `None` on overflow; without branches per count, as the
+    /// profile adds resource vectors in its innermost loops.
+    #[inline]
+    pub fn checked_add(&self, o: &GresCounts) -> Option<Self> {
+        let mut out = [0; MAX_GRES];
+        let mut over = false;
+        for ((r, a), b) in out.iter_mut().zip(&self.0).zip(&o.0) {
+            let (v, c) = a.overflowing_add(*b);
+            *r = v;
+            over |= c;
+        }
+        (!over).then_some(GresCounts(out))
+    }
+
+    /// Difference, or `None` below zero (see [`GresCounts::checked_add`]).
+    #[inline]
+    pub fn checked_sub(&self, o: &GresCounts) -> Option<Self> {
+        let mut out = [0; MAX_GRES];
+        let mut under = false;
+        for ((r, a), b) in out.iter_mut().zip(&self.0).zip(&o.0) {
+            let (v, c) = a.overflowing_sub(*b);
+            *r = v;
+            under |= c;
+        }
+        (!under).then_some(GresCounts(out))
     }
 
     #[inline]
     pub(crate) fn map(&self, o: &GresCounts, f: impl Fn(u32, u32) -> u32) -> Self {
         let mut out = [0; MAX_GRES];
         for ((r, a), b) in out.iter_mut().zip(&self.0).zip(&o.0) {
-            *r = f(*a, *b);
+            *r = f(*a as u32, *b as u32).min(MAX_GRES_COUNT) as u16;
         }
         GresCounts(out)
     }
@@ -57,12 +99,18 @@ impl GresCounts {
     /// True when each count is at most `o`'s.
     #[inline]
     pub fn fits_in(&self, o: &GresCounts) -> bool {
-        self.0.iter().zip(&o.0).all(|(a, b)| a <= b)
+        self.0
+            .iter()
+            .zip(&o.0)
+            .fold(true, |ok, (a, b)| ok & (a <= b))
     }
 
     /// How many whole copies fit in `avail` (`u64::MAX` when none is asked).
     #[inline]
     pub fn times_fits_in(&self, avail: &GresCounts) -> u64 {
+        if self.is_zero() {
+            return u64::MAX;
+        }
         let mut n = u64::MAX;
         for (need, have) in self.0.iter().zip(&avail.0) {
             if let Some(q) = have.checked_div(*need) {

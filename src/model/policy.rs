@@ -28,10 +28,12 @@ crate::keyword_enum!(
     /// A node term usable in PRIORITYF.
     Term {
         ADisk = "ADISK",
+        AGres = "AGRES",
         AMem = "AMEM",
         AProcs = "APROCS",
         ASwap = "ASWAP",
         CDisk = "CDISK",
+        CGres = "CGRES",
         CMem = "CMEM",
         CProcs = "CPROCS",
         CSwap = "CSWAP",

@@ -44,7 +44,7 @@ impl Resources {
         mem: u64::MAX,
         swap: u64::MAX,
         disk: u64::MAX,
-        gres: GresCounts([u32::MAX; super::gres::MAX_GRES]),
+        gres: GresCounts::MAX,
     };
 
     /// Just processors.
@@ -81,7 +81,7 @@ impl Resources {
             mem: self.mem.checked_add(o.mem)?,
             swap: self.swap.checked_add(o.swap)?,
             disk: self.disk.checked_add(o.disk)?,
-            gres: self.gres.zip(&o.gres, u32::checked_add)?,
+            gres: self.gres.checked_add(&o.gres)?,
         })
     }
 
@@ -92,7 +92,7 @@ impl Resources {
             mem: self.mem.checked_sub(o.mem)?,
             swap: self.swap.checked_sub(o.swap)?,
             disk: self.disk.checked_sub(o.disk)?,
-            gres: self.gres.zip(&o.gres, u32::checked_sub)?,
+            gres: self.gres.checked_sub(&o.gres)?,
         })
     }
 

@@ -806,10 +806,7 @@ pub fn rm_extension_gres(ext: &str) -> Result<GresList, String> {
             continue;
         }
         let value = item[4..].trim_start();
-        let Some(value) = value
-            .strip_prefix(':')
-            .or_else(|| value.strip_prefix('='))
-        else {
+        let Some(value) = value.strip_prefix(':').or_else(|| value.strip_prefix('=')) else {
             continue;
         };
         let bad = |why: String| format!("GRES \"{}\": {why}", value.trim());
@@ -823,7 +820,9 @@ pub fn rm_extension_gres(ext: &str) -> Result<GresList, String> {
                 let Some(name) = last.take() else {
                     return Err(bad(format!("count \"{tok}\" without a resource name")));
                 };
-                let c: u32 = tok.parse().map_err(|_| bad(format!("count \"{tok}\" is too large")))?;
+                let c: u32 = tok
+                    .parse()
+                    .map_err(|_| bad(format!("count \"{tok}\" is too large")))?;
                 if c == 0 {
                     return Err(bad(format!("count of \"{name}\" must be positive")));
                 }

@@ -420,7 +420,11 @@ fn a_maui_workload_file_loads_through_format_detection() {
 fn the_guides_gres_extension_is_per_task() {
     // Section 13.3's example, and the colon-separated form Maui's reader
     // splits on.
-    for ext in ["GRES:tape,matlab@2", "GRES:tape:matlab@2", "x=GRES:tape,matlab@2"] {
+    for ext in [
+        "GRES:tape,matlab@2",
+        "GRES:tape:matlab@2",
+        "x=GRES:tape,matlab@2",
+    ] {
         let g = rm_extension_gres(ext).unwrap();
         assert_eq!(g.to_string(), "tape:1,matlab:2", "{ext}");
     }
@@ -446,11 +450,19 @@ fn the_guides_gres_extension_is_per_task() {
     assert_eq!(j.job.gres_per_task.to_string(), "gpu:2");
     assert!(j.job.gres_per_node.is_empty() && j.job.gres_per_job.is_empty());
     let plain = WorkloadRecord::parse(full_line().as_bytes()).unwrap();
-    assert!(map_workload_record(&plain, &MapOptions::default()).unwrap().job.gres_per_task.is_empty());
+    assert!(map_workload_record(&plain, &MapOptions::default())
+        .unwrap()
+        .job
+        .gres_per_task
+        .is_empty());
 
     let bad = full_line().replacen(" a.out [NONE] ", " a.out GRES:gpu@0 ", 1);
     let e = WorkloadRecord::parse(bad.as_bytes()).unwrap_err();
-    assert!(e.message.starts_with("field 28 (comment): GRES \"gpu@0\""), "{}", e.message);
+    assert!(
+        e.message.starts_with("field 28 (comment): GRES \"gpu@0\""),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -467,5 +479,9 @@ fn resource_field_18_may_list_generic_resources() {
     assert_eq!(r.speed, 1.0);
     let bad = RESOURCE_SAMPLE.replace(" 1.67 ", " [gpu:x:y:2] ");
     let e = ResourceRecord::parse(bad.as_bytes()).unwrap_err();
-    assert!(e.message.contains("field 18") && e.message.contains("more than one type"), "{}", e.message);
+    assert!(
+        e.message.contains("field 18") && e.message.contains("more than one type"),
+        "{}",
+        e.message
+    );
 }

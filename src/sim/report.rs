@@ -322,7 +322,10 @@ pub fn jobs_csv_with_nodes(jobs: &[SimJob], nodes: &[Node], res: &SimResult) -> 
     let mut lines = base.lines();
     let mut out = String::with_capacity(base.len() * 2);
     let _ = writeln!(out, "{},gres,hosts", lines.next().unwrap_or_default());
-    let ran = jobs.iter().zip(&res.records).filter_map(|(j, r)| r.as_ref().map(|r| (j, r)));
+    let ran = jobs
+        .iter()
+        .zip(&res.records)
+        .filter_map(|(j, r)| r.as_ref().map(|r| (j, r)));
     for ((j, r), line) in ran.zip(lines) {
         let mut gres = Vec::new();
         for (l, per) in [

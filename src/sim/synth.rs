@@ -327,7 +327,11 @@ pub fn add_gpus(s: &mut Snapshot, spec: &SynthSpec) {
         let g = r.range(1, GPUS_PER_NODE as u64) as u32;
         if j.state.is_active() {
             let fits = j.allocation.iter().all(|a| {
-                let want = if per_node { g } else { g.saturating_mul(a.tasks) };
+                let want = if per_node {
+                    g
+                } else {
+                    g.saturating_mul(a.tasks)
+                };
                 free.get(&a.node).is_some_and(|&f| f >= want)
             });
             if !fits {
@@ -419,7 +423,11 @@ mod tests {
         }
         for n in &g.nodes {
             let have = n.gres.get("gpu").unwrap_or(0);
-            assert!(used.get(n.name.as_str()).copied().unwrap_or(0) <= have, "{}", n.name);
+            assert!(
+                used.get(n.name.as_str()).copied().unwrap_or(0) <= have,
+                "{}",
+                n.name
+            );
         }
     }
 }
