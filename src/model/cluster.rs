@@ -140,10 +140,9 @@ impl Cluster {
         let mut out = GresCounts::ZERO;
         for (name, count) in list.with_totals() {
             match self.gres_id(&name) {
-                Some(_) if count > super::gres::MAX_GRES_COUNT => return Err(format!(
-                    "{name}:{count} is above {}, the most of one generic resource mauisched counts",
-                    super::gres::MAX_GRES_COUNT
-                )),
+                Some(_) if count > super::gres::MAX_GRES_COUNT => {
+                    return Err(over_max(&name, count))
+                }
                 Some(k) => out.set(k, count),
                 None if count == 0 => {}
                 None if self.gres_dropped.contains(&name) => {
@@ -184,6 +183,12 @@ impl Cluster {
         }
         out
     }
+}
+
+/// A count above what one generic resource count holds.
+fn over_max(name: &str, count: u32) -> String {
+    let max = super::gres::MAX_GRES_COUNT;
+    format!("{name}:{count} is above {max}, the most of one generic resource mauisched counts")
 }
 
 /// The position of `name` in `sorted`.
