@@ -65,7 +65,9 @@ fn rust_layouts() -> BTreeMap<String, Layout> {
             procspeed,
             load,
             has_priority,
-            priority
+            priority,
+            gres,
+            avail_gres
         }
     );
     rust_layout!(
@@ -104,7 +106,10 @@ fn rust_layouts() -> BTreeMap<String, Layout> {
             system_priority,
             utilized_valid,
             utilized_procs,
-            node_allocation_policy
+            node_allocation_policy,
+            gres_per_task,
+            gres_per_node,
+            gres_per_job
         }
     );
     rust_layout!(
