@@ -4,18 +4,13 @@
 //! generic resources are ever over-committed, in the plan or in any
 //! reservation.
 
+use super::tests::{cfg, running};
 use super::*;
-use crate::model::{GresList, Node, NodeTasks, Resources};
+use crate::model::{GresList, Node, Resources};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
 const H: i64 = 3600;
-
-fn cfg(text: &str) -> Config {
-    let l = Config::parse(text, "test.cfg");
-    assert!(l.is_ok(), "{:#?}", l.diagnostics);
-    l.config
-}
 
 fn node(name: &str, procs: u32, gres: &str) -> Node {
     Node {
@@ -38,19 +33,6 @@ fn job(id: &str, tasks: u32, per_task: &str) -> Job {
         submit_time: id.len() as i64,
         ..Job::default()
     }
-}
-
-fn run_on(mut j: Job, on: &[(&str, u32)]) -> Job {
-    j.state = JobState::Running;
-    j.start_time = Some(0);
-    j.allocation = on
-        .iter()
-        .map(|(n, t)| NodeTasks {
-            node: n.to_string(),
-            tasks: *t,
-        })
-        .collect();
-    j
 }
 
 fn plan(c: &str, nodes: Vec<Node>, jobs: Vec<Job>) -> Arc<Plan> {
@@ -95,7 +77,7 @@ fn one_gpu_jobs_fill_a_four_gpu_node_and_the_fifth_waits() {
     // Next poll: the four run, the fifth waits for a GPU.
     let mut jobs: Vec<Job> = jobs[..4]
         .iter()
-        .map(|j| run_on(j.clone(), &[("g1", 1)]))
+        .map(|j| running(j.clone(), 0, &[("g1", 1)]))
         .collect();
     jobs.push(job("J5", 1, "gpu:1"));
     let p = plan("", vec![node("g1", 32, "gpu:4")], jobs);
@@ -230,7 +212,7 @@ fn per_node_requests_are_per_task_or_bundled() {
 fn a_running_jobs_per_node_request_is_held_on_each_node() {
     let mut r = job("R", 6, "");
     r.gres_per_node = GresList::parse("gpu:2").unwrap();
-    let r = run_on(r, &[("g1", 4), ("g2", 2)]);
+    let r = running(r, 0, &[("g1", 4), ("g2", 2)]);
     let nodes = vec![node("g1", 8, "gpu:4"), node("g2", 8, "gpu:4")];
     let jobs = vec![
         r,

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 const H: i64 = 3600;
 
-fn cfg(text: &str) -> Config {
+pub(super) fn cfg(text: &str) -> Config {
     let l = Config::parse(text, "test.cfg");
     assert!(l.is_ok(), "{:#?}", l.diagnostics);
     l.config
@@ -39,7 +39,7 @@ fn idle(id: &str, user: &str, procs: u32, wall: i64, submit: i64) -> Job {
     }
 }
 
-fn running(mut j: Job, start: i64, on: &[(&str, u32)]) -> Job {
+pub(super) fn running(mut j: Job, start: i64, on: &[(&str, u32)]) -> Job {
     j.state = JobState::Running;
     j.start_time = Some(start);
     j.allocation = on
