@@ -1,5 +1,6 @@
 //! `mauictl plan|showbf|showstart|checkjob --snapshot FILE`: one iteration
-//! on the seed's backfill scenario (8.2.1), rendered as operators see it.
+//! on the seed's backfill scenario (8.2.1), rendered as operators see it,
+//! and generic resources (GPUs) in `plan`, `checkjob` and `showbf`.
 
 use std::process::Command;
 
@@ -13,7 +14,33 @@ const SNAP: &str = r#"{"now": 1000000,
   {"id": "C", "user": "u3", "group": "g", "submit_time": 998800, "tasks": 1, "walltime": 7200}
  ]}"#;
 
+/// A small GPU cluster: typed and untyped GPUs, per-task, per-node and
+/// per-job requests, and requests no node can hold.
+const GPU_SNAP: &str = r#"{"now": 1000,
+ "nodes": [
+  {"name": "g1", "configured": {"procs": 16, "mem": 64000}, "gres": "gpu:a100:4"},
+  {"name": "g2", "configured": {"procs": 16, "mem": 64000}, "gres": "gpu:2"},
+  {"name": "c1", "configured": {"procs": 16, "mem": 64000}}
+ ],
+ "jobs": [
+  {"id": "1", "user": "u", "group": "g", "state": "running", "start_time": 900, "walltime": 3600, "tasks": 4, "gres_per_node": "gpu:2", "allocation": [{"node": "g1", "tasks": 4}]},
+  {"id": "2", "user": "u", "group": "g", "submit_time": 950, "walltime": 3600, "tasks": 8, "nodes": 2, "gres_per_node": "gpu:2,tape:1"},
+  {"id": "3", "user": "u", "group": "g", "submit_time": 960, "walltime": 600, "tasks": 2, "gres_per_task": "gpu:a100:1"},
+  {"id": "4", "user": "u", "group": "g", "submit_time": 970, "walltime": 600, "tasks": 1, "gres_per_task": "gpu:1"},
+  {"id": "5", "user": "u", "group": "g", "submit_time": 980, "walltime": 600, "tasks": 8, "nodes": 2, "gres_per_node": "gpu:2"},
+  {"id": "6", "user": "u", "group": "g", "submit_time": 990, "walltime": 600, "tasks": 1, "gres_per_task": "gpu:v100:1"},
+  {"id": "7", "user": "u", "group": "g", "submit_time": 995, "walltime": 600, "tasks": 4}
+ ]}"#;
+
 fn run(args: &[&str]) -> (i32, String, String) {
+    run_with(SNAP, args)
+}
+
+fn run_gpu(args: &[&str]) -> (i32, String, String) {
+    run_with(GPU_SNAP, args)
+}
+
+fn run_with(snapshot: &str, args: &[&str]) -> (i32, String, String) {
     let dir = std::env::temp_dir().join(format!("mauictl-engine-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -23,7 +50,7 @@ fn run(args: &[&str]) -> (i32, String, String) {
     ));
     // n3 (partition "debug") is busy for a day with D: the seed's scenario
     // plays on n1 and n2.
-    std::fs::write(&snap, SNAP).unwrap();
+    std::fs::write(&snap, snapshot).unwrap();
     let mut a: Vec<&str> = args.to_vec();
     let s = snap.to_str().unwrap().to_string();
     a.push("--snapshot");
@@ -95,5 +122,73 @@ fn checkjob_explains_a_blocked_job() {
     assert!(
         out.contains("State: Running") && out.contains("Allocated Nodes:"),
         "{out}"
+    );
+}
+
+// ---- generic resources --------------------------------------------------
+
+/// GPU jobs start where their GPUs are; the one asking a name no node
+/// has, and the typed one no node has, can never run and say why; the
+/// CPU job goes anywhere.
+#[test]
+fn plan_places_gpu_jobs_and_refuses_what_cannot_run() {
+    let (code, out, err) = run_gpu(&["plan"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("3                g1:2"), "{out}");
+    assert!(out.contains("4                g2:1"), "{out}");
+    assert!(
+        out.contains("NoFit no node has generic resource tape"),
+        "{out}"
+    );
+    assert!(
+        out.contains("NoFit no node has generic resource gpu:v100"),
+        "{out}"
+    );
+    let (_, out, _) = run_gpu(&["plan", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let starts: Vec<&str> = v["starts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["job"].as_str().unwrap())
+        .collect();
+    assert!(
+        starts.contains(&"7") && !starts.contains(&"5"),
+        "{starts:?}"
+    );
+}
+
+/// checkjob shows the request as the RM gave it, the RM's task count of
+/// a bundled job, and the generic resources a running job holds per node.
+#[test]
+fn checkjob_shows_request_and_allocation() {
+    let (code, out, err) = run_gpu(&["checkjob", "5"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Total Tasks: 8"), "{out}");
+    assert!(out.contains("GRES: gpu:2 (per node)"), "{out}");
+    assert!(out.contains("scheduled as 2 bundles of 4 tasks"), "{out}");
+    let (_, out, _) = run_gpu(&["checkjob", "1"]);
+    assert!(out.contains("Allocated GRES:\n[g1:gpu:2]"), "{out}");
+    let (_, out, _) = run_gpu(&["checkjob", "1", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["gres"]["per_node"], "gpu:2");
+    assert_eq!(v["gres"]["allocated"][0]["gres"]["gpu"], 2);
+}
+
+/// showbf lists the GPUs free in each window: on g1 the running job and
+/// job 3 hold all four GPUs (two of them a100 by type), on g2 job 4 holds
+/// one; a typed count is never shown above its total.
+#[test]
+fn showbf_lists_free_gpus_per_window() {
+    let (code, out, err) = run_gpu(&["showbf"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("with gpu:1\n"), "{out}");
+    assert!(!out.contains("gpu:a100"), "{out}");
+    let (_, out, _) = run_gpu(&["showbf", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let w = &v["partitions"][0]["windows"];
+    assert!(
+        w.as_array().unwrap().iter().any(|w| w["gres"]["gpu"] == 1),
+        "{w}"
     );
 }
