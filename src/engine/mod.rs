@@ -386,9 +386,16 @@ impl Engine {
             local,
             &mut self.carried,
         );
-        if jobs.iter().any(|j| j.bundle > 1) {
+        // Starts name the RM's tasks: bundled jobs' allocations are
+        // multiplied back (looked up once, not per start over every job).
+        let bundled: rustc_hash::FxHashMap<&str, &Job> = jobs
+            .iter()
+            .filter(|j| j.bundle > 1)
+            .map(|j| (j.id.as_str(), j))
+            .collect();
+        if !bundled.is_empty() {
             for s in &mut out.plan.starts {
-                if let Some(j) = jobs.iter().find(|j| j.id == s.job) {
+                if let Some(j) = bundled.get(s.job.as_str()) {
                     gres::unbundle(j, &mut s.allocation);
                 }
             }
