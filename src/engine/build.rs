@@ -35,7 +35,9 @@ pub struct View {
     pub windows: Vec<(Time, Time)>,
     /// The profile's now-index over all capacity when it was carried with
     /// the running-job profile (no reservations: the profile is that one).
-    pub(crate) now_ix: Option<super::avail::NowIndex>,
+    /// Shared, not copied: the placer copies it only once a start now
+    /// changes it.
+    pub(crate) now_ix: Option<Arc<super::avail::NowIndex>>,
 }
 
 /// Walltime the scheduler plans with.
@@ -464,8 +466,9 @@ pub struct RunningProfile {
     /// Iterations it was brought up to date for since it was built.
     carried: u32,
     /// The profile's now-index over all capacity, once asked for; brought
-    /// up to date with it.
-    ix: Option<NowIndex>,
+    /// up to date with it (shared with the iteration that asked for it,
+    /// which has ended by the time it is brought up to date again).
+    ix: Option<Arc<NowIndex>>,
 }
 
 impl RunningProfile {
@@ -476,10 +479,11 @@ impl RunningProfile {
     }
 
     /// The profile's now-index at `now` (its origin) over all capacity.
-    fn now_index(&mut self, now: Time) -> NowIndex {
-        self.ix
-            .get_or_insert_with(|| NowIndex::new(&self.cluster, &self.profile, now, Scope::All))
-            .clone()
+    fn now_index(&mut self, now: Time) -> Arc<NowIndex> {
+        let ix = self.ix.get_or_insert_with(|| {
+            Arc::new(NowIndex::new(&self.cluster, &self.profile, now, Scope::All))
+        });
+        Arc::clone(ix)
     }
 
     /// The running jobs' profile built from scratch.
@@ -566,7 +570,7 @@ impl RunningProfile {
             touched.extend(placed_on);
             touched.sort_unstable();
             touched.dedup();
-            ix.advance(cluster, profile, now, &touched);
+            Arc::make_mut(ix).advance(cluster, profile, now, &touched);
         }
         self.carried += 1;
         true
@@ -789,7 +793,7 @@ mod tests {
                 let ix = NowIndex::new(&anew.cluster, &anew.profile, now, Scope::All);
                 prop_assert_eq!(kept.now_ix.is_some(), running.is_some());
                 if let Some(kept_ix) = &kept.now_ix {
-                    prop_assert_eq!(kept_ix, &ix, "after {:?}", op);
+                    prop_assert_eq!(&**kept_ix, &ix, "after {:?}", op);
                 }
             }
         }

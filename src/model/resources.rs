@@ -70,11 +70,13 @@ impl Resources {
     }
 
     /// True when every dimension is zero.
+    #[inline]
     pub fn is_zero(&self) -> bool {
         *self == Self::ZERO
     }
 
     /// Sum, or `None` if any dimension overflows.
+    #[inline]
     pub fn checked_add(&self, o: &Resources) -> Option<Resources> {
         Some(Resources {
             procs: self.procs.checked_add(o.procs)?,
@@ -86,6 +88,7 @@ impl Resources {
     }
 
     /// Difference, or `None` if any dimension would go below zero.
+    #[inline]
     pub fn checked_sub(&self, o: &Resources) -> Option<Resources> {
         Some(Resources {
             procs: self.procs.checked_sub(o.procs)?,
@@ -97,24 +100,26 @@ impl Resources {
     }
 
     /// Sum clamped at the maximum of each dimension.
+    #[inline]
     pub fn saturating_add(&self, o: &Resources) -> Resources {
         Resources {
             procs: self.procs.saturating_add(o.procs),
             mem: self.mem.saturating_add(o.mem),
             swap: self.swap.saturating_add(o.swap),
             disk: self.disk.saturating_add(o.disk),
-            gres: self.gres.map(&o.gres, u32::saturating_add),
+            gres: self.gres.saturating_add(&o.gres),
         }
     }
 
     /// Difference clamped at zero in each dimension.
+    #[inline]
     pub fn saturating_sub(&self, o: &Resources) -> Resources {
         Resources {
             procs: self.procs.saturating_sub(o.procs),
             mem: self.mem.saturating_sub(o.mem),
             swap: self.swap.saturating_sub(o.swap),
             disk: self.disk.saturating_sub(o.disk),
-            gres: self.gres.map(&o.gres, u32::saturating_sub),
+            gres: self.gres.saturating_sub(&o.gres),
         }
     }
 
@@ -130,6 +135,7 @@ impl Resources {
     }
 
     /// True when `self` fits inside `avail` in every dimension.
+    #[inline]
     pub fn fits_in(&self, avail: &Resources) -> bool {
         self.procs <= avail.procs
             && self.mem <= avail.mem
@@ -153,24 +159,26 @@ impl Resources {
     }
 
     /// Dimension-wise minimum.
+    #[inline]
     pub fn min_each(&self, o: &Resources) -> Resources {
         Resources {
             procs: self.procs.min(o.procs),
             mem: self.mem.min(o.mem),
             swap: self.swap.min(o.swap),
             disk: self.disk.min(o.disk),
-            gres: self.gres.map(&o.gres, u32::min),
+            gres: self.gres.min_each(&o.gres),
         }
     }
 
     /// Dimension-wise maximum.
+    #[inline]
     pub fn max_each(&self, o: &Resources) -> Resources {
         Resources {
             procs: self.procs.max(o.procs),
             mem: self.mem.max(o.mem),
             swap: self.swap.max(o.swap),
             disk: self.disk.max(o.disk),
-            gres: self.gres.map(&o.gres, u32::max),
+            gres: self.gres.max_each(&o.gres),
         }
     }
 }

@@ -28,6 +28,7 @@ use crate::model::{Cluster, NodeIdx, Resources, Secs, Time};
 use crate::profile::{Admits, Fit, FitRequest, Profile};
 use crate::reservation::acl::JobAdmission;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 mod feasible;
 pub(super) mod memo;
@@ -46,14 +47,17 @@ pub(super) struct Iter<'a> {
     /// Some request failed (some entry of `failed` is not empty).
     any_failed: bool,
     /// Bounds on what can start now, kept up to date as jobs are placed:
-    /// for any job, and for jobs no reservation admits.
-    now_ix: NowIndex,
-    open_ix: NowIndex,
+    /// for any job, and for jobs no reservation admits (`None`: without
+    /// reservations, the same as `now_ix`). Shared with `base_ix` (and the
+    /// running profile) until a start now changes them: most iterations
+    /// start nothing, and the copy is the size of the cluster.
+    now_ix: Arc<NowIndex>,
+    open_ix: Option<Arc<NowIndex>>,
     /// Per idle job: 1 when no reservation of the table admits it over
     /// [now, now + walltime), 2 when one may, 0 not yet known.
     unreserved: Vec<std::cell::Cell<u8>>,
     /// The same for the profile before the passes (reasons).
-    base_ix: NowIndex,
+    base_ix: Arc<NowIndex>,
     /// The engine's [`Carried::fits`], for the iteration.
     fits: crate::profile::FitCache,
     /// Node orders for shortlists, carried with the cluster.
@@ -72,7 +76,7 @@ impl<'a> Iter<'a> {
     /// carried), with what `carried` kept for its cluster.
     pub(super) fn new(
         cx: Ctx<'a>,
-        now_ix: Option<NowIndex>,
+        now_ix: Option<Arc<NowIndex>>,
         feasible: Feasible,
         signatures: usize,
         carried: &mut Carried,
@@ -80,14 +84,22 @@ impl<'a> Iter<'a> {
         let view = &cx.view;
         let now_ix = match now_ix {
             Some(ix) => ix,
-            None => NowIndex::new(&view.cluster, &view.profile, cx.now, Scope::All),
+            None => Arc::new(NowIndex::new(
+                &view.cluster,
+                &view.profile,
+                cx.now,
+                Scope::All,
+            )),
         };
-        let base_ix = now_ix.clone();
-        let open_ix = if view.table.is_empty() {
-            now_ix.clone()
-        } else {
-            NowIndex::new(&view.cluster, &view.profile, cx.now, Scope::Unclaimed)
-        };
+        let base_ix = Arc::clone(&now_ix);
+        let open_ix = (!view.table.is_empty()).then(|| {
+            Arc::new(NowIndex::new(
+                &view.cluster,
+                &view.profile,
+                cx.now,
+                Scope::Unclaimed,
+            ))
+        });
         let unreserved = vec![std::cell::Cell::new(0u8); cx.idle.len()];
         let orders = carried.orders_for(&view.cluster);
         Iter {
@@ -239,10 +251,9 @@ impl<'a> Iter<'a> {
                 .any(|r| crate::reservation::access(r, job, now, end).is_granted());
             c.set(if any { 2 } else { 1 });
         }
-        if c.get() == 1 {
-            &self.open_ix
-        } else {
-            &self.now_ix
+        match &self.open_ix {
+            Some(open) if c.get() == 1 => open,
+            _ => &self.now_ix,
         }
     }
 
@@ -378,12 +389,14 @@ impl<'a> Placer<'a> for Iter<'a> {
                 self.later.insert(node);
             }
         } else {
-            for &(node, _) in nodes {
-                self.now_ix.refresh(&self.cx.view.profile, node);
-                self.open_ix.refresh(&self.cx.view.profile, node);
+            let profile = &self.cx.view.profile;
+            for ix in std::iter::once(&mut self.now_ix).chain(&mut self.open_ix) {
+                let ix = Arc::make_mut(ix);
+                for &(node, _) in nodes {
+                    ix.refresh(profile, node);
+                }
+                ix.maybe_resort();
             }
-            self.now_ix.maybe_resort();
-            self.open_ix.maybe_resort();
         }
         self.update_walks(nodes);
         true
