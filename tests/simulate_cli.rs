@@ -230,3 +230,79 @@ fn a_gpu_trace_runs_gpu_jobs_on_gpu_nodes_without_overcommitting() {
             .unwrap();
     assert_eq!(summary["completed"], 40, "{summary}");
 }
+
+/// `--operators`: a hold on KTH job 211 a minute after its submission
+/// (without it, it waits 1,544 s) keeps it waiting until its release
+/// hours later; a job the scheduler has not seen yet and a command above
+/// the caller's level are refused and the run goes on; a malformed line
+/// stops the run naming the file and line.
+#[test]
+fn operators_commands_apply_at_their_time() {
+    let dir = temp_dir("operators");
+    let ops = dir.join("ops.txt");
+    std::fs::write(
+        &ops,
+        "# job 211 is submitted at 1:03:15:46\n1:03:16:46 sethold 211\n1:06:00:00 releasehold 211\n30:00 as nobody schedctl -s\n0 sethold 300\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let (code, out, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "300",
+        "--operators",
+        ops.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("operators    4 command(s), 2 refused\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("30:00 as nobody schedctl -s  ->  refused: schedctl: permission denied"),
+        "{out}"
+    );
+    let csv = std::fs::read_to_string(out_dir.join("jobs.csv")).unwrap();
+    let held: Vec<i64> = csv
+        .lines()
+        .find(|l| l.starts_with("211,"))
+        .unwrap()
+        .split(',')
+        .skip(2)
+        .take(2)
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let released = held[0] - 98146 + 108000;
+    assert!(held[1] >= released, "started before its release: {held:?}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    let o = &summary["operators"];
+    assert_eq!(o.as_array().unwrap().len(), 4, "{o}");
+    // In time order: the unknown job, the level, the hold, the release.
+    assert_eq!(o[0]["command"], "0 sethold 300");
+    assert_eq!(o[0]["ok"], false);
+    assert_eq!(o[1]["after"], 1800);
+    assert_eq!(o[1]["ok"], false);
+    assert_eq!(o[2]["after"], 98206);
+    assert_eq!(o[2]["ok"], true, "{o}");
+    assert_eq!(o[3]["ok"], true, "{o}");
+
+    std::fs::write(&ops, "10 sethold 15\n20 sethold\n").unwrap();
+    let (code, _, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "30",
+        "--operators",
+        ops.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(&format!("{}:2: sethold: a job id is needed", ops.display())),
+        "{err}"
+    );
+}

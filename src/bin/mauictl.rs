@@ -284,6 +284,11 @@ struct SimulateArgs {
     /// Nodes shown in the node chart (the first ones; default 128).
     #[arg(long, value_name = "N")]
     chart_nodes: Option<usize>,
+    /// Operators' commands to apply during the run: lines of `WHEN [as
+    /// USER] COMMAND ARGS`, WHEN after the first submission
+    /// ([[DD:]HH:]MM:SS); see docs/simulator.md.
+    #[arg(long, value_name = "FILE")]
+    operators: Option<PathBuf>,
     /// Print summary.json instead of the text summary.
     #[arg(long)]
     json: bool,
@@ -356,6 +361,21 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
         ),
     };
     let cfg = &loaded.config;
+    let first_submit = w.jobs.first().map_or(0, |j| j.job.submit_time);
+    let (op_lines, op_events): (Vec<String>, Vec<run::OperatorEvent>) = match &a.operators {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            mauisched::sim::operators::parse_operators(
+                &p.display().to_string(),
+                &text,
+                first_submit,
+                cfg,
+            )?
+            .into_iter()
+            .unzip()
+        }
+        None => Default::default(),
+    };
     let opts = run::SimOptions {
         clock: if a.grid {
             run::Clock::Grid
@@ -379,7 +399,7 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
         b
     };
     let mut calls = 0u64;
-    let res = run::simulate(cfg, &nodes, &w.jobs, &opts, |p| {
+    let res = run::simulate_with_operators(cfg, &nodes, &w.jobs, &op_events, &opts, |p| {
         calls += 1;
         if calls % 256 == 0 {
             bar.set_position(p.finished as u64);
@@ -393,7 +413,8 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
         cluster: cluster_label,
         config: cfg.source.clone(),
     };
-    let s = report::summarize(cfg, &nodes, &w.jobs, &res, opts.clock, &labels);
+    let mut s = report::summarize(cfg, &nodes, &w.jobs, &res, opts.clock, &labels);
+    report::add_operators(&mut s, &op_lines, &op_events, &res);
     let mut text = if a.json {
         report::summary_json(&s)
     } else {

@@ -9,7 +9,8 @@
 //! `--start-at` and `--scale-load`. [`demo`] holds the bundled data behind
 //! `mauictl simulate --demo`; [`info`] the `mauictl trace-info` report.
 //! [`run`] is the event loop that drives `Engine::iterate`, [`report`] the
-//! metrics, `jobs.csv` and `summary.json`, [`svg`] the two plots.
+//! metrics, `jobs.csv` and `summary.json`, [`svg`] the two plots;
+//! [`operators`] reads operators' commands to apply during a run.
 //! [`synth`] and [`bench`](mod@bench) are the synthetic scenario of `mauictl bench`.
 //!
 //! Nothing in a simulation is random, so it takes no seed: the same files
@@ -23,6 +24,7 @@ pub mod demo;
 pub mod info;
 pub mod input;
 pub mod mauitrace;
+pub mod operators;
 pub mod report;
 pub mod run;
 pub mod svg;

@@ -137,6 +137,51 @@ pub struct Summary {
     pub max_iteration_ms: f64,
     /// Per user, by name.
     pub users: Vec<UserShare>,
+    /// Operators' commands applied during the run (`--operators`), in the
+    /// order applied; absent when there were none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub operators: Vec<OperatorReply>,
+}
+
+/// One operator's command of a run and what the scheduler answered.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OperatorReply {
+    /// When, seconds after the first submission.
+    pub after: Secs,
+    /// The line as written.
+    pub command: String,
+    /// Carried out (false: refused, nothing changed).
+    pub ok: bool,
+    /// The scheduler's answer, or why it refused.
+    pub reply: String,
+}
+
+/// Adds the operators' commands of a run (`lines` and `events` in the
+/// order applied, as [`super::operators::parse_operators`] gives them) and
+/// the replies to them to the summary.
+pub fn add_operators(
+    s: &mut Summary,
+    lines: &[String],
+    events: &[super::run::OperatorEvent],
+    res: &SimResult,
+) {
+    s.operators = lines
+        .iter()
+        .zip(events)
+        .zip(&res.operator_replies)
+        .map(|((line, e), r)| {
+            let (ok, reply) = match r {
+                Ok(d) => (true, d.text.trim_end().to_string()),
+                Err(f) => (false, f.message.clone()),
+            };
+            OperatorReply {
+                after: e.at - s.start,
+                command: line.clone(),
+                ok,
+                reply,
+            }
+        })
+        .collect();
 }
 
 /// Natural order of names such as `u2` < `u10`.
@@ -280,6 +325,7 @@ pub fn summarize(
         mean_iteration_ms: res.iterate_time.as_secs_f64() * 1000.0 / iters,
         max_iteration_ms: res.max_iterate_time.as_secs_f64() * 1000.0,
         users,
+        operators: Vec::new(),
     }
 }
 
@@ -466,6 +512,20 @@ pub fn render(s: &Summary, top: usize) -> String {
                 "             ... {} more users in summary.json",
                 by_share.len() - top
             );
+        }
+    }
+    if !s.operators.is_empty() {
+        let refused = s.operators.iter().filter(|r| !r.ok).count();
+        let _ = writeln!(o);
+        let _ = writeln!(
+            o,
+            "operators    {} command(s), {refused} refused",
+            s.operators.len()
+        );
+        for r in &s.operators {
+            let first = r.reply.lines().next().unwrap_or("");
+            let verdict = if r.ok { "" } else { "refused: " };
+            let _ = writeln!(o, "             {}  ->  {verdict}{first}", r.command);
         }
     }
     o
