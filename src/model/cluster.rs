@@ -74,13 +74,6 @@ impl EffNode {
             .map(|(_, &c)| c as u64)
             .sum()
     }
-
-    /// True when the node has every feature in `wanted`.
-    pub fn has_features(&self, wanted: &[String]) -> bool {
-        wanted
-            .iter()
-            .all(|f| self.features.binary_search(f).is_ok())
-    }
 }
 
 /// All nodes of one snapshot with their effective attributes.

@@ -28,7 +28,7 @@ pub use standing::StandingSet;
 
 use crate::config::{Acl, ResAccess, ResFlag, SrCfg, TaskSpec};
 use crate::model::{
-    Cluster, CredKind, EffNode, HostList, JobState, NodeIdx, Resources, Secs, Time,
+    Bits, Cluster, CredKind, EffNode, HostList, JobState, NodeIdx, Resources, Secs, Time,
 };
 use crate::profile::{ClaimMode, INFINITY};
 use serde::Serialize;
@@ -132,13 +132,13 @@ impl ResRequest {
         }
     }
 
-    /// True when the node has the features and is in the partition.
-    pub fn node_eligible(&self, node: &EffNode) -> bool {
-        node.has_features(&self.node_features)
-            && match &self.partition {
-                Some(p) => node.partition.as_deref() == Some(p.as_str()),
-                None => true,
-            }
+    /// The nodes' side of NODEFEATURES and PARTITION, by the cluster's
+    /// ids: resolved once per placement, then asked of every node.
+    pub fn node_filter(&self, cluster: &Cluster) -> NodeFilter {
+        NodeFilter {
+            features: cluster.feature_ids(&self.node_features),
+            partition: self.partition.as_deref().map(|p| cluster.partition_id(p)),
+        }
     }
 
     /// The hosts the host list names that exist in the cluster and are
@@ -148,6 +148,7 @@ impl ResRequest {
         let Some(h) = &self.hostlist else {
             return Vec::new();
         };
+        let eligible = self.node_filter(cluster);
         let mut out: Vec<NodeIdx> = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
         for pat in &h.0 {
@@ -161,7 +162,7 @@ impl ResRequest {
                     .collect(),
             };
             for i in found {
-                if self.node_eligible(&cluster.nodes[i as usize]) && seen.insert(i) {
+                if eligible.admits(&cluster.nodes[i as usize]) && seen.insert(i) {
                     out.push(i);
                 }
             }
@@ -176,6 +177,23 @@ impl ResRequest {
         } else {
             self.listed_nodes(cluster).len() as u32
         }
+    }
+}
+
+/// Which nodes a reservation's NODEFEATURES and PARTITION admit
+/// ([`ResRequest::node_filter`]).
+pub struct NodeFilter {
+    /// The features' ids; a feature no node has is an id no node holds.
+    features: Bits,
+    /// The partition's id, if one is asked for.
+    partition: Option<u32>,
+}
+
+impl NodeFilter {
+    /// True when the node has the features and is in the partition.
+    pub fn admits(&self, node: &EffNode) -> bool {
+        self.features.is_subset(&node.feature_ids)
+            && self.partition.is_none_or(|p| node.partition_id == Some(p))
     }
 }
 

@@ -152,9 +152,10 @@ pub fn plan(
         start: res.start,
         end: res.end,
     };
+    let eligible = req.node_filter(cluster);
     let candidate = |n: NodeIdx| -> Option<Candidate> {
         let node = &cluster.nodes[n as usize];
-        if !node.usable || !req.node_eligible(node) {
+        if !node.usable || !eligible.admits(node) {
             return None;
         }
         let task = req.task_on(node);

@@ -509,3 +509,45 @@ fn admin_reservations_survive_a_restart() {
     assert!(matches!(AdminStore::load(&path), Err(AdminError::Io(_))));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// NODEFEATURES and PARTITION pick nodes by the cluster's ids: every
+/// feature asked for, the partition named, and nothing for a feature or
+/// partition no node has.
+#[test]
+fn node_features_and_partition_by_id() {
+    let nodes: Vec<Node> = [
+        ("n1", &["fast", "big"][..], "a"),
+        ("n2", &["fast"], "b"),
+        ("n3", &[], "a"),
+    ]
+    .iter()
+    .map(|&(name, feats, part)| Node {
+        name: name.into(),
+        configured: Resources::procs(4),
+        features: feats.iter().map(|f| f.to_string()).collect(),
+        partition: Some(part.into()),
+        ..Node::default()
+    })
+    .collect();
+    let c = Cluster::build(&nodes, &Config::default());
+    let admitted = |feats: &[&str], part: Option<&str>| -> Vec<&str> {
+        let req = ResRequest {
+            node_features: feats.iter().map(|f| f.to_string()).collect(),
+            partition: part.map(str::to_string),
+            ..res_from(&sr("SRCFG[x] TASKCOUNT=1\n"), "x", FRI_NOON).request
+        };
+        let f = req.node_filter(&c);
+        c.nodes
+            .iter()
+            .filter(|n| f.admits(n))
+            .map(|n| n.name.as_str())
+            .collect()
+    };
+    assert_eq!(admitted(&[], None), ["n1", "n2", "n3"]);
+    assert_eq!(admitted(&["fast"], None), ["n1", "n2"]);
+    assert_eq!(admitted(&["big", "fast"], None), ["n1"]);
+    assert_eq!(admitted(&["fast"], Some("b")), ["n2"]);
+    assert_eq!(admitted(&[], Some("a")), ["n1", "n3"]);
+    assert!(admitted(&["fast", "gpu"], None).is_empty());
+    assert!(admitted(&[], Some("c")).is_empty());
+}
