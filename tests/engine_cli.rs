@@ -1,6 +1,7 @@
-//! `mauictl plan|showbf|showstart|checkjob --snapshot FILE`: one iteration
-//! on the seed's backfill scenario (8.2.1), rendered as operators see it,
-//! and generic resources (GPUs) in `plan`, `checkjob` and `showbf`.
+//! `mauictl plan|showbf|showstart|checkjob|showres --snapshot FILE`: one
+//! iteration on the seed's backfill scenario (8.2.1), rendered as
+//! operators see it, and generic resources (GPUs) in `plan`, `checkjob`,
+//! `showbf` and `showres`.
 
 use std::process::Command;
 
@@ -190,5 +191,73 @@ fn showbf_lists_free_gpus_per_window() {
     assert!(
         w.as_array().unwrap().iter().any(|w| w["gres"]["gpu"] == 1),
         "{w}"
+    );
+}
+
+/// `showres --snapshot`: the GPUs a running job holds, in all and on each
+/// node, in text and JSON.
+#[test]
+fn showres_shows_the_gpus_reservations_hold() {
+    let (code, out, err) = run_gpu(&["showres"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("StartTime            GRES\n"), "{out}");
+    let one = out.lines().find(|l| l.starts_with("1 ")).unwrap();
+    assert!(one.ends_with("Thu Jan  1 00:15:00  gpu:2"), "{out}");
+    let (_, out, _) = run_with(PER_JOB_SNAP, &["showres", "-n"]);
+    for node in ["g1 ", "g2 "] {
+        let l = out.lines().find(|l| l.starts_with(node)).unwrap();
+        assert!(l.contains(" R ") && l.ends_with("  gpu:4"), "{out}");
+    }
+    let (_, out, _) = run_with(PER_JOB_SNAP, &["showres", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["reservations"][0]["gres"]["gpu"], 8, "{v}");
+    assert_eq!(v["reservations"][0]["claims"][1]["gres"]["gpu"], 4, "{v}");
+    // Without generic resources: Maui's columns only.
+    let (_, out, _) = run(&["showres", "-n"]);
+    assert!(!out.contains("GRES"), "{out}");
+}
+
+/// Two GPU nodes held by R (gpu:4 per node); P asks for gpu:3 per job
+/// over 2 tasks, which does not divide: its tasks are bundled onto one
+/// node, where it is reserved when R ends.
+const PER_JOB_SNAP: &str = r#"{"now": 1000,
+ "nodes": [
+  {"name": "g1", "configured": {"procs": 8}, "gres": "gpu:4"},
+  {"name": "g2", "configured": {"procs": 8}, "gres": "gpu:4"}
+ ],
+ "jobs": [
+  {"id": "R", "user": "u", "group": "g", "state": "running", "start_time": 900, "walltime": 3600, "tasks": 2, "nodes": 2, "gres_per_node": "gpu:4", "allocation": [{"node": "g1", "tasks": 1}, {"node": "g2", "tasks": 1}]},
+  {"id": "P", "user": "u", "group": "g", "submit_time": 950, "walltime": 600, "tasks": 2, "gres_per_job": "gpu:3"}
+ ]}"#;
+
+/// checkjob of a reserved GPU job says what the reservation holds: the
+/// RM's tasks on each node (not the engine's bundles) and the GPUs.
+#[test]
+fn checkjob_shows_what_a_reservation_holds() {
+    let (code, out, err) = run_gpu(&["checkjob", "5"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Reserved Nodes:\n[g1:4][g2:4]\nReserved GRES:\n[g1:gpu:2][g2:gpu:2]\n"),
+        "{out}"
+    );
+    let (code, out, err) = run_with(PER_JOB_SNAP, &["checkjob", "P"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Reservation 'P'"), "{out}");
+    assert!(
+        out.contains("Reserved Nodes:\n[g1:2]\nReserved GRES:\n[g1:gpu:3]\n")
+            || out.contains("Reserved Nodes:\n[g2:2]\nReserved GRES:\n[g2:gpu:3]\n"),
+        "{out}"
+    );
+    let (_, out, _) = run_with(PER_JOB_SNAP, &["checkjob", "P", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let r = &v["gres"]["reserved"];
+    assert_eq!(r.as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(r[0]["tasks"], 2, "{r}");
+    assert_eq!(r[0]["gres"]["gpu"], 3, "{r}");
+    // A job without generic resources: Maui's reservation line alone.
+    let (_, out, _) = run(&["checkjob", "B"]);
+    assert!(
+        out.contains("Reservation 'B'") && !out.contains("Reserved"),
+        "{out}"
     );
 }

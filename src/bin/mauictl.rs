@@ -1231,6 +1231,6 @@ fn showres(
     } else if per_node {
         showres::showres_nodes(&v.reservations, &v.cluster, v.now, id)
     } else {
-        showres::showres(&v.reservations, v.now, id)
+        showres::showres(&v.reservations, &v.cluster, v.now, id)
     })
 }

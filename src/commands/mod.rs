@@ -367,7 +367,7 @@ pub fn execute(
             Ok(Output::Text(if flags.contains(&"-n") {
                 showres::showres_nodes(&table, &last.view.cluster, now, id)
             } else {
-                showres::showres(&table, now, id)
+                showres::showres(&table, &last.view.cluster, now, id)
             }))
         }
         "checknode" => {
@@ -973,5 +973,228 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
             Err(CommandError::NoIteration("showq".into()))
         );
         assert!(run(&fresh, "diagnose", &["-f"]).is_ok());
+    }
+
+    // ---- generic resources ----------------------------------------------
+
+    /// A small GPU cluster (tests/engine_cli.rs has the same): g1 has four
+    /// a100 GPUs, g2 two untyped ones, c1 none. Job 1 runs on g1 with
+    /// gpu:2 per node; 3 (gpu:a100:1 per task, 2 tasks) starts on g1, 4
+    /// (gpu:1) on g2, 7 (no GPUs) on c1; 5 (gpu:2 per node, 2 bundles of 4
+    /// tasks) waits with a reservation; 2 and 6 ask for what no node has.
+    const GPU_SNAP: &str = r#"{"now": 1000,
+     "nodes": [
+      {"name": "g1", "configured": {"procs": 16, "mem": 64000}, "gres": "gpu:a100:4"},
+      {"name": "g2", "configured": {"procs": 16, "mem": 64000}, "gres": "gpu:2"},
+      {"name": "c1", "configured": {"procs": 16, "mem": 64000}}
+     ],
+     "jobs": [
+      {"id": "1", "user": "u", "group": "g", "state": "running", "start_time": 900, "walltime": 3600, "tasks": 4, "gres_per_node": "gpu:2", "allocation": [{"node": "g1", "tasks": 4}]},
+      {"id": "2", "user": "u", "group": "g", "submit_time": 950, "walltime": 3600, "tasks": 8, "nodes": 2, "gres_per_node": "gpu:2,tape:1"},
+      {"id": "3", "user": "u", "group": "g", "submit_time": 960, "walltime": 600, "tasks": 2, "gres_per_task": "gpu:a100:1"},
+      {"id": "4", "user": "u", "group": "g", "submit_time": 970, "walltime": 600, "tasks": 1, "gres_per_task": "gpu:1"},
+      {"id": "5", "user": "u", "group": "g", "submit_time": 980, "walltime": 600, "tasks": 8, "nodes": 2, "gres_per_node": "gpu:2"},
+      {"id": "6", "user": "u", "group": "g", "submit_time": 990, "walltime": 600, "tasks": 1, "gres_per_task": "gpu:v100:1"},
+      {"id": "7", "user": "u", "group": "g", "submit_time": 995, "walltime": 600, "tasks": 4}
+     ]}"#;
+
+    fn gpu_engine() -> Engine {
+        let s = Snapshot::from_json(GPU_SNAP).unwrap();
+        let mut e = Engine::new(Config::default());
+        e.iterate(&s, 1000);
+        e
+    }
+
+    fn line<'a>(text: &'a str, id: &str) -> &'a str {
+        let prefix = format!("{id} ");
+        text.lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no line for {id} in\n{text}"))
+    }
+
+    #[test]
+    fn gres_compact_names_types_not_their_totals() {
+        let c = crate::model::Cluster {
+            gres_names: ["gpu", "gpu:a100", "gpu:v100", "tape"]
+                .map(String::from)
+                .to_vec(),
+            ..Default::default()
+        };
+        let t = |s: [u64; 4]| render::gres_compact(&c, &s);
+        assert_eq!(t([2, 2, 0, 0]), "gpu:a100:2");
+        assert_eq!(t([3, 2, 0, 1]), "gpu:1,gpu:a100:2,tape:1");
+        assert_eq!(t([4, 2, 2, 0]), "gpu:a100:2,gpu:v100:2");
+        assert_eq!(t([100_000, 0, 0, 0]), "gpu:100000");
+        assert_eq!(t([0; 4]), "");
+    }
+
+    /// showq: a GRES column (what an active job holds, what a waiting one
+    /// asks for in all, the request as given where it cannot be resolved)
+    /// and a line per untyped generic resource under the processors.
+    #[test]
+    fn showq_shows_generic_resources() {
+        let e = gpu_engine();
+        let q = run(&e, "showq", &[]).unwrap();
+        assert!(q.contains("   STARTTIME  GRES\n\n"), "{q}");
+        assert!(q.contains("   QUEUETIME  GRES\n\n"), "{q}");
+        for (id, gres) in [
+            ("1", "gpu:2"),
+            ("3", "gpu:a100:2"),
+            ("4", "gpu:1"),
+            ("7", "-"),
+            ("5", "gpu:4"),
+            ("2", "gpu:2,tape:1/node"),
+            ("6", "gpu:v100:1/task"),
+        ] {
+            let l = line(&q, id);
+            assert!(l.ends_with(&format!("  {gres}")), "{id}: {l:?}");
+        }
+        assert!(
+            q.contains("     4 Active Jobs      11 of   48 Processors Active (22.92%)\n"),
+            "{q}"
+        );
+        assert!(
+            q.contains("\n                         5 of    6 gpu Active        (83.33%)\n"),
+            "{q}"
+        );
+        assert!(!q.contains("a100 Active"), "{q}");
+        let r = run(&e, "showq", &["-r"]).unwrap();
+        assert!(r.contains("STARTTIME  GRES\n"), "{r}");
+        assert!(line(&r, "3").ends_with("  gpu:a100:2"), "{r}");
+        assert!(r.contains("5 of    6 gpu Active"), "{r}");
+        let i = run(&e, "showq", &["-i"]).unwrap();
+        assert!(i.contains("SYSTEMQUEUETIME  GRES\n"), "{i}");
+        assert!(line(&i, "5*").ends_with("  gpu:4"), "{i}");
+        let ctx = Context::of(&e);
+        let Output::Json(v) = execute(&ctx, "showq", &[], true).unwrap() else {
+            panic!("json")
+        };
+        let sum = &v["summary"];
+        assert_eq!(sum["busy_gres"]["gpu"], 5, "{sum}");
+        assert_eq!(sum["busy_gres"]["gpu:a100"], 2, "{sum}");
+        assert_eq!(sum["total_gres"]["gpu"], 6, "{sum}");
+        assert_eq!(sum["total_gres"]["gpu:a100"], 4, "{sum}");
+        let job = |sec: &str, id: &str| -> serde_json::Value {
+            v[sec]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|j| j["job"] == id)
+                .cloned()
+                .unwrap_or_else(|| panic!("{id} not in {sec}"))
+        };
+        let one = job("active", "1");
+        assert_eq!(one["gres"]["per_node"], "gpu:2");
+        assert_eq!(one["gres"]["allocated"][0]["node"], "g1");
+        assert_eq!(one["gres"]["allocated"][0]["gres"]["gpu"], 2);
+        let three = job("active", "3");
+        assert_eq!(three["gres"]["total"]["gpu:a100"], 2, "{three}");
+        let five = job("eligible", "5");
+        assert_eq!(five["gres"]["total"]["gpu"], 4, "{five}");
+        assert!(five["gres"].get("allocated").is_none(), "{five}");
+    }
+
+    /// Without generic resources showq, showres and diagnose -n have no
+    /// GRES column or line, and their JSON no gres keys (Maui's layouts).
+    #[test]
+    fn no_gres_columns_without_generic_resources() {
+        let e = engine();
+        let ctx = Context::of(&e);
+        for (cmd, args) in [
+            ("showq", &[][..]),
+            ("showq", &["-r"]),
+            ("showq", &["-i"]),
+            ("showres", &[]),
+            ("showres", &["-n"]),
+            ("diagnose", &["-n"]),
+        ] {
+            let t = run(&e, cmd, args).unwrap();
+            assert!(!t.contains("GRES"), "{cmd} {args:?}:\n{t}");
+        }
+        let Output::Json(v) = execute(&ctx, "showq", &[], true).unwrap() else {
+            panic!("json")
+        };
+        assert!(v["summary"].get("busy_gres").is_none(), "{v}");
+        assert!(v["active"][0].get("gres").is_none(), "{v}");
+        let Output::Json(v) = execute(&ctx, "showres", &[], true).unwrap() else {
+            panic!("json")
+        };
+        assert!(v["reservations"][0].get("gres").is_none(), "{v}");
+    }
+
+    /// showres: what each reservation holds, in all and per node; a
+    /// bundled job's reservation in the RM's tasks.
+    #[test]
+    fn showres_shows_generic_resources() {
+        let e = gpu_engine();
+        let r = run(&e, "showres", &[]).unwrap();
+        assert!(r.contains("StartTime            GRES\n"), "{r}");
+        assert!(line(&r, "1").ends_with("  gpu:2"), "{r}");
+        let five = line(&r, "5");
+        assert!(
+            five.contains(" 2/8 ") && five.ends_with("  gpu:4"),
+            "{five}"
+        );
+        let n = run(&e, "showres", &["-n"]).unwrap();
+        let g2: Vec<&str> = n.lines().filter(|l| l.starts_with("g2 ")).collect();
+        assert_eq!(g2.len(), 1, "{n}");
+        assert!(
+            g2[0].contains("  5       Idle    4 ") && g2[0].ends_with("  gpu:2"),
+            "{n}"
+        );
+        let ctx = Context::of(&e);
+        let Output::Json(v) = execute(&ctx, "showres", &[], true).unwrap() else {
+            panic!("json")
+        };
+        let five = v["reservations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == "5")
+            .unwrap();
+        assert_eq!(five["gres"]["gpu"], 4, "{five}");
+        assert_eq!(five["tasks"], 8, "{five}");
+        assert_eq!(five["claims"][1]["tasks"], 4, "{five}");
+        assert_eq!(five["claims"][1]["gres"]["gpu"], 2, "{five}");
+    }
+
+    /// diagnose -n: configured, dedicated and available generic resources
+    /// under each node that has some, and in all.
+    #[test]
+    fn diagnose_n_shows_generic_resources() {
+        let e = gpu_engine();
+        let d = run(&e, "diagnose", &["-n"]).unwrap();
+        let after = |name: &str| -> &str {
+            let mut it = d.lines().skip_while(|l| !l.starts_with(name));
+            it.next();
+            it.next().unwrap_or("")
+        };
+        assert_eq!(
+            after("g1 "),
+            "    GRES  Configured: gpu:a100:4  Dedicated: gpu:2,gpu:a100:2  Available: [NONE]",
+            "{d}"
+        );
+        assert_eq!(
+            after("g2 "),
+            "    GRES  Configured: gpu:2  Dedicated: gpu:1  Available: gpu:1",
+            "{d}"
+        );
+        assert!(after("c1 ").starts_with("-----"), "{d}");
+        assert_eq!(
+            after("----- "),
+            "    GRES  Configured: gpu:2,gpu:a100:4  Dedicated: gpu:3,gpu:a100:2  Available: gpu:1",
+            "{d}"
+        );
+        let one = run(&e, "diagnose", &["-n", "g2"]).unwrap();
+        assert!(one.contains("    GRES  Configured: gpu:2  "), "{one}");
+        let ctx = Context::of(&e);
+        let Output::Json(v) = execute(&ctx, "diagnose", &["-n"], true).unwrap() else {
+            panic!("json")
+        };
+        assert_eq!(v["gres_total"]["configured"]["gpu"], 6, "{v}");
+        assert_eq!(v["gres_total"]["dedicated"]["gpu"], 5, "{v}");
+        assert_eq!(v["gres_total"]["available"]["gpu"], 1, "{v}");
+        assert_eq!(v["gres_total"]["available"]["gpu:a100"], 0, "{v}");
+        assert_eq!(v["nodes"][0]["gres"]["dedicated"]["gpu:a100"], 2, "{v}");
     }
 }

@@ -479,6 +479,18 @@ pub fn checkjob(
             fmt_duration(r.end - now),
             fmt_duration(r.end - r.start)
         ));
+        if job.wants_gres() {
+            // What it holds there: the RM's tasks (bundles taken apart)
+            // and the generic resources on each node.
+            let c = &last.view.cluster;
+            let held = reserved(job, &r.allocation);
+            let t: String = held.iter().map(|(n, k, _)| format!("[{n}:{k}]")).collect();
+            let g: String = held
+                .iter()
+                .map(|(n, _, g)| format!("[{n}:{}]", c.gres_text(g)))
+                .collect();
+            out.push_str(&format!("Reserved Nodes:\n{t}\nReserved GRES:\n{g}\n"));
+        }
     }
     if let Some(s) = last.plan.starts.iter().find(|s| s.job == id) {
         let a: Vec<String> = s
@@ -538,6 +550,31 @@ pub fn checkjob(
     Ok(out)
 }
 
+/// What a job reservation holds on each node, from its allocation in the
+/// engine's tasks: the node, the RM's tasks, the generic resources.
+fn reserved<'a>(
+    job: &Job,
+    allocation: &'a [crate::model::NodeTasks],
+) -> Vec<(&'a str, u32, crate::model::GresCounts)> {
+    allocation
+        .iter()
+        .map(|a| {
+            let g = job
+                .task
+                .gres
+                .map(&crate::model::GresCounts::ZERO, |c, _| {
+                    c.saturating_mul(a.tasks)
+                })
+                .map(&job.node_gres, u32::saturating_add);
+            (
+                a.node.as_str(),
+                a.tasks.saturating_mul(job.bundle.max(1)),
+                g,
+            )
+        })
+        .collect()
+}
+
 /// checkjob as JSON.
 pub fn checkjob_json(
     cfg: &Config,
@@ -561,6 +598,7 @@ pub fn checkjob_json(
             "per_job": job.gres_per_job,
             "bundle": job.bundle.max(1),
             "allocated": job.allocation.iter().map(|a| json!({"node": a.node, "gres": gres_json(&last.view.cluster, &held_on_node(job, a.tasks).gres)})).collect::<Vec<_>>(),
+            "reserved": last.plan.reservations.iter().find(|r| r.job.as_deref() == Some(id)).map(|r| reserved(job, &r.allocation).into_iter().map(|(n, k, g)| json!({"node": n, "tasks": k, "gres": gres_json(&last.view.cluster, &g)})).collect::<Vec<_>>()).unwrap_or_default(),
         },
         "estimated_start": est.map(|(t, _)| t),
         "start": last.plan.starts.iter().find(|s| s.job == id),
@@ -620,6 +658,9 @@ struct QRow<'a> {
     time: Secs,
     /// Start time (active) or submission time (waiting).
     at: Time,
+    /// Generic resources held (active) or asked for in all (waiting, once
+    /// resolved; zero when the request cannot be).
+    gres: GresSum,
 }
 
 /// The three sections of showq, in Maui's orders.
@@ -629,6 +670,8 @@ struct Queue<'a> {
     blocked: Vec<(QRow<'a>, &'a crate::engine::JobPlan)>,
     busy_procs: u64,
     busy_nodes: usize,
+    /// Generic resources held by active jobs and this plan's starts.
+    busy_gres: GresSum,
 }
 
 /// The first node of a running job, or of a job the plan starts now.
@@ -674,6 +717,7 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
     let mut active = Vec::new();
     let mut busy_procs = 0u64;
     let mut busy_nodes = std::collections::BTreeSet::new();
+    let mut busy_gres: GresSum = [0; crate::model::MAX_GRES];
     for j in &last.jobs {
         let start = starts.get(j.id.as_str());
         if !j.state.is_active() && start.is_none() {
@@ -686,6 +730,15 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
         };
         busy_procs += j.procs();
         busy_nodes.extend(alloc.iter().map(|a| a.node.as_str()));
+        let mut gres: GresSum = [0; crate::model::MAX_GRES];
+        if j.wants_gres() {
+            for a in alloc {
+                add_gres(&mut gres, &held_on_node(j, a.tasks).gres);
+            }
+            for (b, g) in busy_gres.iter_mut().zip(&gres) {
+                *b += g;
+            }
+        }
         if !keep(j) {
             continue;
         }
@@ -697,6 +750,7 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
                 state: j.state.name(),
                 time: (end - now).max(0),
                 at: s,
+                gres,
             }
         } else {
             QRow {
@@ -704,6 +758,7 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
                 state: "Starting",
                 time: crate::engine::build::walltime(cfg, j),
                 at: now,
+                gres,
             }
         };
         active.push(row);
@@ -734,6 +789,7 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
             },
             time: crate::engine::build::walltime(cfg, job),
             at: job.submit_time,
+            gres: asked_gres(job),
         };
         if is_blocked {
             blocked.push((row, jp));
@@ -747,6 +803,49 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
         blocked,
         busy_procs,
         busy_nodes: busy_nodes.len(),
+        busy_gres,
+    }
+}
+
+/// What a waiting job asks for in all, once its request is resolved (the
+/// engine's tasks times their generic resources; an idle job asks nothing
+/// per node of its own); zero when it cannot be.
+fn asked_gres(job: &Job) -> GresSum {
+    let mut sum: GresSum = [0; crate::model::MAX_GRES];
+    if job.wants_gres() {
+        for (k, s) in sum.iter_mut().enumerate() {
+            *s = job.task.gres.get(k) as u64 * job.tasks as u64;
+        }
+    }
+    sum
+}
+
+/// The request as the RM gave it, each scope marked (`gpu:2/node`),
+/// several joined with `+`.
+fn request_text(job: &Job) -> String {
+    let parts: Vec<String> = [
+        ("task", &job.gres_per_task),
+        ("node", &job.gres_per_node),
+        ("job", &job.gres_per_job),
+    ]
+    .into_iter()
+    .filter(|(_, l)| !l.is_empty())
+    .map(|(what, l)| format!("{l}/{what}"))
+    .collect();
+    parts.join("+")
+}
+
+/// showq's GRES column: what the job holds or asks for in all, the
+/// request as given where it cannot be resolved, `-` for none.
+fn gres_cell(c: &crate::model::Cluster, r: &QRow) -> String {
+    if !r.job.wants_gres() {
+        return "-".into();
+    }
+    let t = gres_compact(c, &r.gres);
+    if t.is_empty() {
+        request_text(r.job)
+    } else {
+        t
     }
 }
 
@@ -767,10 +866,20 @@ fn plural(n: usize) -> char {
     }
 }
 
+/// Configured generic resources of all nodes.
+fn total_gres(c: &crate::model::Cluster) -> GresSum {
+    let mut sum: GresSum = [0; crate::model::MAX_GRES];
+    for n in &c.nodes {
+        add_gres(&mut sum, &n.configured.gres);
+    }
+    sum
+}
+
 fn active_summary(last: &LastIteration, q: &Queue) -> String {
-    let total = last.view.cluster.total.procs as u64;
-    let nodes = last.view.cluster.nodes.len();
-    format!(
+    let c = &last.view.cluster;
+    let total = c.total.procs as u64;
+    let nodes = c.nodes.len();
+    let mut out = format!(
         "{:>6} Active Job{}    {:>4} of {:>4} Processors Active ({:.2}%)\n{:>26} of {:>4} Nodes Active      ({:.2}%)\n",
         q.active.len(),
         plural(q.active.len()),
@@ -780,17 +889,55 @@ fn active_summary(last: &LastIteration, q: &Queue) -> String {
         q.busy_nodes,
         nodes,
         pct(q.busy_nodes as u64, nodes as u64)
-    )
+    );
+    // One line per untyped generic resource (each device once).
+    let all = total_gres(c);
+    for (k, name) in c.gres_names.iter().enumerate() {
+        if name.contains(':') {
+            continue;
+        }
+        let label = format!("{name} Active");
+        out.push_str(&format!(
+            "{:>26} of {:>4} {label:<17} ({:.2}%)\n",
+            q.busy_gres[k],
+            all[k],
+            pct(q.busy_gres[k], all[k])
+        ));
+    }
+    out
 }
 
-fn waiting_rows(out: &mut String, rows: &[(QRow, &crate::engine::JobPlan)]) {
+/// Ends a showq header line: the GRES column's title where the cluster
+/// has generic resources.
+fn end_header(out: &mut String, c: &crate::model::Cluster) {
+    if !c.gres_names.is_empty() {
+        out.push_str("  GRES");
+    }
+    out.push_str("\n\n");
+}
+
+/// Ends a showq row: its GRES cell where the cluster has generic resources.
+fn end_row(out: &mut String, c: &crate::model::Cluster, r: &QRow) {
+    if !c.gres_names.is_empty() {
+        out.push_str("  ");
+        out.push_str(&gres_cell(c, r));
+    }
+    out.push('\n');
+}
+
+fn waiting_rows(
+    out: &mut String,
+    c: &crate::model::Cluster,
+    rows: &[(QRow, &crate::engine::JobPlan)],
+) {
     out.push_str(&format!(
-        "{:<18} {:>8} {:>10} {:>5} {:>11} {:>20}\n\n",
+        "{:<18} {:>8} {:>10} {:>5} {:>11} {:>20}",
         "JOBNAME", "USERNAME", "STATE", "PROC", "WCLIMIT", "QUEUETIME"
     ));
+    end_header(out, c);
     for (r, _) in rows {
         out.push_str(&format!(
-            "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>19}\n",
+            "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>19}",
             r.job.id,
             r.job.user,
             r.state,
@@ -798,6 +945,7 @@ fn waiting_rows(out: &mut String, rows: &[(QRow, &crate::engine::JobPlan)]) {
             fmt_duration(r.time),
             fmt_time(r.at)
         ));
+        end_row(out, c, r);
     }
 }
 
@@ -830,17 +978,19 @@ pub fn showq(
 ) -> String {
     let now = last.plan.now;
     let q = queue(cfg, last, opts);
+    let c = &last.view.cluster;
     let mut out = String::new();
     match opts.mode {
         ShowqMode::All => {
             out.push_str("ACTIVE JOBS--------------------\n");
             out.push_str(&format!(
-                "{:<18} {:>8} {:>10} {:>5} {:>11} {:>20}\n\n",
+                "{:<18} {:>8} {:>10} {:>5} {:>11} {:>20}",
                 "JOBNAME", "USERNAME", "STATE", "PROC", "REMAINING", "STARTTIME"
             ));
+            end_header(&mut out, c);
             for r in &q.active {
                 out.push_str(&format!(
-                    "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>19}\n",
+                    "{:<18} {:>8} {:>10} {:>5} {:>11}  {:>19}",
                     r.job.id,
                     r.job.user,
                     r.state,
@@ -848,17 +998,18 @@ pub fn showq(
                     fmt_duration(r.time),
                     fmt_time(r.at)
                 ));
+                end_row(&mut out, c, r);
             }
             out.push('\n');
             out.push_str(&active_summary(last, &q));
             out.push_str("\nIDLE JOBS----------------------\n");
-            waiting_rows(&mut out, &q.eligible);
+            waiting_rows(&mut out, c, &q.eligible);
             out.push_str(&format!(
                 "\n{} Idle Job{}\n\nBLOCKED JOBS----------------\n",
                 q.eligible.len(),
                 plural(q.eligible.len())
             ));
-            waiting_rows(&mut out, &q.blocked);
+            waiting_rows(&mut out, c, &q.blocked);
             out.push_str(&format!(
                 "\nTotal Jobs: {}   Active Jobs: {}   Idle Jobs: {}   Blocked Jobs: {}\n",
                 q.active.len() + q.eligible.len() + q.blocked.len(),
@@ -870,7 +1021,7 @@ pub fn showq(
         ShowqMode::Running => {
             out.push_str("ACTIVE JOBS--------------------\n");
             out.push_str(&format!(
-                "{:<18} {:>1} {:>4} {:>6} {:>8} {:>2} {:>9} {:>8} {:>12} {:>5} {:>11} {:>20}\n\n",
+                "{:<18} {:>1} {:>4} {:>6} {:>8} {:>2} {:>9} {:>8} {:>12} {:>5} {:>11} {:>20}",
                 "JOBNAME",
                 "S",
                 "PAR",
@@ -884,6 +1035,7 @@ pub fn showq(
                 "REMAINING",
                 "STARTTIME"
             ));
+            end_header(&mut out, c);
             for r in &q.active {
                 let j = r.job;
                 let wall = crate::engine::build::walltime(cfg, j);
@@ -895,7 +1047,7 @@ pub fn showq(
                 };
                 let mhost = first_node(last, j).unwrap_or("-");
                 out.push_str(&format!(
-                    "{:<18} {:>1} {:>4} {:>6} {:>8.1} {:>2} {:>9} {:>8} {:>12} {:>5} {:>11}  {:>19}\n",
+                    "{:<18} {:>1} {:>4} {:>6} {:>8.1} {:>2} {:>9} {:>8} {:>12} {:>5} {:>11}  {:>19}",
                     j.id,
                     if j.state.is_active() { &r.state[..1] } else { "S" },
                     job_partition(last, j).unwrap_or("-"),
@@ -909,6 +1061,7 @@ pub fn showq(
                     fmt_duration(r.time),
                     fmt_time(r.at)
                 ));
+                end_row(&mut out, c, r);
             }
             out.push('\n');
             out.push_str(&active_summary(last, &q));
@@ -917,7 +1070,7 @@ pub fn showq(
         ShowqMode::Idle => {
             out.push_str("IDLE JOBS----------------------\n");
             out.push_str(&format!(
-                "{:<18} {:>10} {:>8} {:>2} {:>9} {:>8} {:>6} {:>11} {:>9} {:>20}\n\n",
+                "{:<18} {:>10} {:>8} {:>2} {:>9} {:>8} {:>6} {:>11} {:>9} {:>20}",
                 "JOBNAME",
                 "PRIORITY",
                 "XFACTOR",
@@ -929,6 +1082,7 @@ pub fn showq(
                 "CLASS",
                 "SYSTEMQUEUETIME"
             ));
+            end_header(&mut out, c);
             for (r, jp) in &q.eligible {
                 let j = r.job;
                 let name = if jp.reservation.is_some() {
@@ -937,7 +1091,7 @@ pub fn showq(
                     j.id.clone()
                 };
                 out.push_str(&format!(
-                    "{:<18} {:>10} {:>8.1} {:>2} {:>9} {:>8} {:>6} {:>11} {:>9}  {:>19}\n",
+                    "{:<18} {:>10} {:>8.1} {:>2} {:>9} {:>8} {:>6} {:>11} {:>9}  {:>19}",
                     name,
                     jp.priority,
                     xfactor(now - j.submit_time, r.time),
@@ -949,6 +1103,7 @@ pub fn showq(
                     j.class.as_deref().unwrap_or("-"),
                     fmt_time(j.submit_time)
                 ));
+                end_row(&mut out, c, r);
             }
             out.push_str(&format!(
                 "\n{} Idle Job{}\n\nTotal Jobs: {}\n",
@@ -959,7 +1114,7 @@ pub fn showq(
         }
         ShowqMode::Blocked => {
             out.push_str("BLOCKED JOBS----------------\n");
-            waiting_rows(&mut out, &q.blocked);
+            waiting_rows(&mut out, c, &q.blocked);
             out.push_str(&format!(
                 "\n{} Blocked Job{}\n\nTotal Jobs: {}\n",
                 q.blocked.len(),
@@ -980,29 +1135,67 @@ pub fn showq_json(
     stopped: Option<&crate::engine::StopInfo>,
 ) -> serde_json::Value {
     let q = queue(cfg, last, opts);
+    let c = &last.view.cluster;
+    let has_gres = !c.gres_names.is_empty();
+    let starts: rustc_hash::FxHashMap<&str, &[crate::model::NodeTasks]> = if has_gres {
+        last.plan
+            .starts
+            .iter()
+            .map(|s| (s.job.as_str(), s.allocation.as_slice()))
+            .collect()
+    } else {
+        Default::default()
+    };
+    // Where the cluster has generic resources: the request as given, what
+    // it comes to in all (held, or asked once placed) and, for an active
+    // job, what it holds on each node.
+    let with_gres = |mut v: serde_json::Value,
+                     r: &QRow,
+                     alloc: Option<&[crate::model::NodeTasks]>| {
+        if has_gres {
+            let mut g = json!({
+                "per_task": r.job.gres_per_task,
+                "per_node": r.job.gres_per_node,
+                "per_job": r.job.gres_per_job,
+                "total": gres_sum_json(c, &r.gres, false),
+            });
+            if let Some(a) = alloc {
+                g["allocated"] = a
+                    .iter()
+                    .map(|a| json!({"node": a.node, "gres": gres_json(c, &held_on_node(r.job, a.tasks).gres)}))
+                    .collect();
+            }
+            v["gres"] = g;
+        }
+        v
+    };
     let waiting = |rows: &[(QRow, &crate::engine::JobPlan)]| -> Vec<serde_json::Value> {
         rows.iter()
             .map(|(r, jp)| {
-                json!({
-                    "job": r.job.id,
-                    "user": r.job.user,
-                    "group": r.job.group,
-                    "state": r.state,
-                    "procs": r.job.procs(),
-                    "walltime": r.time,
-                    "submit_time": r.job.submit_time,
-                    "priority": jp.priority,
-                    "reservation": jp.reservation,
-                    "reason": jp.reason,
-                    "estimated_start": jp.estimated_start,
-                })
+                with_gres(
+                    json!({
+                        "job": r.job.id,
+                        "user": r.job.user,
+                        "group": r.job.group,
+                        "state": r.state,
+                        "procs": r.job.procs(),
+                        "walltime": r.time,
+                        "submit_time": r.job.submit_time,
+                        "priority": jp.priority,
+                        "reservation": jp.reservation,
+                        "reason": jp.reason,
+                        "estimated_start": jp.estimated_start,
+                    }),
+                    r,
+                    None,
+                )
             })
             .collect()
     };
     let total = last.view.cluster.total.procs as u64;
-    json!({
+    let mut v = json!({
         "now": last.plan.now,
-        "active": q.active.iter().map(|r| json!({
+        "active": q.active.iter().map(|r| with_gres(json!({
             "job": r.job.id,
             "user": r.job.user,
             "group": r.job.group,
@@ -1010,7 +1203,7 @@ pub fn showq_json(
             "procs": r.job.procs(),
             "remaining": r.time,
             "start_time": r.at,
-        })).collect::<Vec<_>>(),
+        }), r, Some(active_allocation(&starts, r.job)))).collect::<Vec<_>>(),
         "eligible": waiting(&q.eligible),
         "blocked": waiting(&q.blocked),
         "summary": {
@@ -1023,7 +1216,23 @@ pub fn showq_json(
             "total_nodes": last.view.cluster.nodes.len(),
         },
         "stopped": stopped,
-    })
+    });
+    if has_gres {
+        v["summary"]["busy_gres"] = gres_sum_json(c, &q.busy_gres, true);
+        v["summary"]["total_gres"] = gres_sum_json(c, &total_gres(c), true);
+    }
+    v
+}
+
+/// A running job's allocation, or the allocation this plan starts it on.
+fn active_allocation<'a>(
+    starts: &rustc_hash::FxHashMap<&str, &'a [crate::model::NodeTasks]>,
+    job: &'a Job,
+) -> &'a [crate::model::NodeTasks] {
+    if job.state.is_active() {
+        return &job.allocation;
+    }
+    starts.get(job.id.as_str()).copied().unwrap_or(&[])
 }
 
 /// Memory as Maui prints it: whole gigabytes as `G`, else megabytes.
@@ -1122,8 +1331,66 @@ fn res_line(c: &crate::model::Cluster, r: &crate::model::Resources) -> String {
     out
 }
 
+/// Generic resource counts by id summed without a node's cap (a
+/// cluster's or a large job's totals pass 65,535).
+pub(crate) type GresSum = [u64; crate::model::MAX_GRES];
+
+/// Adds `g` to `sum`.
+pub(crate) fn add_gres(sum: &mut GresSum, g: &crate::model::GresCounts) {
+    for (k, s) in sum.iter_mut().enumerate() {
+        *s += g.get(k) as u64;
+    }
+}
+
+/// `sum` by name as requests spell them (showq, showres, diagnose -n): a
+/// typed name with its count, an untyped one only for what its typed names
+/// do not account for, so `gpu:a100:2` rather than `gpu:2,gpu:a100:2`,
+/// and `gpu:1,gpu:a100:2` where one more GPU of any type is counted.
+/// Empty when all are zero.
+pub(crate) fn gres_compact(c: &crate::model::Cluster, sum: &GresSum) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for (k, name) in c.gres_names.iter().enumerate() {
+        let mut n = sum[k];
+        if !name.contains(':') {
+            let prefix = format!("{name}:");
+            let typed: u64 = c
+                .gres_names
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.starts_with(&prefix))
+                .map(|(t, _)| sum[t])
+                .sum();
+            n = n.saturating_sub(typed);
+        }
+        if n > 0 {
+            out.push(format!("{name}:{n}"));
+        }
+    }
+    out.join(",")
+}
+
+/// Summed counts by name for JSON: every name of the cluster when `all`,
+/// else those above zero.
+pub(crate) fn gres_sum_json(
+    c: &crate::model::Cluster,
+    sum: &GresSum,
+    all: bool,
+) -> serde_json::Value {
+    let m: serde_json::Map<String, serde_json::Value> = c
+        .gres_names
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| all || sum[*k] > 0)
+        .map(|(k, n)| (n.clone(), json!(sum[k])))
+        .collect();
+    serde_json::Value::Object(m)
+}
+
 /// Generic resource counts by name, for JSON.
-fn gres_json(c: &crate::model::Cluster, g: &crate::model::GresCounts) -> serde_json::Value {
+pub(crate) fn gres_json(
+    c: &crate::model::Cluster,
+    g: &crate::model::GresCounts,
+) -> serde_json::Value {
     let m: serde_json::Map<String, serde_json::Value> = c
         .gres_names
         .iter()
@@ -1313,8 +1580,14 @@ pub fn diagnose_n(last: &LastIteration, node: Option<&str>) -> Result<String, St
     ));
     let (mut active, mut idle, mut down) = (0, 0, 0);
     let mut tot_avail = crate::model::Resources::ZERO;
+    let zero: GresSum = [0; crate::model::MAX_GRES];
+    let (mut g_cfg, mut g_ded, mut g_avail) = (zero, zero, zero);
     for n in &c.nodes {
         let (held, _) = &ded[n.index as usize];
+        let gres = node_gres(c, n, held);
+        add_gres(&mut g_cfg, &gres[0]);
+        add_gres(&mut g_ded, &gres[1]);
+        add_gres(&mut g_avail, &gres[2]);
         let state = node_state(n, held);
         match state {
             "Idle" => idle += 1,
@@ -1348,6 +1621,14 @@ pub fn diagnose_n(last: &LastIteration, node: Option<&str>) -> Result<String, St
                 n.features.iter().map(|f| format!("[{f}]")).collect()
             }
         ));
+        if !n.configured.gres.is_zero() {
+            let [cf, de, av] = gres.map(|g| {
+                let mut s = zero;
+                add_gres(&mut s, &g);
+                s
+            });
+            out.push_str(&gres_line(c, &cf, &de, &av));
+        }
         if !n.usable && n.state.accepts_work() {
             out.push_str(&format!(
                 "WARNING:  node {} is over its load limit (MAXLOAD) and takes no new work\n",
@@ -1366,12 +1647,44 @@ pub fn diagnose_n(last: &LastIteration, node: Option<&str>) -> Result<String, St
             format!("{}:{}", tot_avail.disk, t.disk),
             format!("{}:{}", tot_avail.swap, t.swap),
         ));
+        if !c.gres_names.is_empty() {
+            out.push_str(&gres_line(c, &g_cfg, &g_ded, &g_avail));
+        }
         out.push_str(&format!(
             "\nTotal Nodes: {}  (Active: {active}  Idle: {idle}  Down: {down})\n",
             c.nodes.len()
         ));
     }
     Ok(out)
+}
+
+/// A node's generic resources: configured, dedicated (held by active jobs
+/// and this plan's starts) and available (as a request can use them).
+fn node_gres(
+    c: &crate::model::Cluster,
+    n: &crate::model::EffNode,
+    held: &crate::model::Resources,
+) -> [crate::model::GresCounts; 3] {
+    let free = c.gres_usable(&n.configured.gres.map(&held.gres, u32::saturating_sub));
+    [n.configured.gres, held.gres, free]
+}
+
+/// diagnose -n's GRES line under a node (or the totals).
+fn gres_line(c: &crate::model::Cluster, cf: &GresSum, de: &GresSum, av: &GresSum) -> String {
+    let t = |s: &GresSum| {
+        let t = gres_compact(c, s);
+        if t.is_empty() {
+            "[NONE]".to_string()
+        } else {
+            t
+        }
+    };
+    format!(
+        "    GRES  Configured: {}  Dedicated: {}  Available: {}\n",
+        t(cf),
+        t(de),
+        t(av)
+    )
 }
 
 /// diagnose -n as JSON.
@@ -1392,7 +1705,27 @@ pub fn diagnose_n_json(
         .into_iter()
         .map(|n| checknode_json(last, n))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(json!({ "now": last.plan.now, "nodes": nodes }))
+    let mut v = json!({ "now": last.plan.now, "nodes": nodes });
+    if node.is_none() && !c.gres_names.is_empty() {
+        // Each node carries its own under "gres"; these are the sums.
+        let ded = dedicated(last);
+        let zero: GresSum = [0; crate::model::MAX_GRES];
+        let mut sums = [zero; 3];
+        for n in &c.nodes {
+            for (s, g) in sums
+                .iter_mut()
+                .zip(node_gres(c, n, &ded[n.index as usize].0))
+            {
+                add_gres(s, &g);
+            }
+        }
+        v["gres_total"] = json!({
+            "configured": gres_sum_json(c, &sums[0], true),
+            "dedicated": gres_sum_json(c, &sums[1], true),
+            "available": gres_sum_json(c, &sums[2], true),
+        });
+    }
+    Ok(v)
 }
 
 /// diagnose -j \[JOBID\]: every job with its request, and a warning for each

@@ -4,8 +4,11 @@
 //! than 1,000 hours away print as `INFINITY`. N/P is nodes/processors.
 //! `-n` lists one line per reservation and node; its footer counts those
 //! lines, as Maui's does. The S and JobState columns only apply to job
-//! reservations (`-` otherwise).
+//! reservations (`-` otherwise). Where the cluster has generic resources,
+//! a last GRES column gives those each reservation (or, with `-n`, each of
+//! its nodes) holds.
 
+use super::render::{add_gres, gres_compact, gres_json, gres_sum_json, GresSum};
 use crate::engine::LastIteration;
 use crate::model::time::{fmt_duration, fmt_time, HOUR};
 use crate::model::{Cluster, NodeTasks, Time};
@@ -72,9 +75,43 @@ fn selected<'a>(reservations: &'a [Reservation], id: Option<&str>) -> Vec<&'a Re
         .collect()
 }
 
+/// Generic resources a reservation holds on all its nodes.
+fn held_gres(r: &Reservation) -> GresSum {
+    let mut sum: GresSum = [0; crate::model::MAX_GRES];
+    for c in &r.claims {
+        add_gres(&mut sum, &c.resources.gres);
+    }
+    sum
+}
+
+/// The GRES cell: what is held, `-` for none.
+fn gres_cell(cluster: &Cluster, sum: &GresSum) -> String {
+    let t = gres_compact(cluster, sum);
+    if t.is_empty() {
+        "-".into()
+    } else {
+        t
+    }
+}
+
+/// The StartTime column, last but for GRES where the cluster has some.
+fn start_time_header(cluster: &Cluster) -> String {
+    if cluster.gres_names.is_empty() {
+        "StartTime".into()
+    } else {
+        format!("{:<19}  GRES", "StartTime")
+    }
+}
+
 /// `showres [RESID]`: one line per reservation.
-pub fn showres(reservations: &[Reservation], now: Time, id: Option<&str>) -> String {
+pub fn showres(
+    reservations: &[Reservation],
+    cluster: &Cluster,
+    now: Time,
+    id: Option<&str>,
+) -> String {
     let rows = selected(reservations, id);
+    let has_gres = !cluster.gres_names.is_empty();
     let mut out = String::new();
     out.push_str(&format!(
         "{} {}{:>12}{:>12}{:>12}{:>5}/{:<2}   {}\n\n",
@@ -85,11 +122,11 @@ pub fn showres(reservations: &[Reservation], now: Time, id: Option<&str>) -> Str
         "Duration",
         "N",
         "P",
-        "StartTime"
+        start_time_header(cluster)
     ));
     for r in &rows {
         out.push_str(&format!(
-            "{} {}{:>12}{:>12}{:>12}{:>5}/{:<2}   {}\n",
+            "{} {}{:>12}{:>12}{:>12}{:>5}/{:<2}   {}",
             pair(&r.id, 18, r.type_name(), 6),
             state_letter(r),
             rel(r.start, now),
@@ -99,6 +136,11 @@ pub fn showres(reservations: &[Reservation], now: Time, id: Option<&str>) -> Str
             r.procs(),
             fmt_time(r.start)
         ));
+        if has_gres {
+            out.push_str("  ");
+            out.push_str(&gres_cell(cluster, &held_gres(r)));
+        }
+        out.push('\n');
     }
     if !rows.is_empty() {
         out.push('\n');
@@ -119,6 +161,7 @@ pub fn showres_nodes(
     now: Time,
     id: Option<&str>,
 ) -> String {
+    let has_gres = !cluster.gres_names.is_empty();
     let mut lines: Vec<(u32, usize, String)> = Vec::new();
     for (i, r) in selected(reservations, id).into_iter().enumerate() {
         for c in &r.claims {
@@ -127,20 +170,24 @@ pub fn showres_nodes(
                 .get(c.node as usize)
                 .map(|n| n.name.as_str())
                 .unwrap_or("?");
-            lines.push((
-                c.node,
-                i,
-                format!(
-                    "{} {:>18}{:>11}{:>5}{:>12}{:>12}  {}\n",
-                    pair(name, 14, r.type_name(), 6),
-                    r.id,
-                    job_state(r),
-                    c.tasks,
-                    rel(r.start, now),
-                    dur(r),
-                    fmt_time(r.start)
-                ),
-            ));
+            let mut line = format!(
+                "{} {:>18}{:>11}{:>5}{:>12}{:>12}  {}",
+                pair(name, 14, r.type_name(), 6),
+                r.id,
+                job_state(r),
+                c.tasks,
+                rel(r.start, now),
+                dur(r),
+                fmt_time(r.start)
+            );
+            if has_gres {
+                let mut g: GresSum = [0; crate::model::MAX_GRES];
+                add_gres(&mut g, &c.resources.gres);
+                line.push_str("  ");
+                line.push_str(&gres_cell(cluster, &g));
+            }
+            line.push('\n');
+            lines.push((c.node, i, line));
         }
     }
     lines.sort_by_key(|l| (l.0, l.1));
@@ -153,7 +200,7 @@ pub fn showres_nodes(
         "Task",
         "Start",
         "Duration",
-        "StartTime"
+        start_time_header(cluster)
     ));
     for l in &lines {
         out.push_str(&l.2);
@@ -177,10 +224,11 @@ pub fn showres_json(
     now: Time,
     id: Option<&str>,
 ) -> Value {
+    let has_gres = !cluster.gres_names.is_empty();
     let rows: Vec<Value> = selected(reservations, id)
         .into_iter()
         .map(|r| {
-            json!({
+            let mut v = json!({
                 "id": r.id,
                 "type": r.type_name(),
                 "kind": r.kind,
@@ -197,7 +245,20 @@ pub fn showres_json(
                     "tasks": c.tasks,
                     "resources": c.resources,
                 })).collect::<Vec<_>>(),
-            })
+            });
+            if has_gres {
+                // By name: in all, and on each node.
+                v["gres"] = gres_sum_json(cluster, &held_gres(r), false);
+                for (cv, c) in v["claims"]
+                    .as_array_mut()
+                    .into_iter()
+                    .flatten()
+                    .zip(&r.claims)
+                {
+                    cv["gres"] = gres_json(cluster, &c.resources.gres);
+                }
+            }
+            v
         })
         .collect();
     json!({ "now": now, "reservations": rows })
@@ -208,14 +269,30 @@ pub fn showres_json(
 /// the administrative and standing ones.
 pub fn table(last: &LastIteration) -> Vec<Reservation> {
     let cluster = &last.view.cluster;
-    let claims = |alloc: &[NodeTasks], task: crate::model::Resources| -> Vec<NodeClaim> {
+    // A running job's allocation is in the RM's tasks, with its per-node
+    // generic resources on each node; an idle job's reservation is in the
+    // engine's tasks, shown as the RM's (bundles taken apart).
+    let claims = |alloc: &[NodeTasks], job: &crate::model::Job| -> Vec<NodeClaim> {
+        let bundle = if job.state.is_active() {
+            1
+        } else {
+            job.bundle.max(1)
+        };
+        let extra = crate::model::Resources {
+            gres: job.node_gres,
+            ..crate::model::Resources::ZERO
+        };
         alloc
             .iter()
             .filter_map(|a| {
                 Some(NodeClaim {
                     node: cluster.index(&a.node)?,
-                    tasks: a.tasks,
-                    resources: task.checked_mul(a.tasks).unwrap_or(task),
+                    tasks: a.tasks.saturating_mul(bundle),
+                    resources: job
+                        .task
+                        .checked_mul(a.tasks)
+                        .unwrap_or(job.task)
+                        .saturating_add(&extra),
                 })
             })
             .collect()
@@ -231,11 +308,11 @@ pub fn table(last: &LastIteration) -> Vec<Reservation> {
             end,
             crate::config::Acl::default(),
             ResRequest {
-                task_count: job.tasks,
+                task_count: job.tasks.saturating_mul(job.bundle.max(1)),
                 ..ResRequest::default()
             },
         );
-        r.claims = claims(alloc, job.task);
+        r.claims = claims(alloc, job);
         r
     };
     let mut out = Vec::new();
@@ -332,7 +409,7 @@ mod tests {
                 4,
             ),
         ];
-        let text = showres(&rs, now, None);
+        let text = showres(&rs, &c, now, None);
         let want = "\
 ReservationID       Type S       Start         End    Duration    N/P    StartTime
 
@@ -346,7 +423,7 @@ ReservationID       Type S       Start         End    Duration    N/P    StartTi
 6 reservations located
 ";
         assert_eq!(text, want);
-        let one = showres(&rs, now, Some("12956"));
+        let one = showres(&rs, &c, now, Some("12956"));
         assert!(one.ends_with("\n1 reservation located\n"), "{one}");
         let nodes = showres_nodes(&rs[2..3], &c, now, None);
         let want = "\

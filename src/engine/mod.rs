@@ -33,7 +33,7 @@
 mod accel;
 mod avail;
 pub mod build;
-mod gres;
+pub(crate) mod gres;
 #[cfg(test)]
 mod gres_tests;
 mod names;

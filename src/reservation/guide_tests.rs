@@ -527,7 +527,7 @@ fn depth_rolls_across_midnight_and_repairs_partial_instances() {
         "Friday stays complete"
     );
     assert_eq!((out[1].tasks, out[1].wanted), (2, 4), "Saturday is partial");
-    let text = showres::showres(set.instances(), midnight, None);
+    let text = showres::showres(set.instances(), &c, midnight, None);
     assert!(
         text.contains("daily.11188         User -  1:00:00:00  2:00:00:00  1:00:00:00    2/2 "),
         "{text}"

@@ -58,19 +58,39 @@ pub fn build(
         if !job.state.is_active() || job.allocation.is_empty() {
             continue;
         }
+        // Generic resources resolved as the engine does: per task, plus
+        // what the job asked per node (or per job, shared out) on each node.
+        let resolved;
+        let job = if job.wants_gres() {
+            let mut r = job.clone();
+            crate::engine::gres::resolve(&mut r, &cluster);
+            resolved = r;
+            &resolved
+        } else {
+            job
+        };
         let task = job.held_task();
+        let extra = crate::model::Resources {
+            gres: job.node_gres,
+            ..crate::model::Resources::ZERO
+        };
         let mut claims = Vec::new();
         for a in &job.allocation {
             let Some(node) = cluster.index(&a.node) else {
                 continue;
             };
-            let o = Occupant {
+            let mut o = Occupant {
                 job: j as JobIdx,
                 start: w.0,
                 end: w.1,
                 task,
                 tasks: a.tasks,
             };
+            if !extra.is_zero() {
+                // One occupant holding all of it, as the engine places it.
+                o.task = o.total().saturating_add(&extra);
+                o.tasks = 1;
+            }
             claims.push(NodeClaim {
                 node,
                 tasks: a.tasks,
