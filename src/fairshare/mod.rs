@@ -189,15 +189,21 @@ pub fn depth(cfg: &Config) -> usize {
     (cfg.params.fs_depth as usize).clamp(1, MAX_FSDEPTH)
 }
 
-/// Processors a running job has dedicated: what its allocation holds, or
-/// its request when the RM gave no placement.
+/// Resources a running job has dedicated: what its allocation holds
+/// (generic resources included), or its request when the RM gave no
+/// placement.
 fn dedicated(job: &Job) -> Resources {
     let tasks: u32 = job.allocation.iter().map(|a| a.tasks).sum();
-    if tasks > 0 {
+    let mut d = if tasks > 0 {
         job.task.checked_mul(tasks).unwrap_or_else(|| job.total())
     } else {
         job.total()
-    }
+    };
+    // What it holds per node (a per-node GRES request) beyond its tasks.
+    d.gres = d
+        .gres
+        .map(&job.node_gres_total(), |a, b| a.saturating_add(b));
+    d
 }
 
 /// Usage per second of a running job under FSPOLICY (0 when fairshare

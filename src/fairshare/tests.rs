@@ -237,6 +237,44 @@ fn usage_metrics_of_fspolicy() {
 }
 
 #[test]
+fn dedicated_pes_charge_gpus() {
+    // 128 processors and 8 GPUs: a 1-processor 1-GPU job holds an eighth
+    // of the cluster, 16 PE, so its GPU-hour is charged as 16 CPU-hours.
+    let mut total = Resources::procs(128);
+    total.gres.set(0, 8);
+    let c = cfg("FSPOLICY DEDICATEDPES\nFSINTERVAL 12:00:00\n");
+    let mut gpu = running("1", "u", 1, W);
+    gpu.task.gres.set(0, 1);
+    gpu.allocation = vec![NodeTasks {
+        node: "n1".into(),
+        tasks: 1,
+    }];
+    assert_eq!(job_rate(&c, &gpu, &total), 16.0);
+    let mut fs = Fairshare::new();
+    fs.accrue(&c, std::slice::from_ref(&gpu), &total, W, W + 3600);
+    assert_eq!(fs.windows()[0].total, 16.0 * 3600.0);
+    // A per-node request (Slurm --gres) held on each of two nodes.
+    let mut pn = running("2", "u", 2, W);
+    pn.node_gres.set(0, 2);
+    pn.allocation = vec![
+        NodeTasks {
+            node: "n1".into(),
+            tasks: 1,
+        },
+        NodeTasks {
+            node: "n2".into(),
+            tasks: 1,
+        },
+    ];
+    assert_eq!(job_rate(&c, &pn, &total), 64.0);
+    // DEDICATEDPS still charges processors only.
+    let c = cfg("FSPOLICY DEDICATEDPS\n");
+    assert_eq!(job_rate(&c, &gpu, &total), 1.0);
+    let c = cfg("FSPOLICY UTILIZEDPS\n");
+    assert_eq!(job_rate(&c, &running("3", "u", 4, 0), &total), 4.0);
+}
+
+#[test]
 fn fairshare_caps_make_jobs_ineligible() {
     let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\nUSERCFG[hog] FSCAP=30%\nGROUPCFG[DEFAULT] FSCAP=5000\n");
     let total = Resources::procs(10);

@@ -351,6 +351,31 @@ impl Job {
         }
     }
 
+    /// Generic resources the job holds beyond its tasks' (its per-node
+    /// request, [`Job::node_gres`], on each distinct node of its
+    /// allocation); zero for a job not placed or asking for none.
+    pub fn node_gres_total(&self) -> super::GresCounts {
+        if self.node_gres.is_zero() || self.allocation.is_empty() {
+            return super::GresCounts::ZERO;
+        }
+        let mut names: Vec<&str> = self.allocation.iter().map(|a| a.node.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let n = names.len() as u32;
+        self.node_gres
+            .map(&super::GresCounts::ZERO, |c, _| c.saturating_mul(n))
+    }
+
+    /// Total resources with what it holds per node ([`Job::total`] plus
+    /// [`Job::node_gres_total`]): what processor equivalents measure.
+    pub fn total_held(&self) -> Resources {
+        let mut r = self.total();
+        r.gres = r
+            .gres
+            .map(&self.node_gres_total(), |a, b| a.saturating_add(b));
+        r
+    }
+
     /// True when the job asks for any generic resource.
     pub fn wants_gres(&self) -> bool {
         !(self.gres_per_task.is_empty()

@@ -309,13 +309,32 @@ pub fn fs_delta(policy: FsPolicy, target: Option<FsTarget>, usage: f64) -> f64 {
 /// Processor equivalents: the largest share of any configured cluster
 /// resource the request takes, times the cluster's processors (guide 5.1.2.3:
 /// 25% of the processors and 50% of the memory of 128 processors is 64 PE).
+///
+/// Generic resources count as resources: each name's share is the request's
+/// count over the cluster's configured total of that name, so with 128
+/// processors and 8 GPUs one GPU is 16 PE. A typed request (`gpu:a100:1`)
+/// also counts toward its untyped total (see [`crate::model::gres`]), and
+/// the larger of the two shares, the typed one, is what it takes.
 pub fn processor_equivalents(req: &Resources, total: &Resources) -> f64 {
     let share = |need: f64, have: f64| if have > 0.0 { need / have } else { 0.0 };
     let s = share(req.procs as f64, total.procs as f64)
         .max(share(req.mem as f64, total.mem as f64))
         .max(share(req.swap as f64, total.swap as f64))
-        .max(share(req.disk as f64, total.disk as f64));
+        .max(share(req.disk as f64, total.disk as f64))
+        .max(gres_share(&req.gres, &total.gres));
     s * total.procs as f64
+}
+
+/// The largest share of any generic resource `req` takes of `total` (0
+/// without generic resources).
+pub fn gres_share(req: &crate::model::GresCounts, total: &crate::model::GresCounts) -> f64 {
+    req.0
+        .iter()
+        .zip(&total.0)
+        .filter(|(_, &have)| have > 0)
+        .fold(0.0, |s: f64, (&need, &have)| {
+            s.max(need as f64 / have as f64)
+        })
 }
 
 /// Expansion factor `1 + EFFQUEUETIME / MAX(XFMINWCLIMIT, WALLCLOCKLIMIT)`
@@ -738,7 +757,7 @@ fn res_component(
     component: &mut impl FnMut(ComponentKind, i64, f64, Subs) -> f64,
 ) -> f64 {
     let p = &ctx.cfg.params;
-    let total_req = job.total();
+    let total_req = job.total_held();
     let procs = job.procs() as f64;
     component(
         ComponentKind::Res,

@@ -244,6 +244,79 @@ fn processor_equivalents_of_the_o2k_example() {
     assert_eq!(b.priority, 640);
 }
 
+/// 128 processors and 8 GPUs (one generic resource id).
+fn gpu_cluster() -> Resources {
+    let mut total = Resources::procs_mem(128, 64 * 1024);
+    total.gres.set(0, 8);
+    total
+}
+
+#[test]
+fn processor_equivalents_count_generic_resources() {
+    // One GPU of 8 is an eighth of the cluster: 16 of 128 processors.
+    let total = gpu_cluster();
+    let mut req = Resources::procs(1);
+    req.gres.set(0, 1);
+    assert_eq!(processor_equivalents(&req, &total), 16.0);
+    // The largest share wins: 64 processors outweigh one GPU.
+    let mut big = Resources::procs(64);
+    big.gres.set(0, 1);
+    assert_eq!(processor_equivalents(&big, &total), 64.0);
+    // A typed request counts against its typed total too: of 2 a100
+    // (id 1) among 8 GPUs, one a100 is half of them.
+    let mut mixed = total;
+    mixed.gres.set(1, 2);
+    let mut typed = Resources::procs(1);
+    typed.gres.set(0, 1);
+    typed.gres.set(1, 1);
+    assert_eq!(processor_equivalents(&typed, &mixed), 64.0);
+    // Without generic resources in the cluster a request's are no share.
+    assert_eq!(
+        processor_equivalents(&req, &Resources::procs_mem(128, 64 * 1024)),
+        1.0
+    );
+}
+
+#[test]
+fn pe_priority_counts_gpus() {
+    let c = cfg("RESWEIGHT 1\nPEWEIGHT 10\nQUEUETIMEWEIGHT 0\n");
+    let mut task = Resources::procs(1);
+    task.gres.set(0, 1);
+    let j = Job {
+        tasks: 2,
+        task,
+        ..job("1", "u")
+    };
+    let ctx = PriorityContext {
+        total: gpu_cluster(),
+        ..ctx(&c, &NoFairshare)
+    };
+    // Two 1-proc 1-GPU tasks: 2 of 8 GPUs, 32 PE.
+    let b = job_priority(&ctx, &j, 0);
+    assert_eq!(sub(&b, ComponentKind::Res, "PE").value, 32.0);
+    assert_eq!(b.priority, 320);
+    // A running job's per-node GPUs count on each of its nodes.
+    let r = Job {
+        state: crate::model::JobState::Running,
+        tasks: 2,
+        task: Resources::procs(1),
+        node_gres: j.task.gres,
+        allocation: vec![
+            crate::model::NodeTasks {
+                node: "a".into(),
+                tasks: 1,
+            },
+            crate::model::NodeTasks {
+                node: "b".into(),
+                tasks: 1,
+            },
+        ],
+        ..job("2", "u")
+    };
+    let b = job_priority(&ctx, &r, 0);
+    assert_eq!(sub(&b, ComponentKind::Res, "PE").value, 32.0);
+}
+
 #[test]
 fn resource_subcomponents() {
     // DISKWEIGHT example: 12 tasks of 512 MB local disk, RESWEIGHT 10, DISKWEIGHT 100.

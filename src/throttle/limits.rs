@@ -133,7 +133,8 @@ impl Totals {
 }
 
 /// Processor equivalents: the largest share of any configured resource the
-/// job takes, expressed in processors.
+/// job takes (generic resources included, with what a running job holds per
+/// node), expressed in processors (see [`crate::priority::processor_equivalents`]).
 pub fn processor_equivalents(job: &Job, total: &Resources) -> f64 {
     let procs = job.procs() as f64;
     if total.procs == 0 {
@@ -144,7 +145,11 @@ pub fn processor_equivalents(job: &Job, total: &Resources) -> f64 {
     let s = share(procs, total.procs as u64)
         .max(share(job.task.mem as f64 * t, total.mem))
         .max(share(job.task.swap as f64 * t, total.swap))
-        .max(share(job.task.disk as f64 * t, total.disk));
+        .max(share(job.task.disk as f64 * t, total.disk))
+        .max(crate::priority::gres_share(
+            &job.total_held().gres,
+            &total.gres,
+        ));
     s * total.procs as f64
 }
 
