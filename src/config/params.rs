@@ -102,7 +102,7 @@ scalar_params! {
     disk_weight: i64 = 0 => ["DISKWEIGHT"] partition;
     /// Weight of the requested processor-seconds.
     ps_weight: i64 = 0 => ["PSWEIGHT"] partition;
-    /// Weight of the requested processor equivalents.
+    /// Weight of the requested processor equivalents (generic resources count: [gres.md](gres.md#processor-equivalents-a-gpu-hour-against-a-cpu-hour)).
     pe_weight: i64 = 0 => ["PEWEIGHT"] partition;
     /// Weight of the requested walltime (seconds).
     walltime_weight: i64 = 0 => ["WALLTIMEWEIGHT"] partition;
@@ -158,7 +158,7 @@ scalar_params! {
     /// Smallest walltime used in the expansion factor (-1: none).
     xf_min_wclimit: Limit = Limit(None) => ["XFMINWCLIMIT"];
     // ---- fairshare -------------------------------------------------------------
-    /// Fairshare usage metric, `%` for ratio-based priority.
+    /// Fairshare usage metric, `%` for ratio-based priority. `DEDICATEDPES` charges generic resources through processor equivalents ([gres.md](gres.md#processor-equivalents-a-gpu-hour-against-a-cpu-hour)).
     fs_policy: FsPolicy = FsPolicy { metric: None, percent: false } => ["FSPOLICY"];
     /// Length of one fairshare window.
     fs_interval: Duration = Duration(86_400) => ["FSINTERVAL"];
