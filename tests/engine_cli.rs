@@ -17,21 +17,7 @@ const SNAP: &str = r#"{"now": 1000000,
 
 /// A small GPU cluster: typed and untyped GPUs, per-task, per-node and
 /// per-job requests, and requests no node can hold.
-const GPU_SNAP: &str = r#"{"now": 1000,
- "nodes": [
-  {"name": "g1", "configured": {"procs": 16, "mem": 64000}, "gres": "gpu:a100:4"},
-  {"name": "g2", "configured": {"procs": 16, "mem": 64000}, "gres": "gpu:2"},
-  {"name": "c1", "configured": {"procs": 16, "mem": 64000}}
- ],
- "jobs": [
-  {"id": "1", "user": "u", "group": "g", "state": "running", "start_time": 900, "walltime": 3600, "tasks": 4, "gres_per_node": "gpu:2", "allocation": [{"node": "g1", "tasks": 4}]},
-  {"id": "2", "user": "u", "group": "g", "submit_time": 950, "walltime": 3600, "tasks": 8, "nodes": 2, "gres_per_node": "gpu:2,tape:1"},
-  {"id": "3", "user": "u", "group": "g", "submit_time": 960, "walltime": 600, "tasks": 2, "gres_per_task": "gpu:a100:1"},
-  {"id": "4", "user": "u", "group": "g", "submit_time": 970, "walltime": 600, "tasks": 1, "gres_per_task": "gpu:1"},
-  {"id": "5", "user": "u", "group": "g", "submit_time": 980, "walltime": 600, "tasks": 8, "nodes": 2, "gres_per_node": "gpu:2"},
-  {"id": "6", "user": "u", "group": "g", "submit_time": 990, "walltime": 600, "tasks": 1, "gres_per_task": "gpu:v100:1"},
-  {"id": "7", "user": "u", "group": "g", "submit_time": 995, "walltime": 600, "tasks": 4}
- ]}"#;
+const GPU_SNAP: &str = include_str!("data/gpu/snapshot.json");
 
 fn run(args: &[&str]) -> (i32, String, String) {
     run_with(SNAP, args)

@@ -977,26 +977,12 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
 
     // ---- generic resources ----------------------------------------------
 
-    /// A small GPU cluster (tests/engine_cli.rs has the same): g1 has four
+    /// The GPU snapshot tests/engine_cli.rs uses too: g1 has four
     /// a100 GPUs, g2 two untyped ones, c1 none. Job 1 runs on g1 with
     /// gpu:2 per node; 3 (gpu:a100:1 per task, 2 tasks) starts on g1, 4
     /// (gpu:1) on g2, 7 (no GPUs) on c1; 5 (gpu:2 per node, 2 bundles of 4
     /// tasks) waits with a reservation; 2 and 6 ask for what no node has.
-    const GPU_SNAP: &str = r#"{"now": 1000,
-     "nodes": [
-      {"name": "g1", "configured": {"procs": 16, "mem": 64000}, "gres": "gpu:a100:4"},
-      {"name": "g2", "configured": {"procs": 16, "mem": 64000}, "gres": "gpu:2"},
-      {"name": "c1", "configured": {"procs": 16, "mem": 64000}}
-     ],
-     "jobs": [
-      {"id": "1", "user": "u", "group": "g", "state": "running", "start_time": 900, "walltime": 3600, "tasks": 4, "gres_per_node": "gpu:2", "allocation": [{"node": "g1", "tasks": 4}]},
-      {"id": "2", "user": "u", "group": "g", "submit_time": 950, "walltime": 3600, "tasks": 8, "nodes": 2, "gres_per_node": "gpu:2,tape:1"},
-      {"id": "3", "user": "u", "group": "g", "submit_time": 960, "walltime": 600, "tasks": 2, "gres_per_task": "gpu:a100:1"},
-      {"id": "4", "user": "u", "group": "g", "submit_time": 970, "walltime": 600, "tasks": 1, "gres_per_task": "gpu:1"},
-      {"id": "5", "user": "u", "group": "g", "submit_time": 980, "walltime": 600, "tasks": 8, "nodes": 2, "gres_per_node": "gpu:2"},
-      {"id": "6", "user": "u", "group": "g", "submit_time": 990, "walltime": 600, "tasks": 1, "gres_per_task": "gpu:v100:1"},
-      {"id": "7", "user": "u", "group": "g", "submit_time": 995, "walltime": 600, "tasks": 4}
-     ]}"#;
+    const GPU_SNAP: &str = include_str!("../../tests/data/gpu/snapshot.json");
 
     fn gpu_engine() -> Engine {
         let s = Snapshot::from_json(GPU_SNAP).unwrap();

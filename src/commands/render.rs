@@ -559,18 +559,8 @@ fn reserved<'a>(
     allocation
         .iter()
         .map(|a| {
-            let g = job
-                .task
-                .gres
-                .map(&crate::model::GresCounts::ZERO, |c, _| {
-                    c.saturating_mul(a.tasks)
-                })
-                .map(&job.node_gres, u32::saturating_add);
-            (
-                a.node.as_str(),
-                a.tasks.saturating_mul(job.bundle.max(1)),
-                g,
-            )
+            let rm = a.tasks.saturating_mul(job.bundle.max(1));
+            (a.node.as_str(), rm, held_on_node(job, rm).gres)
         })
         .collect()
 }
