@@ -693,6 +693,39 @@ fn malformed_inputs_are_pinpointed() {
 }
 
 #[test]
+fn maxgres_is_read_shown_and_pinpointed() {
+    let c = Config::parse(
+        "USERCFG[DEFAULT] MAXGRES[gpu]=2\nUSERCFG[bob] MAXGRES[gpu]=1,3 MAXGRES[tape]=1\nQOSCFG[hi] OMAXGRES[gpu]=8\n",
+        "maui.cfg",
+    );
+    assert!(c.is_ok(), "{:?}", c.diagnostics);
+    let text = crate::config::render::showconfig(&c.config);
+    assert!(text.contains("MAXGRES[gpu]=1,3"), "{text}");
+    assert!(text.contains("MAXGRES[tape]=1"), "{text}");
+    assert!(text.contains("OMAXGRES[gpu]=8"), "{text}");
+    for (input, at, want) in [
+        (
+            "USERCFG[bob] MAXGRES=gpu:2\n",
+            "maui.cfg:1:22:",
+            "needs the generic resource it limits",
+        ),
+        (
+            "USERCFG[bob] MAXGRES[gpu]=x\n",
+            "maui.cfg:1:27:",
+            "expected a limit",
+        ),
+        (
+            "\nUSERCFG[bob] MAXGRES[gpu:2]=1\n",
+            "maui.cfg:2:",
+            "expected one generic resource name",
+        ),
+    ] {
+        let e = the_error(input);
+        assert!(e.starts_with(at) && e.contains(want), "{input:?}: {e}");
+    }
+}
+
+#[test]
 fn one_bad_line_does_not_hide_others() {
     let l = Config::parse("FSDECAY x\nFSDEPTH 3\nBACKFILLPOLICY NOPE\n", "site.cfg");
     let lines: Vec<u32> = l.errors().map(|d| d.line).collect();

@@ -223,6 +223,7 @@ keywords!(
         Ps = "MAXPS",
         Wc = "MAXWC",
         Mem = "MAXMEM",
+        Gres = "MAXGRES",
         IJob = "MAXIJOB",
         INode = "MAXINODE",
         IProc = "MAXIPROC",
@@ -275,11 +276,17 @@ pub struct LimitSpec {
     pub per: Vec<(CredKind, Option<String>)>,
     /// The values.
     pub value: SoftHard,
+    /// The generic resource a MAXGRES limit counts (`MAXGRES[gpu]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gres: Option<String>,
 }
 
 impl LimitSpec {
     /// Attribute name as written back (`MAXJOB`, `MAXPROC[USER]`, `MAXJOB[CLASS,USER:bob]`).
     pub fn attr_name(&self) -> String {
+        if let Some(g) = &self.gres {
+            return format!("{}[{g}]", self.kind.keyword());
+        }
         if self.per.is_empty() {
             return self.kind.keyword().to_string();
         }
@@ -318,7 +325,31 @@ impl LimitSpec {
     /// value is at fault, or `None` when the name is.
     pub fn parse(name: &str, value: &str) -> Result<Option<LimitSpec>, (Option<usize>, String)> {
         let up = name.to_ascii_uppercase();
-        let (base, per) = match name.find('[') {
+        // Moab's MAXGRES[<name>]: the brackets hold a generic resource.
+        let mut gres = None;
+        if up == "MAXGRES" || up.starts_with("MAXGRES[") {
+            let g = name[7..]
+                .strip_prefix('[')
+                .and_then(|r| r.strip_suffix(']'))
+                .ok_or((
+                    None,
+                    format!("{name} needs the generic resource it limits, as MAXGRES[gpu]=2"),
+                ))?;
+            let list = crate::model::GresList::parse(g)
+                .map_err(|e| (None, format!("bad generic resource name in {name}: {e}")))?;
+            match list.0.as_slice() {
+                [(n, 1)] if n == g => gres = Some(g.to_string()),
+                _ => {
+                    return Err((
+                        None,
+                        format!(
+                        "{name}: expected one generic resource name (gpu or gpu:a100) inside []"
+                    ),
+                    ))
+                }
+            }
+        }
+        let (base, per) = match name.find('[').filter(|_| gres.is_none()) {
             Some(i) => {
                 let Some(inner) = name[i + 1..].strip_suffix(']') else {
                     return Err((None, format!("missing ] in {name}")));
@@ -336,6 +367,7 @@ impl LimitSpec {
                 }
                 (up[..i].to_string(), per)
             }
+            None if gres.is_some() => ("MAXGRES".to_string(), Vec::new()),
             None => {
                 // MAXNODEPERUSER, MAXJOBPERGROUP, ...
                 match up
@@ -396,6 +428,7 @@ impl LimitSpec {
             kind,
             per,
             value: SoftHard { soft, hard },
+            gres,
         }))
     }
 }
@@ -770,6 +803,37 @@ mod tests {
             Some(FsMetric::DedicatedPs)
         );
         assert_eq!(FsPolicy::parse_str("[NONE]").unwrap().metric, None);
+    }
+
+    #[test]
+    fn maxgres_names_its_generic_resource() {
+        let l = LimitSpec::parse("MAXGRES[gpu]", "2,4").unwrap().unwrap();
+        assert_eq!(
+            (l.kind, l.gres.as_deref(), l.value),
+            (LimitKind::Gres, Some("gpu"), SoftHard { soft: 2, hard: 4 })
+        );
+        assert!(l.per.is_empty());
+        assert_eq!(
+            (l.attr_name(), l.render()),
+            ("MAXGRES[gpu]".into(), "2,4".into())
+        );
+        let l = LimitSpec::parse("maxgres[gpu:a100]", "1").unwrap().unwrap();
+        assert_eq!(l.attr_name(), "MAXGRES[gpu:a100]");
+        assert!(LimitSpec::parse("MAXGRES[gpu]", "-1").unwrap().is_none());
+        for (name, value, want) in [
+            ("MAXGRES", "2", "needs the generic resource"),
+            ("MAXGRES[gpu:2]", "1", "expected one generic resource name"),
+            (
+                "MAXGRES[gpu,tape]",
+                "1",
+                "expected one generic resource name",
+            ),
+            ("MAXGRES[g pu]", "1", "bad generic resource name"),
+            ("MAXGRES[gpu]", "x", "expected a limit"),
+        ] {
+            let e = LimitSpec::parse(name, value).unwrap_err().1;
+            assert!(e.contains(want), "{name}={value}: {e}");
+        }
     }
 
     #[test]

@@ -88,6 +88,26 @@ fn one_gpu_jobs_fill_a_four_gpu_node_and_the_fifth_waits() {
 
 /// The guide's example: NODECFG[titan001] GRES=tape:4; a job asking
 /// two tape drives per task for three tasks can hold two tasks there.
+/// Moab's MAXGRES per user: of three one-GPU jobs two start and the
+/// third stays idle with a reason naming MAXGRES, the resource and the user.
+#[test]
+fn maxgres_holds_a_users_third_gpu_job() {
+    let jobs: Vec<Job> = (1..=3).map(|k| job(&format!("J{k}"), 1, "gpu:1")).collect();
+    let c = "USERCFG[u] MAXGRES[gpu]=2\n";
+    let p = plan(c, vec![node("g1", 32, "gpu:4")], jobs.clone());
+    assert_eq!(p.starts.len(), 2, "{:?}", starts(&p));
+    assert_eq!(reason(&p, "J3"), "Policy MAXGRES[gpu] user u");
+    // Next poll, two running: still held, by what they hold.
+    let mut jobs: Vec<Job> = jobs[..2]
+        .iter()
+        .map(|j| running(j.clone(), 0, &[("g1", 1)]))
+        .collect();
+    jobs.push(job("J3", 1, "gpu:1"));
+    let p = plan(c, vec![node("g1", 32, "gpu:4")], jobs);
+    assert!(p.starts.is_empty(), "{:?}", starts(&p));
+    assert_eq!(reason(&p, "J3"), "Policy MAXGRES[gpu] user u");
+}
+
 #[test]
 fn nodecfg_gres_from_the_guide_is_consumed_per_task() {
     let c = "NODECFG[titan001] GRES=tape:4\nNODECFG[login32] GRES=matlab:2,prime:4\nNODECFG[login32] GRES=matlab:2\n";

@@ -28,6 +28,9 @@ pub enum Reason {
         hard: bool,
         /// Maui's wording.
         detail: String,
+        /// The generic resource of a MAXGRES limit.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        gres: Option<String>,
     },
     /// A hold is in place.
     Hold {
@@ -96,6 +99,12 @@ impl std::fmt::Display for Reason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Reason::Reservation { id } => write!(f, "Reservation {id}"),
+            Reason::Policy {
+                limit,
+                credential,
+                gres: Some(g),
+                ..
+            } => write!(f, "Policy {}[{g}] {credential}", limit.keyword()),
             Reason::Policy {
                 limit, credential, ..
             } => write!(f, "Policy {} {credential}", limit.keyword()),

@@ -663,9 +663,72 @@ fn violation_display_names_the_scope() {
         current: 90.0,
         request: 20.0,
         max: 100,
+        gres: None,
     };
     assert_eq!(
         v.to_string(),
         "job violates active HARD MAXPROC limit of 100 for system (Req: 20, InUse: 90)"
+    );
+}
+
+/// Moab's MAXGRES (not a Maui 3 limit): a user with MAXGRES[gpu]=2 runs two
+/// one-GPU jobs; the third is blocked by MAXGRES for that user.
+#[test]
+fn maxgres_blocks_the_third_gpu_job() {
+    let c = cfg("USERCFG[steve] MAXGRES[gpu]=2\nUSERCFG[DEFAULT] MAXGRES[gpu]=1,3\n");
+    let names = vec!["gpu".to_string(), "tape".to_string()];
+    let gpu_job = |id: &str, user: &str| {
+        let mut j = J::new(id, user).procs(1).job;
+        j.task = Resources::procs(1);
+        j.task.gres.set(0, 1);
+        j
+    };
+    let mut usage = Usage::new(&c).with_gres_names(&names);
+    for id in ["1", "2"] {
+        let j = gpu_job(id, "steve");
+        assert_eq!(check_active(&c, &j, &totals(&j), &usage), Verdict::FitsSoft);
+        usage.add_active(&j, &totals(&j));
+    }
+    let third = gpu_job("3", "steve");
+    let v = check_active(&c, &third, &totals(&third), &usage);
+    let Verdict::Blocked(x) = &v else {
+        panic!("{v:?}")
+    };
+    assert_eq!(
+        (x.limit, x.gres.as_deref(), x.cred_label(), x.max),
+        (LimitKind::Gres, Some("gpu"), "user steve".into(), 2)
+    );
+    assert_eq!(
+        v.to_string(),
+        "job violates active HARD MAXGRES[gpu] limit of 2 for user steve (Req: 1, InUse: 2)"
+    );
+    // A job without GPUs is not held back by it.
+    let cpu = J::new("4", "steve").procs(4).job;
+    assert_eq!(
+        check_active(&c, &cpu, &totals(&cpu), &usage),
+        Verdict::FitsSoft
+    );
+    // Soft and hard from USERCFG[DEFAULT]: the second GPU is over the soft
+    // limit, the fourth over the hard one.
+    let mut usage = Usage::new(&c).with_gres_names(&names);
+    let j = gpu_job("5", "amy");
+    usage.add_active(&j, &totals(&j));
+    let v = check_active(&c, &j, &totals(&j), &usage);
+    assert!(
+        matches!(&v, Verdict::FitsHardOnly(x) if x.limit == LimitKind::Gres && !x.hard),
+        "{v:?}"
+    );
+    usage.add_active(&j, &totals(&j));
+    usage.add_active(&j, &totals(&j));
+    assert!(matches!(
+        check_active(&c, &j, &totals(&j), &usage),
+        Verdict::Blocked(_)
+    ));
+    // A limit on a name no node offers never blocks.
+    let c = cfg("USERCFG[steve] MAXGRES[fpga]=0\n");
+    let usage = Usage::new(&c).with_gres_names(&names);
+    assert_eq!(
+        check_active(&c, &third, &totals(&third), &usage),
+        Verdict::FitsSoft
     );
 }

@@ -27,7 +27,7 @@
 
 use crate::config::{Config, CredCfg, LimitKind, LimitSpec, SoftHard};
 use crate::model::time::fmt_duration;
-use crate::model::{CredKind, Job, Resources, Secs, Time};
+use crate::model::{CredKind, GresCounts, Job, Resources, Secs, Time};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -53,6 +53,8 @@ pub struct Totals {
     pub wc: u64,
     /// Dedicated memory in MB.
     pub mem: u64,
+    /// Generic resources held, by the cluster's ids (MAXGRES).
+    pub gres: GresCounts,
 }
 
 impl Totals {
@@ -93,13 +95,16 @@ impl Totals {
             ps: procs.saturating_mul(remaining),
             wc: remaining,
             mem,
+            gres: job.total_held().gres,
         }
     }
 
-    /// The quantity a limit kind constrains.
-    pub fn get(&self, kind: LimitKind) -> f64 {
+    /// The quantity a limit kind constrains; MAXGRES counts generic
+    /// resource id `gres` (none: nothing).
+    pub fn get(&self, kind: LimitKind, gres: Option<usize>) -> f64 {
         use LimitKind::*;
         match kind {
+            Gres => gres.map_or(0.0, |k| self.gres.get(k) as f64),
             Job | IJob => self.jobs as f64,
             Node | INode => self.nodes as f64,
             Proc | IProc => self.procs as f64,
@@ -118,6 +123,7 @@ impl Totals {
         self.ps = self.ps.saturating_add(o.ps);
         self.wc = self.wc.saturating_add(o.wc);
         self.mem = self.mem.saturating_add(o.mem);
+        self.gres = self.gres.map(&o.gres, |a, b| a.saturating_add(b));
     }
 
     #[cfg(test)]
@@ -129,6 +135,7 @@ impl Totals {
         self.ps = self.ps.saturating_sub(o.ps);
         self.wc = self.wc.saturating_sub(o.wc);
         self.mem = self.mem.saturating_sub(o.mem);
+        self.gres = self.gres.map(&o.gres, |a, b| a.saturating_sub(b));
     }
 }
 
@@ -185,6 +192,9 @@ pub struct Usage {
     idle_shapes: Vec<Shape>,
     active: BTreeMap<Scope, Totals>,
     idle: BTreeMap<Scope, Totals>,
+    /// The cluster's generic resource names by id, which MAXGRES limits
+    /// are looked up in ([`Usage::with_gres_names`]).
+    gres_names: Vec<String>,
 }
 
 impl Usage {
@@ -225,6 +235,14 @@ impl Usage {
             idle_shapes: idle,
             ..Usage::default()
         }
+    }
+
+    /// Names MAXGRES limits by the cluster's generic resource ids
+    /// ([`Cluster::gres_names`](crate::model::Cluster::gres_names)); a
+    /// name no node offers is never held, so never over its limit.
+    pub fn with_gres_names(mut self, names: &[String]) -> Usage {
+        self.gres_names = names.to_vec();
+        self
     }
 
     /// Usage of the active jobs among `jobs` (running or suspended) at `now`.
@@ -298,6 +316,8 @@ pub struct Violation {
     pub request: f64,
     /// The limit broken (soft or hard value).
     pub max: u64,
+    /// The generic resource of a MAXGRES limit.
+    pub gres: Option<String>,
 }
 
 impl Violation {
@@ -312,6 +332,14 @@ impl Violation {
             .map(|(k, v)| format!("{} {v}", k.name().to_ascii_lowercase()))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// The limit as written: `MAXPROC`, `MAXGRES[gpu]`.
+    pub fn limit_name(&self) -> String {
+        match &self.gres {
+            Some(g) => format!("{}[{g}]", self.limit.keyword()),
+            None => self.limit.keyword().to_string(),
+        }
     }
 
     fn amount(&self, v: f64) -> String {
@@ -336,7 +364,7 @@ impl fmt::Display for Violation {
                 "active"
             },
             if self.hard { "HARD" } else { "SOFT" },
-            self.limit.keyword(),
+            self.limit_name(),
             self.amount(self.max as f64),
             self.cred_label(),
             self.amount(self.request),
@@ -449,6 +477,7 @@ impl QosFlags {
 /// One limit as it applies to one job.
 struct Applied<'a> {
     kind: LimitKind,
+    gres: Option<&'a str>,
     value: SoftHard,
     owner: Option<CredKind>,
     scope: Scope,
@@ -493,12 +522,12 @@ fn applicable<'a>(cfg: &'a Config, job: &'a Job) -> Vec<Applied<'a>> {
     let mut overrides: Vec<&LimitSpec> = Vec::new();
     for c in [qos_own, qos_dflt].into_iter().flatten() {
         for l in c.overrides.iter().filter(|l| l.per.is_empty()) {
-            if !overrides.iter().any(|o| o.kind == l.kind) {
+            if !overrides.iter().any(|o| same(o, l)) {
                 overrides.push(l);
             }
         }
     }
-    let override_of = |k: LimitKind| overrides.iter().find(|o| o.kind == k).map(|o| o.value);
+    let override_of = |l: &LimitSpec| overrides.iter().find(|o| same(o, l)).map(|o| o.value);
     let mut out = Vec::new();
     for kind in CredKind::ALL {
         let Some(v) = job.cred(kind) else { continue };
@@ -511,10 +540,11 @@ fn applicable<'a>(cfg: &'a Config, job: &'a Job) -> Vec<Applied<'a>> {
                 continue;
             };
             let ov = (kind != CredKind::Qos && l.per.is_empty())
-                .then(|| override_of(l.kind))
+                .then(|| override_of(l))
                 .flatten();
             out.push(Applied {
                 kind: l.kind,
+                gres: l.gres.as_deref(),
                 value: ov.unwrap_or(l.value),
                 owner: Some(kind),
                 scope,
@@ -525,9 +555,10 @@ fn applicable<'a>(cfg: &'a Config, job: &'a Job) -> Vec<Applied<'a>> {
             // "Only 3 hiprio QOS jobs may run simultaneously": an override
             // also bounds the QOS when it has no plain limit of that kind.
             for o in &overrides {
-                if !limits.iter().any(|l| l.kind == o.kind && l.per.is_empty()) {
+                if !limits.iter().any(|l| same(l, o) && l.per.is_empty()) {
                     out.push(Applied {
                         kind: o.kind,
+                        gres: o.gres.as_deref(),
                         value: o.value,
                         owner: Some(kind),
                         scope: vec![(kind, v.to_string())],
@@ -544,6 +575,7 @@ fn applicable<'a>(cfg: &'a Config, job: &'a Job) -> Vec<Applied<'a>> {
         if let Some(scope) = limit_scope(job, None, l) {
             out.push(Applied {
                 kind: l.kind,
+                gres: l.gres.as_deref(),
                 value: l.value,
                 owner: None,
                 scope,
@@ -554,11 +586,18 @@ fn applicable<'a>(cfg: &'a Config, job: &'a Job) -> Vec<Applied<'a>> {
     out
 }
 
+/// True when two limits constrain the same quantity (MAXGRES: of the same
+/// generic resource).
+fn same(a: &LimitSpec, b: &LimitSpec) -> bool {
+    a.kind == b.kind && a.gres == b.gres
+}
+
 fn check(
     cfg: &Config,
     job: &Job,
     demand: &Totals,
     usage: &BTreeMap<Scope, Totals>,
+    gres_names: &[String],
     idle: bool,
 ) -> Verdict {
     let mut soft: Option<Violation> = None;
@@ -566,8 +605,11 @@ fn check(
         if a.kind.is_idle() != idle {
             continue;
         }
-        let current = usage.get(&a.scope).map_or(0.0, |t| t.get(a.kind));
-        let request = demand.get(a.kind);
+        let id = a
+            .gres
+            .and_then(|g| gres_names.iter().position(|n| n.as_str() == g));
+        let current = usage.get(&a.scope).map_or(0.0, |t| t.get(a.kind, id));
+        let request = demand.get(a.kind, id);
         let after = current + request;
         // A tiny tolerance keeps summed processor equivalents from failing
         // on rounding; every other quantity is a whole number.
@@ -581,6 +623,7 @@ fn check(
             current,
             request,
             max,
+            gres: a.gres.map(str::to_string),
         };
         if over(a.value.hard) {
             return Verdict::Blocked(v(true, a.value.hard));
@@ -597,16 +640,16 @@ fn check(
 }
 
 /// Checks the active-job limits (MAXJOB, MAXNODE, MAXPROC, MAXPE, MAXPS,
-/// MAXWC, MAXMEM): may the job start now, given what is running?
+/// MAXWC, MAXMEM, MAXGRES): may the job start now, given what is running?
 pub fn check_active(cfg: &Config, job: &Job, demand: &Totals, usage: &Usage) -> Verdict {
-    check(cfg, job, demand, &usage.active, false)
+    check(cfg, job, demand, &usage.active, &usage.gres_names, false)
 }
 
 /// Checks the idle-job limits (MAXIJOB, MAXIPROC, ...): may the job be
 /// eligible, given the idle jobs already made eligible ([`Usage::add_idle`])?
 /// Never returns [`Verdict::FitsHardOnly`].
 pub fn check_idle(cfg: &Config, job: &Job, demand: &Totals, usage: &Usage) -> Verdict {
-    check(cfg, job, demand, &usage.idle, true)
+    check(cfg, job, demand, &usage.idle, &usage.gres_names, true)
 }
 
 /// A single job larger than the system per-job limits allow

@@ -151,6 +151,7 @@ pub fn run(
     let usage = if throttled {
         let default_wall = cfg.params.system_default_job_walltime.0;
         Usage::from_jobs(cfg, jobs, now, default_wall, &view.cluster.total)
+            .with_gres_names(&view.cluster.gres_names)
     } else {
         Usage::new(cfg)
     };

@@ -54,6 +54,7 @@ pub(in crate::engine) fn verdict_reason(v: &Verdict) -> Option<Reason> {
         credential: viol.cred_label(),
         hard: viol.hard,
         detail: viol.to_string(),
+        gres: viol.gres.clone(),
     })
 }
 
