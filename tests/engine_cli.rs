@@ -247,3 +247,54 @@ fn checkjob_shows_what_a_reservation_holds() {
         "{out}"
     );
 }
+
+/// Moab's MAXGRES through the command line: with MAXGRES[gpu]=3 for
+/// user u, who holds two GPUs already, the two-GPU job 3 and the
+/// two-node job 5 wait with the limit named, the one-GPU job 4 starts, and
+/// checkjob gives Maui's policy line with request and use. check accepts
+/// the line and showconfig shows it.
+#[test]
+fn maxgres_holds_jobs_over_a_users_gpu_limit() {
+    let dir = std::env::temp_dir().join(format!("mauictl-maxgres-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("maui.cfg");
+    std::fs::write(&cfg, "USERCFG[u] MAXGRES[gpu]=3\n").unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let (code, out, err) = run_gpu(&["plan", "-c", cfg]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("3                           1  Policy MAXGRES[gpu] user u"),
+        "{out}"
+    );
+    assert!(
+        out.contains("5                           1  Policy MAXGRES[gpu] user u"),
+        "{out}"
+    );
+    assert!(out.contains("  4                g1:1"), "{out}");
+    let (_, out, _) = run_gpu(&["checkjob", "-c", cfg, "3"]);
+    assert!(
+        out.contains(
+            "job violates active HARD MAXGRES[gpu] limit of 3 for user u (Req: 2, InUse: 2)"
+        ),
+        "{out}"
+    );
+    let (_, out, _) = run_gpu(&["checkjob", "-c", cfg, "3", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["plan"]["reason"]["limit"], "MAXGRES", "{v}");
+    assert_eq!(v["plan"]["reason"]["gres"], "gpu", "{v}");
+    // Without the limit job 3 starts.
+    let (_, out, _) = run_gpu(&["plan"]);
+    assert!(!out.contains("MAXGRES"), "{out}");
+    let out = Command::new(env!("CARGO_BIN_EXE_mauictl"))
+        .args(["showconfig", "-c", cfg])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("MAXGRES[gpu]=3"), "{text}");
+    let out = Command::new(env!("CARGO_BIN_EXE_mauictl"))
+        .args(["check", "-c", cfg])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 warning(s)"));
+}
