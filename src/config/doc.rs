@@ -51,7 +51,7 @@ pub fn parameters_markdown() -> String {
             .join(", ")
     };
     out.push_str(&format!(
-        "| `USERCFG[x]`, `GROUPCFG[x]`, `ACCOUNTCFG[x]` (`ACCTCFG`), `CLASSCFG[x]`, `QOSCFG[x]`, `SYSCFG` | {}; limits also as `<soft>,<hard>`, `MAX<X>[USER]`, `MAX<X>[CLASS,USER]`, `MAX<X>PER<CRED>`; QOS overrides `OMAX*` |\n",
+        "| `USERCFG[x]`, `GROUPCFG[x]`, `ACCOUNTCFG[x]` (`ACCTCFG`), `CLASSCFG[x]`, `QOSCFG[x]`, `SYSCFG` | {}; limits also as `<soft>,<hard>`, `MAX<X>[USER]`, `MAX<X>[CLASS,USER]`, `MAX<X>PER<CRED>`; QOS overrides `OMAX*`; `MAXGRES[<gres>]` is Moab's (see [gres.md](gres.md#limits-per-credential-maxgres-from-moab)) |\n",
         attrs(CRED_ATTRS)
     ));
     out.push_str(&format!(
