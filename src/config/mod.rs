@@ -209,6 +209,8 @@ struct Builder<'a> {
     set_at: BTreeMap<&'static str, (u32, u32)>,
     /// Where each SRCFG was last given STARTTIME/ENDTIME.
     sr_time_at: BTreeMap<String, (u32, u32)>,
+    /// Where each SRCFG was last given RESOURCES.
+    sr_res_at: BTreeMap<String, (u32, u32)>,
 }
 
 impl Builder<'_> {
@@ -298,6 +300,9 @@ impl Builder<'_> {
                     let a = t.text.split('=').next().unwrap_or("").to_ascii_uppercase();
                     if a == "STARTTIME" || a == "ENDTIME" {
                         self.sr_time_at.insert(idx.clone(), (l.line, t.col));
+                    }
+                    if a == "RESOURCES" {
+                        self.sr_res_at.insert(idx.clone(), (l.line, t.col));
                     }
                 }
                 self.attrs(
@@ -589,6 +594,44 @@ impl Builder<'_> {
         }
     }
 
+    /// Why a standing reservation's generic resources may not be found:
+    /// a name, or a count per task, that no NODECFG GRES configures (the
+    /// RM may still report them, hence a warning).
+    fn sr_gres_unmet(&self, sr: &SrCfg) -> Option<String> {
+        if sr.resources.gres.is_empty() {
+            return None;
+        }
+        let offered: Vec<(String, u32)> = self
+            .cfg
+            .nodes
+            .values()
+            .filter_map(|n| n.gres.as_ref())
+            .flat_map(|g| g.with_totals())
+            .collect();
+        let rm = "; unless the resource manager reports it, no node can hold a task";
+        for (name, count) in sr.resources.gres.with_totals() {
+            let same: Vec<u32> = offered
+                .iter()
+                .filter(|(n, _)| n.eq_ignore_ascii_case(&name))
+                .map(|(_, c)| *c)
+                .collect();
+            match same.iter().max() {
+                None => {
+                    return Some(format!(
+                        "no NODECFG GRES configures generic resource {name}{rm}"
+                    ))
+                }
+                Some(&most) if most < count => {
+                    return Some(format!(
+                        "a task needs {name}:{count}, more than any NODECFG GRES configures (at most {name}:{most}){rm}"
+                    ))
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
     fn finish(mut self) -> Loaded {
         let p = &self.cfg.params;
         let mut checks: Vec<(&'static str, String)> = Vec::new();
@@ -659,6 +702,16 @@ impl Builder<'_> {
                     );
                 }
             }
+            if let Some(why) = self.sr_gres_unmet(&sr) {
+                let (line, col) = self.sr_res_at.get(&name).copied().unwrap_or((line, col));
+                self.diag(
+                    Severity::Warning,
+                    line,
+                    col,
+                    Some(format!("SRCFG[{name}] RESOURCES")),
+                    why,
+                );
+            }
             if sr.task_count == 0 && sr.hostlist.is_none() {
                 let at = self
                     .diags
@@ -711,6 +764,7 @@ impl Config {
             diags: Vec::new(),
             set_at: BTreeMap::new(),
             sr_time_at: BTreeMap::new(),
+            sr_res_at: BTreeMap::new(),
         };
         for e in lex_errors {
             b.diag(Severity::Error, e.line, e.col, None, e.message);

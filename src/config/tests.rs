@@ -914,3 +914,67 @@ proptest! {
         }
     }
 }
+
+// ---- SRCFG RESOURCES with generic resources ---------------------------------
+
+#[test]
+fn srcfg_resources_reserve_generic_resources() {
+    let text = "NODECFG[g1] GRES=gpu:a100:4\n\
+                SRCFG[gpu] RESOURCES=PROCS:2;MEM:512;GPU:1 TASKCOUNT=2\n\
+                SRCFG[typed] RESOURCES=PROCS:1;GRES=gpu:a100:2 TASKCOUNT=1\n";
+    let l = Config::parse(text, "maui.cfg");
+    assert!(
+        l.diagnostics.iter().all(|d| d.severity == Severity::Note),
+        "{:#?}",
+        l.diagnostics
+    );
+    let sr = &l.config.standing["gpu"];
+    assert_eq!((sr.resources.procs, sr.resources.mem), (Some(2), 512));
+    assert_eq!(sr.resources.gres.get("GPU"), Some(1));
+    assert_eq!(
+        l.config.standing["typed"].resources.gres.get("gpu:a100"),
+        Some(2)
+    );
+    // showconfig renders it back, and the rendering reads the same.
+    let shown = render::showconfig(&l.config);
+    assert!(
+        shown.contains("RESOURCES=PROCS:2;MEM:512;GRES=GPU:1"),
+        "{shown}"
+    );
+    let again = parse_ok(&format!(
+        "SRCFG[gpu] RESOURCES=PROCS:2;MEM:512;GRES=GPU:1\nNODECFG[g1] GRES=gpu:4\n"
+    ));
+    assert_eq!(again.standing["gpu"].resources, sr.resources);
+}
+
+#[test]
+fn srcfg_generic_resources_no_node_configures_are_warned_about() {
+    let w = warnings(
+        "NODECFG[g1] GRES=gpu:4\n\
+         SRCFG[a] TASKCOUNT=1 RESOURCES=PROCS:1;fpga:1\n\
+         SRCFG[b] TASKCOUNT=1 RESOURCES=PROCS:1;gpu:5\n\
+         SRCFG[c] TASKCOUNT=1 RESOURCES=PROCS:1;gpu:4\n",
+    );
+    assert_eq!(w.len(), 2, "{w:#?}");
+    assert!(
+        w[0].starts_with("maui.cfg:2:22: warning: SRCFG[a] RESOURCES: no NODECFG GRES configures generic resource fpga"),
+        "{}",
+        w[0]
+    );
+    assert!(
+        w[1].starts_with("maui.cfg:3:22: warning: SRCFG[b] RESOURCES: a task needs gpu:5, more than any NODECFG GRES configures (at most gpu:4)"),
+        "{}",
+        w[1]
+    );
+}
+
+#[test]
+fn srcfg_malformed_generic_resources_are_errors() {
+    let e = the_error("SRCFG[a] TASKCOUNT=1 RESOURCES=PROCS:1;gpu:2x\n");
+    assert!(
+        e.starts_with("maui.cfg:1:32: SRCFG[a] RESOURCES:") && e.contains("not a whole number"),
+        "{e}"
+    );
+    let e = the_error("SRCFG[a] TASKCOUNT=1 RESOURCES=PROCS:1;GRES=\n");
+    assert!(e.contains("GRES needs a generic resource"), "{e}");
+}

@@ -576,8 +576,10 @@ impl Acl {
     }
 }
 
-/// RESOURCES of one reservation task: `PROCS:2;MEM:512`, `PROCS=1,MEM=256`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// RESOURCES of one reservation task: `PROCS:2;MEM:512`, `PROCS=1,MEM=256`,
+/// with generic resources as `GRES=gpu:2` (setres's form) or by their own
+/// name, `gpu:2`, `gpu:a100:1`, `GPU=1`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TaskSpec {
     /// Processors per task; `None` (PROCS=-1) means all processors of the node.
     pub procs: Option<u32>,
@@ -587,6 +589,33 @@ pub struct TaskSpec {
     pub swap: u64,
     /// Disk per task in MB.
     pub disk: u64,
+    /// Generic resources per task, names as written (matched to the
+    /// cluster's names exactly, else regardless of case).
+    pub gres: crate::model::GresList,
+}
+
+impl TaskSpec {
+    /// True when a task reserves nothing at all.
+    pub fn is_empty(&self) -> bool {
+        self.procs == Some(0)
+            && self.mem == 0
+            && self.swap == 0
+            && self.disk == 0
+            && self.gres.0.iter().all(|(_, c)| *c == 0)
+    }
+}
+
+/// Adds the generic resource `item` (`name[:type][:count]`) to `t`.
+fn task_gres(t: &mut TaskSpec, item: &str) -> Result<(), String> {
+    if item.trim().is_empty() {
+        return Err("GRES needs a generic resource, expected name[:type]:count".into());
+    }
+    let g = crate::model::GresList::parse(item)
+        .map_err(|m| format!("generic resource {m} (expected name[:type]:count)"))?;
+    for (name, count) in g.0 {
+        t.gres.set(&name, count);
+    }
+    Ok(())
 }
 
 impl Scalar for TaskSpec {
@@ -596,17 +625,24 @@ impl Scalar for TaskSpec {
             ..TaskSpec::default()
         };
         let mut any = false;
+        // A bare name continues a GRES= list (`GRES=tape:1,matlab`).
+        let mut in_gres = false;
         for part in s.split([';', ',']).filter(|p| !p.is_empty()) {
-            let (k, v) = part.split_once([':', '=']).ok_or_else(|| {
-                format!(
+            let Some((k, v)) = part.split_once([':', '=']) else {
+                if in_gres {
+                    task_gres(&mut t, part)?;
+                    continue;
+                }
+                return Err(format!(
                     "expected <RESOURCE>:<AMOUNT> pairs such as PROCS:2;MEM:512, got \"{part}\""
-                )
-            })?;
+                ));
+            };
             let key = k.to_ascii_uppercase();
             let amount = |v: &str| -> Result<u64, String> {
                 v.parse()
                     .map_err(|_| format!("expected a whole amount for {key}, got \"{v}\""))
             };
+            in_gres = false;
             match key.as_str() {
                 "PROCS" | "PROC" => {
                     t.procs = if v == "-1" {
@@ -621,7 +657,15 @@ impl Scalar for TaskSpec {
                 "MEM" => t.mem = amount(v)?,
                 "SWAP" => t.swap = amount(v)?,
                 "DISK" => t.disk = amount(v)?,
-                _ => return Err(format!("expected PROCS, MEM, SWAP or DISK, got \"{k}\"")),
+                "GRES" => {
+                    task_gres(&mut t, v)?;
+                    in_gres = true;
+                }
+                // Any other name is a generic resource: `gpu:2`, `GPU=1`.
+                _ => {
+                    task_gres(&mut t, &format!("{k}:{v}"))?;
+                    in_gres = true;
+                }
             }
             any = true;
         }
@@ -639,6 +683,9 @@ impl Scalar for TaskSpec {
             if v > 0 {
                 parts.push(format!("{k}:{v}"));
             }
+        }
+        for (name, count) in &self.gres.0 {
+            parts.push(format!("GRES={name}:{count}"));
         }
         parts.join(";")
     }
@@ -891,6 +938,49 @@ mod tests {
         assert_eq!((t.procs, t.mem), (Some(2), 256));
         let t = TaskSpec::parse_str("PROCS=-1").unwrap();
         assert_eq!(t.procs, None);
-        assert!(TaskSpec::parse_str("CPUS:2").is_err());
+        assert!(TaskSpec::parse_str("PROCS:x").is_err());
+    }
+
+    #[test]
+    fn task_specs_take_generic_resources() {
+        let t = TaskSpec::parse_str("PROCS:2;MEM:512;GPU:1").unwrap();
+        assert_eq!((t.procs, t.mem), (Some(2), 512));
+        assert_eq!(t.gres.get("GPU"), Some(1));
+        // setres's GRES=<STRING>, typed names, a GRES= list going on.
+        let t = TaskSpec::parse_str("PROCS=1;GRES=gpu:a100:2").unwrap();
+        assert_eq!(t.gres.get("gpu:a100"), Some(2));
+        let t = TaskSpec::parse_str("PROCS:1;GRES=tape:1,matlab;MEM:64").unwrap();
+        assert_eq!(
+            (t.gres.get("tape"), t.gres.get("matlab")),
+            (Some(1), Some(1))
+        );
+        assert_eq!(t.mem, 64);
+        let t = TaskSpec::parse_str("gpu=2").unwrap();
+        assert_eq!((t.procs, t.gres.get("gpu")), (Some(0), Some(2)));
+        assert!(!t.is_empty());
+        assert!(TaskSpec::parse_str("PROCS:0").unwrap().is_empty());
+        // Rendered back, it parses to the same spec.
+        for s in ["PROCS:2;MEM:512;gpu:1", "PROCS=-1;GRES=gpu:a100:2,tape:1"] {
+            let t = TaskSpec::parse_str(s).unwrap();
+            assert_eq!(
+                TaskSpec::parse_str(&t.render()).unwrap(),
+                t,
+                "{}",
+                t.render()
+            );
+        }
+        assert_eq!(
+            TaskSpec::parse_str("PROCS:2;gpu:1").unwrap().render(),
+            "PROCS:2;GRES=gpu:1"
+        );
+        for (s, want) in [
+            ("PROCS:1;gpu:x:y:1", "more than one type"),
+            ("PROCS:1;gpu:2x", "not a whole number"),
+            ("PROCS:1;GRES=", "expected name[:type]:count"),
+            ("PROCS:1;matlab", "expected <RESOURCE>:<AMOUNT>"),
+        ] {
+            let e = TaskSpec::parse_str(s).unwrap_err();
+            assert!(e.contains(want), "{s}: {e}");
+        }
     }
 }

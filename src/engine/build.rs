@@ -296,7 +296,7 @@ fn standing_instances(
 ) -> Vec<(Reservation, bool)> {
     let mut standing = StandingSet::new();
     standing.roll(&cfg.standing, now);
-    standing.set_claims(|id| {
+    standing.set_claims(cluster, |id| {
         state
             .standing_claims
             .get(id)

@@ -217,14 +217,8 @@ fn build(
     let resources = match &req.resources {
         None => TaskSpec::default(),
         Some(r) => {
-            // setres separates pairs with ':' (PROCS=1:MEM=512).
-            let text = if r.contains('=') {
-                r.replace(':', ";")
-            } else {
-                r.clone()
-            };
-            let t = TaskSpec::parse_str(&text).map_err(|m| invalid("resources", m))?;
-            if t.procs == Some(0) && t.mem == 0 && t.swap == 0 && t.disk == 0 {
+            let t = TaskSpec::parse_str(&setres_pairs(r)).map_err(|m| invalid("resources", m))?;
+            if t.is_empty() {
                 return Err(invalid("resources", "a task must reserve something"));
             }
             t
@@ -323,6 +317,11 @@ fn build(
             .collect(),
         partition: req.partition.clone(),
     };
+    if strict {
+        if let Some(why) = request.gres_shortfall(cluster) {
+            return Err(invalid("resources", why));
+        }
+    }
     if strict && !request.is_floating() && request.listed_nodes(cluster).is_empty() {
         return Err(invalid(
             "hosts",
@@ -455,7 +454,7 @@ impl AdminStore {
                     .iter()
                     .filter_map(|(name, tasks)| {
                         let i = cluster.index(name)?;
-                        let task = r.request.task_on(&cluster.nodes[i as usize]);
+                        let task = r.request.task_on(cluster, &cluster.nodes[i as usize])?;
                         Some(NodeClaim {
                             node: i,
                             tasks: *tasks,
@@ -467,6 +466,24 @@ impl AdminStore {
             })
             .collect()
     }
+}
+
+/// setres's `-r` with its pairs separated by ';' for [`TaskSpec`]: setres
+/// separates them with ':' (`PROCS=1:MEM=512:GRES=gpu:a100:2`), so a ':'
+/// starts a new pair only before an `ATTR=`; the rest of a GRES value
+/// stays with it. Text without '=' is already `ATTR:VALUE;...`.
+fn setres_pairs(r: &str) -> String {
+    if !r.contains('=') {
+        return r.to_string();
+    }
+    let mut out = String::new();
+    for (k, piece) in r.split(':').enumerate() {
+        if k > 0 {
+            out.push(if piece.contains('=') { ';' } else { ':' });
+        }
+        out.push_str(piece);
+    }
+    out
 }
 
 /// Default name base: the first name in the ACL, or `system`.

@@ -28,7 +28,8 @@ pub use standing::StandingSet;
 
 use crate::config::{Acl, ResAccess, ResFlag, SrCfg, TaskSpec};
 use crate::model::{
-    Bits, Cluster, CredKind, EffNode, HostList, JobState, NodeIdx, Resources, Secs, Time,
+    Bits, Cluster, CredKind, EffNode, GresCounts, GresList, HostList, JobState, NodeIdx, Resources,
+    Secs, Time,
 };
 use crate::profile::{ClaimMode, INFINITY};
 use serde::Serialize;
@@ -81,6 +82,22 @@ pub struct ResRequest {
     pub partition: Option<String>,
 }
 
+/// `name` as `cluster` spells it: the same name, else the one name that
+/// differs only in case (`GPU` for a cluster's `gpu`), else `name`.
+fn cluster_gres_name(cluster: &Cluster, name: &str) -> String {
+    if cluster.gres_id(name).is_some() {
+        return name.to_string();
+    }
+    let mut same = cluster
+        .gres_names
+        .iter()
+        .filter(|n| n.eq_ignore_ascii_case(name));
+    match (same.next(), same.next()) {
+        (Some(n), None) => n.clone(),
+        _ => name.to_string(),
+    }
+}
+
 fn ser_hostlist<S: serde::Serializer>(h: &Option<HostList>, s: S) -> Result<S::Ok, S::Error> {
     match h {
         Some(h) => s.serialize_some(&h.to_string()),
@@ -92,7 +109,7 @@ impl ResRequest {
     /// The resource part of a standing reservation.
     pub fn from_sr(sr: &SrCfg) -> ResRequest {
         ResRequest {
-            resources: sr.resources,
+            resources: sr.resources.clone(),
             task_count: sr.task_count,
             hostlist: sr.hostlist.clone(),
             tpn: sr.tpn,
@@ -109,27 +126,76 @@ impl ResRequest {
     }
 
     /// One task on `node`. PROCS=-1 reserves all the node's processors;
-    /// with no memory, swap or disk given it reserves the whole node
-    /// ("one task equals one node").
-    pub fn task_on(&self, node: &EffNode) -> Resources {
+    /// with no memory, swap, disk or generic resources given it reserves
+    /// the whole node ("one task equals one node"). `None` when the task
+    /// names a generic resource no node of `cluster` has.
+    pub fn task_on(&self, cluster: &Cluster, node: &EffNode) -> Option<Resources> {
         let t = &self.resources;
-        match t.procs {
+        let gres = if t.gres.is_empty() {
+            GresCounts::ZERO
+        } else {
+            self.task_gres(cluster).ok()?
+        };
+        Some(match t.procs {
             Some(p) => Resources {
                 procs: p,
                 mem: t.mem,
                 swap: t.swap,
                 disk: t.disk,
-                ..Resources::ZERO
+                gres,
             },
-            None if t.mem == 0 && t.swap == 0 && t.disk == 0 => node.configured,
+            None if t.mem == 0 && t.swap == 0 && t.disk == 0 && t.gres.is_empty() => {
+                node.configured
+            }
             None => Resources {
                 procs: node.configured.procs,
                 mem: t.mem,
                 swap: t.swap,
                 disk: t.disk,
-                ..Resources::ZERO
+                gres,
             },
+        })
+    }
+
+    /// The generic resources of one task as counts of `cluster`'s names
+    /// (a typed name also takes its untyped total). A name matches the
+    /// cluster's exactly, else regardless of case when only one does; the
+    /// error names one no node has.
+    pub fn task_gres(&self, cluster: &Cluster) -> Result<GresCounts, String> {
+        let mut list = GresList::default();
+        for (name, count) in &self.resources.gres.0 {
+            list.set(&cluster_gres_name(cluster, name), *count);
         }
+        cluster.gres_counts(&list)
+    }
+
+    /// Why no node of `cluster` can hold one task, when that is so for a
+    /// generic resource: a name no node has, or more than any eligible
+    /// node has.
+    pub fn gres_shortfall(&self, cluster: &Cluster) -> Option<String> {
+        if self.resources.gres.is_empty() {
+            return None;
+        }
+        let want = match self.task_gres(cluster) {
+            Ok(w) => w,
+            Err(e) => return Some(e),
+        };
+        let mut most = GresCounts::ZERO;
+        let filter = self.node_filter(cluster);
+        for n in cluster.nodes.iter().filter(|n| filter.admits(n)) {
+            if want.fits_in(&n.configured.gres) {
+                return None;
+            }
+            most = most.map(&n.configured.gres, u32::max);
+        }
+        Some(format!(
+            "one task needs {}, more than any node has (at most {})",
+            cluster.gres_text(&want),
+            match cluster.gres_text(&most) {
+                t if t.is_empty() => "none".to_string(),
+                t => t,
+            }
+        ))
     }
 
     /// The nodes' side of NODEFEATURES and PARTITION, by the cluster's

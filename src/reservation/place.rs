@@ -131,14 +131,23 @@ pub fn plan(
             .sum()
     };
     if !req.is_floating() {
+        // A task with generic resources goes only where the node has them.
+        let gres = !req.resources.gres.is_empty();
         return req
             .listed_nodes(cluster)
             .into_iter()
             .filter(|&n| held(n) == 0)
-            .map(|n| NodeClaim {
-                node: n,
-                tasks: 1,
-                resources: req.task_on(&cluster.nodes[n as usize]),
+            .filter_map(|n| {
+                let node = &cluster.nodes[n as usize];
+                let task = req.task_on(cluster, node)?;
+                if gres && !task.gres.fits_in(&node.configured.gres) {
+                    return None;
+                }
+                Some(NodeClaim {
+                    node: n,
+                    tasks: 1,
+                    resources: task,
+                })
             })
             .collect();
     }
@@ -158,7 +167,7 @@ pub fn plan(
         if !node.usable || !eligible.admits(node) {
             return None;
         }
-        let task = req.task_on(node);
+        let task = req.task_on(cluster, node)?;
         if task.is_zero() {
             return None;
         }
@@ -180,7 +189,8 @@ pub fn plan(
             .iter()
             .map(|&n| {
                 let node = &cluster.nodes[n as usize];
-                req.task_on(node).times_fits_in(&node.configured) as u64
+                req.task_on(cluster, node)
+                    .map_or(0, |t| t.times_fits_in(&node.configured) as u64)
             })
             .sum();
         if capacity < wanted as u64 {
@@ -209,7 +219,9 @@ pub fn plan(
             if held(c.node) + k < req.tpn {
                 continue;
             }
-            let task = req.task_on(&cluster.nodes[c.node as usize]);
+            let Some(task) = req.task_on(cluster, &cluster.nodes[c.node as usize]) else {
+                continue;
+            };
             out.push(NodeClaim {
                 node: c.node,
                 tasks: k,

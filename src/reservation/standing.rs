@@ -182,10 +182,27 @@ impl StandingSet {
     /// Sets each instance's claims from `claims_of(id)`: the claims it held
     /// before a restart or in the previous iteration (nodes by index of the
     /// current cluster). Newly created instances get nothing and are placed
-    /// by [`StandingSet::place`].
-    pub fn set_claims(&mut self, mut claims_of: impl FnMut(&str) -> Vec<super::NodeClaim>) {
+    /// by [`StandingSet::place`]. Saved claims name no generic resources
+    /// (state files carry resource vectors without them), so a claim's
+    /// generic resources are its tasks' on `cluster`.
+    pub fn set_claims(
+        &mut self,
+        cluster: &Cluster,
+        mut claims_of: impl FnMut(&str) -> Vec<super::NodeClaim>,
+    ) {
         for r in &mut self.instances {
             r.claims = claims_of(&r.id);
+            if r.request.resources.gres.is_empty() {
+                continue;
+            }
+            for c in &mut r.claims {
+                let node = &cluster.nodes[c.node as usize];
+                c.resources.gres = r
+                    .request
+                    .task_on(cluster, node)
+                    .and_then(|t| t.checked_mul(c.tasks))
+                    .map_or(crate::model::GresCounts::ZERO, |t| t.gres);
+            }
         }
     }
 
