@@ -664,7 +664,7 @@ fn malformed_inputs_are_pinpointed() {
         ("SRCFG[x] PERIOD=MONTH TASKCOUNT=1\n", "maui.cfg:1:17: SRCFG[x] PERIOD: expected one of DAY, WEEK, INFINITY, got \"MONTH\""),
         ("SRCFG[x] TASKCOUNT=1 DAYS=MON,FUNDAY\n", "maui.cfg:1:31: SRCFG[x] DAYS: expected MON, TUE, WED, THU, FRI, SAT, SUN or [ALL], got \"FUNDAY\""),
         ("SRCFG[x] TASKCOUNT=1 STARTTIME=17:00:00 ENDTIME=8:00:00\n", "maui.cfg:1:41: SRCFG[x]: ENDTIME must be after STARTTIME; for a window across midnight configure two standing reservations"),
-        ("SRCFG[x] TASKCOUNT=1 RESOURCES=CPUS:2\n", "maui.cfg:1:32: SRCFG[x] RESOURCES: expected PROCS, MEM, SWAP or DISK, got \"CPUS\""),
+        ("SRCFG[x] TASKCOUNT=1 RESOURCES=CPUS:2\n", "maui.cfg:1:32: SRCFG[x] RESOURCES: expected PROCS, MEM, SWAP, DISK, GPUS or GRES=<name>[:<type>]:<count>, got \"CPUS\""),
         ("SRCFG[x] HOSTLIST=node[\n", "maui.cfg:1:19: SRCFG[x] HOSTLIST: invalid host expression \"node[\": unclosed character class"),
         ("SRCFG[x] TASKCOUNT=1 OWNER=tom\n", "maui.cfg:1:28: SRCFG[x] OWNER: expected <CREDTYPE>:<CREDID> such as USER:tom, got \"tom\""),
         ("NODECFG[n1] PRIORITYF='SPEED + FOO'\n", "maui.cfg:1:32: NODECFG[n1] PRIORITYF: unknown term \"FOO\" (terms: ADISK, AGRES, AMEM, APROCS, ASWAP, CDISK, CGRES, CMEM, CPROCS, CSWAP, JOBCOUNT, LOAD, PREF, PRIORITY, RESAFFINITY, SPEED, USAGE)"),
@@ -930,7 +930,7 @@ fn srcfg_resources_reserve_generic_resources() {
     );
     let sr = &l.config.standing["gpu"];
     assert_eq!((sr.resources.procs, sr.resources.mem), (Some(2), 512));
-    assert_eq!(sr.resources.gres.get("GPU"), Some(1));
+    assert_eq!(sr.resources.gres.get("gpu"), Some(1));
     assert_eq!(
         l.config.standing["typed"].resources.gres.get("gpu:a100"),
         Some(2)
@@ -938,12 +938,11 @@ fn srcfg_resources_reserve_generic_resources() {
     // showconfig renders it back, and the rendering reads the same.
     let shown = render::showconfig(&l.config);
     assert!(
-        shown.contains("RESOURCES=PROCS:2;MEM:512;GRES=GPU:1"),
+        shown.contains("RESOURCES=PROCS:2;MEM:512;GRES=gpu:1"),
         "{shown}"
     );
-    let again = parse_ok(&format!(
-        "SRCFG[gpu] RESOURCES=PROCS:2;MEM:512;GRES=GPU:1\nNODECFG[g1] GRES=gpu:4\n"
-    ));
+    let again =
+        parse_ok("SRCFG[gpu] RESOURCES=PROCS:2;MEM:512;GRES=gpu:1\nNODECFG[g1] GRES=gpu:4\n");
     assert_eq!(again.standing["gpu"].resources, sr.resources);
 }
 
@@ -951,7 +950,7 @@ fn srcfg_resources_reserve_generic_resources() {
 fn srcfg_generic_resources_no_node_configures_are_warned_about() {
     let w = warnings(
         "NODECFG[g1] GRES=gpu:4\n\
-         SRCFG[a] TASKCOUNT=1 RESOURCES=PROCS:1;fpga:1\n\
+         SRCFG[a] TASKCOUNT=1 RESOURCES=PROCS:1;GRES=fpga:1\n\
          SRCFG[b] TASKCOUNT=1 RESOURCES=PROCS:1;gpu:5\n\
          SRCFG[c] TASKCOUNT=1 RESOURCES=PROCS:1;gpu:4\n",
     );

@@ -577,8 +577,8 @@ impl Acl {
 }
 
 /// RESOURCES of one reservation task: `PROCS:2;MEM:512`, `PROCS=1,MEM=256`,
-/// with generic resources as `GRES=gpu:2` (setres's form) or by their own
-/// name, `gpu:2`, `gpu:a100:1`, `GPU=1`.
+/// with generic resources as `GRES=gpu:2,tape:1` (Moab's setres form) and
+/// GPUs also as `GPUS:2`, `GPU:a100:1`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TaskSpec {
     /// Processors per task; `None` (PROCS=-1) means all processors of the node.
@@ -642,7 +642,7 @@ impl Scalar for TaskSpec {
                 v.parse()
                     .map_err(|_| format!("expected a whole amount for {key}, got \"{v}\""))
             };
-            in_gres = false;
+            let continuing = std::mem::take(&mut in_gres);
             match key.as_str() {
                 "PROCS" | "PROC" => {
                     t.procs = if v == "-1" {
@@ -661,10 +661,20 @@ impl Scalar for TaskSpec {
                     task_gres(&mut t, v)?;
                     in_gres = true;
                 }
-                // Any other name is a generic resource: `gpu:2`, `GPU=1`.
-                _ => {
-                    task_gres(&mut t, &format!("{k}:{v}"))?;
+                // Slurm's and Moab's GPUS: `GPU:1`, `gpus=2`, `gpu:a100:1`.
+                "GPU" | "GPUS" => {
+                    task_gres(&mut t, &format!("gpu:{v}"))?;
                     in_gres = true;
+                }
+                // The GRES= list goes on: `GRES=gpu:2,tape:1`.
+                _ if continuing => {
+                    task_gres(&mut t, part)?;
+                    in_gres = true;
+                }
+                _ => {
+                    return Err(format!(
+                        "expected PROCS, MEM, SWAP, DISK, GPUS or GRES=<name>[:<type>]:<count>, got \"{k}\""
+                    ))
                 }
             }
             any = true;
@@ -684,8 +694,14 @@ impl Scalar for TaskSpec {
                 parts.push(format!("{k}:{v}"));
             }
         }
-        for (name, count) in &self.gres.0 {
-            parts.push(format!("GRES={name}:{count}"));
+        if !self.gres.0.is_empty() {
+            let list: Vec<String> = self
+                .gres
+                .0
+                .iter()
+                .map(|(n, c)| format!("{n}:{c}"))
+                .collect();
+            parts.push(format!("GRES={}", list.join(",")));
         }
         parts.join(";")
     }
@@ -945,7 +961,7 @@ mod tests {
     fn task_specs_take_generic_resources() {
         let t = TaskSpec::parse_str("PROCS:2;MEM:512;GPU:1").unwrap();
         assert_eq!((t.procs, t.mem), (Some(2), 512));
-        assert_eq!(t.gres.get("GPU"), Some(1));
+        assert_eq!(t.gres.get("gpu"), Some(1));
         // setres's GRES=<STRING>, typed names, a GRES= list going on.
         let t = TaskSpec::parse_str("PROCS=1;GRES=gpu:a100:2").unwrap();
         assert_eq!(t.gres.get("gpu:a100"), Some(2));
@@ -978,6 +994,11 @@ mod tests {
             ("PROCS:1;gpu:2x", "not a whole number"),
             ("PROCS:1;GRES=", "expected name[:type]:count"),
             ("PROCS:1;matlab", "expected <RESOURCE>:<AMOUNT>"),
+            (
+                "PROCS:1;CPUS:2",
+                "expected PROCS, MEM, SWAP, DISK, GPUS or GRES=",
+            ),
+            ("PROCS:1;matlab:1", "got \"matlab\""),
         ] {
             let e = TaskSpec::parse_str(s).unwrap_err();
             assert!(e.contains(want), "{s}: {e}");

@@ -472,3 +472,96 @@ fn cpu_jobs_keep_off_gpu_nodes_under_minresource() {
     let c = Cluster::build(&nodes, &cfg(""));
     assert_eq!(c.nodes[0].gres_devices(&c.nodes[0].configured.gres), 4);
 }
+
+/// SRCFG RESOURCES with generic resources: a standing reservation of two
+/// of g1's four GPUs (and one processor) for alice. Jobs of other users
+/// get only the other two GPUs, CPU-only jobs still use g1's processors,
+/// and alice's jobs use the reserved GPUs.
+#[test]
+fn a_standing_reservation_of_gpus_holds_them_for_its_users_only() {
+    let c = "SRCFG[gpus] HOSTLIST=g1 TASKCOUNT=1 RESOURCES=PROCS:1;GRES=gpu:2 USERLIST=alice PERIOD=INFINITY\n";
+    let alice = |id: &str| Job {
+        user: "alice".into(),
+        ..job(id, 1, "gpu:1")
+    };
+    let mut jobs: Vec<Job> = (1..=3).map(|k| job(&format!("U{k}"), 1, "gpu:1")).collect();
+    jobs.push(job("C1", 16, ""));
+    let p = plan(c, vec![node("g1", 32, "gpu:4")], jobs.clone());
+    let mut started: Vec<String> = starts(&p).into_iter().map(|s| s.0).collect();
+    started.sort();
+    // Two of u's three GPU jobs fit beside the reservation; the CPU job
+    // takes 16 of the 31 processors it leaves.
+    assert_eq!(started, ["C1", "U1", "U2"], "{:?}", starts(&p));
+    // U1 and U2 took the GPUs U3 could have had.
+    assert_eq!(reason(&p, "U3"), "Priority");
+    // Next poll, with those three running: the reservation keeps U3 out.
+    let mut next: Vec<Job> = vec![
+        running(jobs[0].clone(), 0, &[("g1", 1)]),
+        running(jobs[1].clone(), 0, &[("g1", 1)]),
+        running(jobs[3].clone(), 0, &[("g1", 16)]),
+    ];
+    next.push(jobs[2].clone());
+    let p = plan(c, vec![node("g1", 32, "gpu:4")], next.clone());
+    assert!(p.starts.is_empty(), "{:?}", starts(&p));
+    assert!(
+        reason(&p, "U3").starts_with("Reservation gpus"),
+        "{}",
+        reason(&p, "U3")
+    );
+    // ... while a CPU job still starts on g1's free processors, and
+    // alice's GPU job on the reserved GPUs.
+    next.push(job("C2", 8, ""));
+    next.push(alice("A0"));
+    let p = plan(c, vec![node("g1", 32, "gpu:4")], next);
+    let mut started: Vec<String> = starts(&p).into_iter().map(|s| s.0).collect();
+    started.sort();
+    assert_eq!(started, ["A0", "C2"], "{:?}", starts(&p));
+    // Without the reservation all three GPU jobs start.
+    let p = plan("", vec![node("g1", 32, "gpu:4")], jobs.clone());
+    assert_eq!(p.starts.len(), 4, "{:?}", starts(&p));
+    // alice's two jobs start on the reserved GPUs while u's take the rest.
+    jobs.push(alice("A1"));
+    jobs.push(alice("A2"));
+    let p = plan(c, vec![node("g1", 32, "gpu:4")], jobs.clone());
+    let mut started: Vec<String> = starts(&p).into_iter().map(|s| s.0).collect();
+    started.sort();
+    assert_eq!(started, ["A1", "A2", "C1", "U1", "U2"], "{:?}", starts(&p));
+    // A third of alice's jobs still fits nowhere: the node's four GPUs are
+    // all held.
+    jobs.push(alice("A3"));
+    let p = plan(c, vec![node("g1", 32, "gpu:4")], jobs);
+    assert_eq!(p.starts.len(), 5, "{:?}", starts(&p));
+}
+
+/// A GPU task goes only to nodes with the GPUs: TASKCOUNT=2 of gpu:1 and
+/// no HOSTLIST lands on the GPU nodes, never on the CPU-only one, and a
+/// task asking more than any node has reserves nothing.
+#[test]
+fn standing_gpu_tasks_go_to_nodes_that_have_them() {
+    let nodes = || {
+        vec![
+            node("c1", 32, ""),
+            node("g1", 32, "gpu:1"),
+            node("g2", 32, "gpu:2"),
+        ]
+    };
+    let c = "SRCFG[g] TASKCOUNT=2 RESOURCES=PROCS:1;GPUS:1 PERIOD=INFINITY USERLIST=alice\n";
+    let p = plan(c, nodes(), vec![]);
+    let r = p
+        .reservations
+        .iter()
+        .find(|r| r.id.starts_with('g'))
+        .unwrap();
+    let on: Vec<&str> = r.allocation.iter().map(|c| c.node.as_str()).collect();
+    assert!(!on.contains(&"c1") && on.len() == 2, "{r:?}");
+    let c = "SRCFG[g] TASKCOUNT=1 RESOURCES=PROCS:1;GPUS:3 PERIOD=INFINITY USERLIST=alice\n";
+    let p = plan(c, nodes(), vec![]);
+    assert!(
+        p.reservations
+            .iter()
+            .filter(|r| r.id.starts_with('g'))
+            .all(|r| r.allocation.is_empty()),
+        "{:?}",
+        p.reservations
+    );
+}

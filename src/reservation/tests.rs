@@ -551,3 +551,106 @@ fn node_features_and_partition_by_id() {
     assert!(admitted(&["fast", "gpu"], None).is_empty());
     assert!(admitted(&[], Some("c")).is_empty());
 }
+
+/// setres -r with generic resources (Moab's `GRES=<STRING>` among the
+/// ':'-separated pairs): tasks go only to nodes with the GPUs and hold
+/// them; a name no node has, or more than any node has, is refused and
+/// changes nothing; the claims come back with their GPUs after a restart.
+#[test]
+fn setres_reserves_generic_resources() {
+    let nodes: Vec<Node> = [("c1", ""), ("g1", "gpu:4"), ("g2", "gpu:a100:2")]
+        .iter()
+        .map(|(name, gres)| Node {
+            name: name.to_string(),
+            configured: Resources::procs_mem(8, 8000),
+            gres: crate::model::GresList::parse(gres).unwrap(),
+            ..Node::default()
+        })
+        .collect();
+    let c = Cluster::build(&nodes, &Config::default());
+    let gpu = c.gres_names.iter().position(|n| n == "gpu").unwrap();
+    let a100 = c.gres_names.iter().position(|n| n == "gpu:a100").unwrap();
+    let mut pr = Profile::from_cluster(&c, FRI_NOON);
+    let mut store = AdminStore::new();
+    let req = AdminRequest {
+        users: Some("alice".into()),
+        resources: Some("PROCS=1:MEM=512:GRES=gpu:2".into()),
+        tasks: Some(2),
+        duration: Some(HOUR),
+        ..AdminRequest::default()
+    };
+    let r1 = store
+        .create(req, FRI_NOON, &c, &mut pr, 0, &RmOrder, &no_jobs)
+        .unwrap();
+    let r = &r1;
+    let held: Vec<(&str, u32, u32)> = r
+        .claims
+        .iter()
+        .map(|cl| {
+            (
+                c.nodes[cl.node as usize].name.as_str(),
+                cl.tasks,
+                cl.resources.gres.get(gpu),
+            )
+        })
+        .collect();
+    assert!(
+        held.iter().all(|(n, _, _)| *n != "c1")
+            && held.iter().map(|h| h.1).sum::<u32>() == 2
+            && held.iter().map(|h| h.2).sum::<u32>() == 4,
+        "{held:?}"
+    );
+    // Typed, one task: only g2 has A100s.
+    let req = AdminRequest {
+        resources: Some("PROCS=1:GRES=gpu:a100:1".into()),
+        tasks: Some(1),
+        duration: Some(HOUR),
+        ..AdminRequest::default()
+    };
+    let r2 = store
+        .create(req, FRI_NOON, &c, &mut pr, 1, &RmOrder, &no_jobs)
+        .unwrap();
+    let r = &r2;
+    assert_eq!(c.nodes[r.claims[0].node as usize].name, "g2");
+    assert_eq!(r.claims[0].resources.gres.get(a100), 1);
+    let before = (
+        store.clone(),
+        pr.free(1, FRI_NOON, FRI_NOON + 1, &Unreserved),
+    );
+    for (resources, want) in [
+        ("PROCS=1:GRES=fpga:1", "fpga"),
+        ("PROCS=1:GRES=gpu:5", "more than any node has"),
+        ("PROCS=1:GRES=gpu:a100:3", "more than any node has"),
+        (
+            "PROCS=1:CPUS=2",
+            "expected PROCS, MEM, SWAP, DISK, GPUS or GRES=",
+        ),
+    ] {
+        let req = AdminRequest {
+            resources: Some(resources.into()),
+            tasks: Some(1),
+            duration: Some(HOUR),
+            ..AdminRequest::default()
+        };
+        let e = store
+            .create(req, FRI_NOON, &c, &mut pr, 2, &RmOrder, &no_jobs)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{resources}: {e}");
+        assert_eq!(
+            (
+                store.clone(),
+                pr.free(1, FRI_NOON, FRI_NOON + 1, &Unreserved)
+            ),
+            before,
+            "{resources} changed something"
+        );
+    }
+    // A restart: the saved records rebuild the same claims, GPUs included.
+    let path =
+        std::env::temp_dir().join(format!("mauisched-gres-admin-{}.json", std::process::id()));
+    store.save(&path).unwrap();
+    let loaded = AdminStore::load(&path).unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!(loaded.reservations(&c), vec![r1, r2]);
+}
