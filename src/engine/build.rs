@@ -271,7 +271,7 @@ fn provisional_claims(
                 job: pj,
                 start: jr.start,
                 end: jr.end,
-                task: c.resources,
+                task: c.resources_on(cluster),
                 tasks: 1,
             };
             if profile.add_job(node, o, &Unreserved).is_ok() {
@@ -306,7 +306,7 @@ fn standing_instances(
                         cluster.index(&c.node).map(|node| NodeClaim {
                             node,
                             tasks: c.tasks,
-                            resources: c.resources,
+                            resources: c.resources_on(cluster),
                         })
                     })
                     .collect()
@@ -325,6 +325,7 @@ fn standing_instances(
                     node: cluster.nodes[c.node as usize].name.clone(),
                     tasks: c.tasks,
                     resources: c.resources,
+                    gres: cluster.gres_by_name(&c.resources.gres),
                 })
                 .collect(),
         );

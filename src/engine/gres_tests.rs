@@ -565,3 +565,35 @@ fn standing_gpu_tasks_go_to_nodes_that_have_them() {
         p.reservations
     );
 }
+
+/// A job reservation's generic resources are kept by name in the state
+/// (the checkpoint saves resource vectors without them): after a JSON
+/// round trip the claim still holds the job's GPUs on the cluster.
+#[test]
+fn job_reservation_gpus_survive_the_checkpoint() {
+    let mut s = Snapshot {
+        now: None,
+        nodes: vec![node("c1", 8, ""), node("g1", 8, "gpu:2")],
+        jobs: vec![
+            running(job("R", 1, "gpu:2"), 0, &[("g1", 1)]),
+            job("W", 1, "gpu:2"),
+        ],
+    };
+    s.normalize().unwrap();
+    let mut e = Engine::new(cfg(""));
+    let p = e.iterate(&s, 0);
+    assert!(p.starts.is_empty(), "{:?}", starts(&p));
+    let jr = &e.state.job_reservations;
+    assert_eq!(jr.len(), 1, "{jr:?}");
+    assert_eq!(jr[0].claims[0].gres.get("gpu"), Some(&2), "{jr:?}");
+    let text = serde_json::to_string(&e.state.job_reservations).unwrap();
+    let back: Vec<super::state::JobReservation> = serde_json::from_str(&text).unwrap();
+    let cluster = crate::model::Cluster::build(&s.nodes, &cfg(""));
+    let gpu = cluster.gres_id("gpu").unwrap();
+    assert_eq!(
+        back[0].claims[0].resources.gres.get(gpu),
+        0,
+        "saved without ids"
+    );
+    assert_eq!(back[0].claims[0].resources_on(&cluster).gres.get(gpu), 2);
+}

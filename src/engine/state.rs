@@ -18,6 +18,21 @@ pub struct NamedClaim {
     pub tasks: u32,
     /// Their resources.
     pub resources: Resources,
+    /// The generic resources of `resources` by name, which is how they are
+    /// saved: the resource vector is saved without them, and their ids
+    /// change with the cluster.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub gres: BTreeMap<String, u32>,
+}
+
+impl NamedClaim {
+    /// `resources` with their generic resources by `cluster`'s ids.
+    pub fn resources_on(&self, cluster: &crate::model::Cluster) -> Resources {
+        Resources {
+            gres: cluster.gres_from_names(&self.gres),
+            ..self.resources
+        }
+    }
 }
 
 /// A job reservation made in an iteration.

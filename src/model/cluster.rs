@@ -127,6 +127,29 @@ impl Cluster {
         id_in(&self.gres_names, name).map(|k| k as usize)
     }
 
+    /// `counts` by name, the ids' non-zero counts (for what is saved:
+    /// ids change with the cluster, names do not).
+    pub fn gres_by_name(&self, counts: &GresCounts) -> std::collections::BTreeMap<String, u32> {
+        self.gres_names
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| counts.get(k) > 0)
+            .map(|(k, n)| (n.clone(), counts.get(k)))
+            .collect()
+    }
+
+    /// Counts by id from [`Cluster::gres_by_name`]'s map; a name no node
+    /// offers now counts nothing.
+    pub fn gres_from_names(&self, names: &std::collections::BTreeMap<String, u32>) -> GresCounts {
+        let mut out = GresCounts::ZERO;
+        for (name, &count) in names {
+            if let Some(k) = self.gres_id(name) {
+                out.set(k, count);
+            }
+        }
+        out
+    }
+
     /// Counts by id of the names in `list` with their untyped totals;
     /// the error names the first name no node offers.
     pub fn gres_counts(&self, list: &GresList) -> Result<GresCounts, String> {

@@ -165,10 +165,14 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 end: *e,
                 claims: nodes
                     .iter()
-                    .map(|&(n, t)| NamedClaim {
-                        node: cx.view.cluster.nodes[n as usize].name.clone(),
-                        tasks: t,
-                        resources: task.checked_mul(t).unwrap_or(task),
+                    .map(|&(n, t)| {
+                        let resources = task.checked_mul(t).unwrap_or(task);
+                        NamedClaim {
+                            node: cx.view.cluster.nodes[n as usize].name.clone(),
+                            tasks: t,
+                            gres: cx.view.cluster.gres_by_name(&resources.gres),
+                            resources,
+                        }
                     })
                     .collect(),
             });
