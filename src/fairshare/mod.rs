@@ -320,6 +320,12 @@ impl Fairshare {
         }
     }
 
+    /// Names known per kind (`CredKind as usize`).
+    #[cfg(test)]
+    pub(crate) fn names_known(&self, kind: CredKind) -> usize {
+        self.names[kind as usize].len()
+    }
+
     /// Accrues the usage of the running jobs among `jobs` over `[since, now)`,
     /// splitting it at window boundaries; `total` is the cluster's configured
     /// resources (for DEDICATEDPES). Rolls the window even when nothing runs.
@@ -338,6 +344,7 @@ impl Fairshare {
         let i = interval(cfg);
         // Anything older than MAX_FSDEPTH windows would be dropped anyway.
         let mut t = since.max(window_start(now, i) - (MAX_FSDEPTH as Secs) * i);
+        let oldest = self.windows.last().map(|w| w.start);
         let mut last: [Option<(&str, u32)>; 5] = [None; 5];
         let running: Vec<([u32; 5], f64, Time)> = jobs
             .iter()
@@ -366,6 +373,13 @@ impl Fairshare {
             t = end;
         }
         self.roll_to(cfg, now);
+        if self.windows.len() == MAX_FSDEPTH && self.windows.last().map(|w| w.start) != oldest {
+            // A window rolled out, and with it the names only it held: the
+            // ids are given again, so the tables do not grow with every
+            // user who ever ran. (Not in `roll_to`: the ids of `running`
+            // must hold until the last window is accrued.)
+            *self = Fairshare::from_windows(self.windows());
+        }
     }
 
     /// A running job's credential ids (kind by kind, `CredKind as usize`;

@@ -550,3 +550,43 @@ proptest::proptest! {
         proptest::prop_assert_eq!(sum, procs as f64 * 20_000.0);
     }
 }
+
+/// A user's name is forgotten once the last window holding their usage
+/// rolls out (after MAX_FSDEPTH windows), so the name tables do not grow
+/// with every user who ever ran; the other users' usage is unchanged.
+#[test]
+fn names_roll_out_with_their_last_window() {
+    let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 12:00:00\nFSDEPTH 4\n");
+    let total = Resources::procs(16);
+    let mut fs = Fairshare::new();
+    fs.accrue(&c, &[running("1", "gone", 2, W)], &total, W, W + 3600);
+    fs.accrue(
+        &c,
+        &[running("2", "stays", 2, W)],
+        &total,
+        W + 3600,
+        W + 7200,
+    );
+    assert_eq!(fs.names_known(CredKind::User), 2);
+    let stays = fs.decayed(&c, CredKind::User, "stays");
+    // "stays" keeps running, window after window.
+    let mut t = W + 7200;
+    for k in 1..MAX_FSDEPTH as i64 {
+        let next = W + k * TWELVE_H + 60;
+        fs.accrue(&c, &[running("2", "stays", 2, W)], &total, t, next);
+        t = next;
+    }
+    // The first window is still held (MAX_FSDEPTH of them), then it goes.
+    assert_eq!(fs.names_known(CredKind::User), 2);
+    let next = W + MAX_FSDEPTH as i64 * TWELVE_H + 60;
+    fs.accrue(&c, &[running("2", "stays", 2, W)], &total, t, next);
+    assert_eq!(fs.names_known(CredKind::User), 1);
+    assert_eq!(fs.decayed(&c, CredKind::User, "gone").0, 0.0);
+    // The groups ("g" for both) stay, and "stays" still has its usage.
+    assert_eq!(fs.names_known(CredKind::Group), 1);
+    assert!(fs.decayed(&c, CredKind::User, "stays").0 > 0.0);
+    assert_ne!(fs.decayed(&c, CredKind::User, "stays"), stays);
+    // The state written and read back is the same.
+    let again = Fairshare::from_windows(fs.windows());
+    assert_eq!(again, fs);
+}
