@@ -139,25 +139,15 @@ impl Totals {
     }
 }
 
-/// Processor equivalents: the largest share of any configured resource the
-/// job takes (generic resources included, with what a running job holds per
-/// node), expressed in processors (see [`crate::priority::processor_equivalents`]).
+/// Processor equivalents of everything the job holds (generic resources
+/// included, with what a running job holds per node): Maui's rule,
+/// [`crate::priority::processor_equivalents`], of [`Job::total_held`]; a
+/// cluster without processors counts the job's processors.
 pub fn processor_equivalents(job: &Job, total: &Resources) -> f64 {
-    let procs = job.procs() as f64;
     if total.procs == 0 {
-        return procs;
+        return job.procs() as f64;
     }
-    let t = job.tasks as f64;
-    let share = |need: f64, have: u64| if have == 0 { 0.0 } else { need / have as f64 };
-    let s = share(procs, total.procs as u64)
-        .max(share(job.task.mem as f64 * t, total.mem))
-        .max(share(job.task.swap as f64 * t, total.swap))
-        .max(share(job.task.disk as f64 * t, total.disk))
-        .max(crate::priority::gres_share(
-            &job.total_held().gres,
-            &total.gres,
-        ));
-    s * total.procs as f64
+    crate::priority::processor_equivalents(&job.total_held(), total)
 }
 
 /// Credential kinds as a bit set (bit i = `CredKind::ALL[i]`).
