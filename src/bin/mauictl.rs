@@ -81,7 +81,7 @@ enum Cmd {
     },
     /// Trace-driven what-if simulation: run a workload through the engine.
     Simulate(SimulateArgs),
-    /// Time scheduling iterations on a large synthetic cluster (see docs/simulator.md).
+    /// Time scheduling iterations on a large synthetic cluster, under the scenario's configuration or -c FILE (see docs/simulator.md).
     Bench(BenchArgs),
     /// Summarise a workload trace (SWF or Maui workload trace, plain or gzip).
     TraceInfo(TraceInfoArgs),
@@ -470,8 +470,17 @@ struct BenchArgs {
     gpus: u32,
 }
 
-fn bench(a: BenchArgs) -> Result<String, String> {
+/// With `-c FILE`, the scenario runs under that configuration instead
+/// of its own (whose standing reservations name the synthetic cluster's
+/// features and classes).
+fn bench(loaded: &Loaded, given: bool, a: BenchArgs) -> Result<String, String> {
     use mauisched::sim::{bench, synth::SynthSpec};
+    let cfg = if given {
+        usable(loaded)?;
+        Some(loaded.config.clone())
+    } else {
+        None
+    };
     let spec = SynthSpec {
         nodes: a.nodes,
         idle: a.idle,
@@ -479,7 +488,7 @@ fn bench(a: BenchArgs) -> Result<String, String> {
         seed: a.seed,
         gpus: a.gpus,
     };
-    let r = bench::run(spec, a.iterations, a.what_if, |_| {});
+    let r = bench::run(spec, cfg, a.iterations, a.what_if, |_| {});
     if let Some(p) = &a.plan_json {
         let text = serde_json::to_string_pretty(&*r.plan).map_err(|e| e.to_string())?;
         mauisched::atomic_write(p, text.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -892,7 +901,7 @@ fn main() -> ExitCode {
             }
         }
         Cmd::Simulate(a) => print_or_fail(simulate(&loaded, a)),
-        Cmd::Bench(a) => print_or_fail(bench(a)),
+        Cmd::Bench(a) => print_or_fail(bench(&loaded, cli.config.is_some(), a)),
         Cmd::Convert(a) => convert(a),
         Cmd::TraceInfo(a) => print_or_fail(trace_info(a)),
         Cmd::Showconfig { json } => {

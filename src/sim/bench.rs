@@ -122,16 +122,19 @@ pub fn peak_rss_kb() -> Option<u64> {
 /// job reservations later iterations start from, as in production).
 /// `tick` is called after each iteration. With `what_if`, the estimates
 /// a front end shows for that many unreserved jobs are timed after the
-/// last iteration.
+/// last iteration. `cfg` replaces the scenario's configuration
+/// ([`synth::config_text`]) when given.
 pub fn run(
     spec: SynthSpec,
+    cfg: Option<Config>,
     iterations: usize,
     what_if: Option<usize>,
     mut tick: impl FnMut(usize),
 ) -> BenchReport {
     let t0 = Instant::now();
     let snap = synth::snapshot(&spec);
-    let cfg = Config::parse(&synth::config_text(), "<bench scenario>").config;
+    let cfg =
+        cfg.unwrap_or_else(|| Config::parse(&synth::config_text(), "<bench scenario>").config);
     let setup = t0.elapsed();
     let running = snap.jobs.iter().filter(|j| j.state.is_active()).count();
     let counts = (snap.nodes.len(), snap.jobs.len() - running, running);
