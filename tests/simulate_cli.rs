@@ -154,6 +154,43 @@ fn bench_runs_a_small_scenario() {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(plan).unwrap()).unwrap();
     assert_eq!(v["jobs"].as_array().unwrap().len(), 200);
+    // -c FILE replaces the scenario's configuration: RESERVATIONDEPTH 500
+    // reserves far more than the scenario's 10; a broken file is refused.
+    let cfg = dir.join("cons.cfg");
+    std::fs::write(&cfg, "RESERVATIONDEPTH 500\n").unwrap();
+    let small = [
+        "--nodes",
+        "32",
+        "--idle",
+        "200",
+        "--running",
+        "10",
+        "--iterations",
+        "1",
+    ];
+    let reservations = |out: &str| -> usize {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("last iteration:"))
+            .unwrap();
+        line.split(", ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let (_, out, _) = mauictl(&[&["bench"][..], &small].concat());
+    assert!(reservations(&out) <= 10, "{out}");
+    let (code, out, err) = mauictl(&[&["-c", cfg.to_str().unwrap(), "bench"][..], &small].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(reservations(&out) > 50, "{out}");
+    std::fs::write(&cfg, "RESERVATIONDEPTH x\n").unwrap();
+    let (code, _, err) = mauictl(&[&["-c", cfg.to_str().unwrap(), "bench"][..], &small].concat());
+    assert_ne!(code, 0);
+    assert!(err.contains("cons.cfg:1"), "{err}");
 }
 
 /// tests/data/gpu: GPU jobs (Maui `GRES:gpu@N` per task) and CPU jobs on
