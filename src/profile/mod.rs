@@ -583,15 +583,31 @@ fn dmin(a: &Resources, b: &Resources) -> Resources {
 fn start_candidates(segs: &[Seg], from: Time, d: Secs, critical: &[Time], out: &mut Vec<Time>) {
     out.clear();
     out.push(from);
-    out.extend((1..segs.len()).map(|i| segs[i].start));
-    out.extend(
-        (1..segs.len())
-            .map(|i| segs[i].start.saturating_sub(d).saturating_add(1))
-            .filter(|&t| t > from),
-    );
-    out.extend(critical.iter().copied());
-    // Two are in order already: `from`, then a later time.
-    if out.len() > 2 {
+    // The segments' starts (all after `from`) and the times a window
+    // reaches them are each in order: merged, not sorted.
+    let starts = segs.get(1..).unwrap_or(&[]).iter().map(|s| s.start);
+    let mut enters = starts
+        .clone()
+        .map(|t| t.saturating_sub(d).saturating_add(1))
+        .filter(|&t| t > from)
+        .peekable();
+    let mut starts = starts.peekable();
+    let mut push = |t: Time| {
+        if out.last() != Some(&t) {
+            out.push(t);
+        }
+    };
+    loop {
+        let t = match (starts.peek(), enters.peek()) {
+            (Some(&a), Some(&b)) if b < a => enters.next(),
+            (Some(_), _) => starts.next(),
+            (None, Some(_)) => enters.next(),
+            (None, None) => break,
+        };
+        push(t.expect("peeked"));
+    }
+    if !critical.is_empty() {
+        out.extend(critical.iter().copied());
         out.sort_unstable();
         out.dedup();
     }
