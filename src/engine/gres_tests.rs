@@ -585,7 +585,11 @@ fn job_reservation_gpus_survive_the_checkpoint() {
     assert!(p.starts.is_empty(), "{:?}", starts(&p));
     let jr = &e.state.job_reservations;
     assert_eq!(jr.len(), 1, "{jr:?}");
-    assert_eq!(jr[0].claims[0].gres.get("gpu"), Some(&2), "{jr:?}");
+    assert_eq!(
+        jr[0].claims[0].gres.as_ref().and_then(|g| g.get("gpu")),
+        Some(&2),
+        "{jr:?}"
+    );
     let text = serde_json::to_string(&e.state.job_reservations).unwrap();
     let back: Vec<super::state::JobReservation> = serde_json::from_str(&text).unwrap();
     let cluster = crate::model::Cluster::build(&s.nodes, &cfg(""));

@@ -21,15 +21,15 @@ pub struct NamedClaim {
     /// The generic resources of `resources` by name, which is how they are
     /// saved: the resource vector is saved without them, and their ids
     /// change with the cluster.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub gres: BTreeMap<String, u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gres: Option<BTreeMap<String, u32>>,
 }
 
 impl NamedClaim {
     /// `resources` with their generic resources by `cluster`'s ids.
     pub fn resources_on(&self, cluster: &crate::model::Cluster) -> Resources {
         Resources {
-            gres: cluster.gres_from_names(&self.gres),
+            gres: cluster.gres_from_names(self.gres.as_ref()),
             ..self.resources
         }
     }

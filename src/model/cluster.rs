@@ -128,21 +128,33 @@ impl Cluster {
     }
 
     /// `counts` by name, the ids' non-zero counts (for what is saved:
-    /// ids change with the cluster, names do not).
-    pub fn gres_by_name(&self, counts: &GresCounts) -> std::collections::BTreeMap<String, u32> {
-        self.gres_names
-            .iter()
-            .enumerate()
-            .filter(|&(k, _)| counts.get(k) > 0)
-            .map(|(k, n)| (n.clone(), counts.get(k)))
-            .collect()
+    /// ids change with the cluster, names do not); `None` when all are
+    /// zero, as they are without generic resources.
+    pub fn gres_by_name(
+        &self,
+        counts: &GresCounts,
+    ) -> Option<std::collections::BTreeMap<String, u32>> {
+        if counts.is_zero() {
+            return None;
+        }
+        Some(
+            self.gres_names
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| counts.get(k) > 0)
+                .map(|(k, n)| (n.clone(), counts.get(k)))
+                .collect(),
+        )
     }
 
     /// Counts by id from [`Cluster::gres_by_name`]'s map; a name no node
     /// offers now counts nothing.
-    pub fn gres_from_names(&self, names: &std::collections::BTreeMap<String, u32>) -> GresCounts {
+    pub fn gres_from_names(
+        &self,
+        names: Option<&std::collections::BTreeMap<String, u32>>,
+    ) -> GresCounts {
         let mut out = GresCounts::ZERO;
-        for (name, &count) in names {
+        for (name, &count) in names.into_iter().flatten() {
             if let Some(k) = self.gres_id(name) {
                 out.set(k, count);
             }

@@ -221,7 +221,7 @@ fn the_engine_state_round_trips_through_the_checkpoint() {
         node: "n2".into(),
         tasks: 1,
         resources: Resources::procs(1),
-        gres: [("gpu".to_string(), 2)].into_iter().collect(),
+        gres: Some([("gpu".to_string(), 2)].into_iter().collect()),
     };
     let mut s = EngineState {
         last_iteration: Some(1_700_000_600),
