@@ -9,8 +9,9 @@
 #include "mauisched.h"
 
 /* "Policy MAXJOB user steve" -> the Slurm limit reason that says the
- * same kind of thing: jobs, CPUs, nodes, memory, CPU-minutes or wall
- * time, of a QOS or of an association (user, group, account, class). */
+ * same kind of thing: jobs, CPUs, nodes, memory, CPU-minutes, wall
+ * time or generic resources, of a QOS or of an association (user,
+ * group, account, class). */
 static uint32_t policy_reason(const char *summary)
 {
 	char limit[32] = "", cred[32] = "";
@@ -34,6 +35,9 @@ static uint32_t policy_reason(const char *summary)
 		return qos ? WAIT_QOS_GRP_CPU_RUN_MIN : WAIT_ASSOC_GRP_CPU_RUN_MIN;
 	if (!strcmp(limit, "MAXWC") || !strcmp(limit, "MAXIWC"))
 		return qos ? WAIT_QOS_GRP_WALL : WAIT_ASSOC_GRP_WALL;
+	/* Moab's MAXGRES[gpu]: the limit names its generic resource. */
+	if (!strncmp(limit, "MAXGRES[", 8))
+		return qos ? WAIT_QOS_GRP_GRES : WAIT_ASSOC_GRP_GRES;
 	return qos ? WAIT_QOS_GRP_JOB : WAIT_ASSOC_GRP_JOB;
 }
 

@@ -42,6 +42,8 @@ int main(void)
 	CHECK(of(MAUISCHED_REASON_POLICY, "Policy MAXMEM account a1").state_reason == WAIT_ASSOC_GRP_MEM);
 	CHECK(of(MAUISCHED_REASON_POLICY, "Policy MAXPS user steve").state_reason == WAIT_ASSOC_GRP_CPU_RUN_MIN);
 	CHECK(of(MAUISCHED_REASON_POLICY, "Policy MAXWC qos high").state_reason == WAIT_QOS_GRP_WALL);
+	CHECK(of(MAUISCHED_REASON_POLICY, "Policy MAXGRES[gpu] user steve").state_reason == WAIT_ASSOC_GRP_GRES);
+	CHECK(of(MAUISCHED_REASON_POLICY, "Policy MAXGRES[gpu:a100] qos high").state_reason == WAIT_QOS_GRP_GRES);
 	CHECK(of(MAUISCHED_REASON_POLICY, NULL).state_reason == WAIT_ASSOC_GRP_JOB);
 	CHECK_STR(of(MAUISCHED_REASON_POLICY, "Policy MAXJOB user steve").desc, "");
 
