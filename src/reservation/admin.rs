@@ -449,12 +449,13 @@ impl AdminStore {
                 // hosts against today's cluster.
                 let mut r = build(&req, rec.created.min(rec.start), cluster, false).ok()?;
                 r.id = rec.id.clone();
+                let gres = r.request.resolved_gres(cluster);
                 r.claims = rec
                     .nodes
                     .iter()
                     .filter_map(|(name, tasks)| {
                         let i = cluster.index(name)?;
-                        let task = r.request.task_on(cluster, &cluster.nodes[i as usize])?;
+                        let task = r.request.task_with(gres?, &cluster.nodes[i as usize]);
                         Some(NodeClaim {
                             node: i,
                             tasks: *tasks,

@@ -125,18 +125,23 @@ impl ResRequest {
         !(self.hostlist.is_some() && self.task_count == 0)
     }
 
-    /// One task on `node`. PROCS=-1 reserves all the node's processors;
-    /// with no memory, swap, disk or generic resources given it reserves
-    /// the whole node ("one task equals one node"). `None` when the task
-    /// names a generic resource no node of `cluster` has.
-    pub fn task_on(&self, cluster: &Cluster, node: &EffNode) -> Option<Resources> {
+    /// The task's generic resources as counts of `cluster`'s ids (zero
+    /// when it asks for none); `None` when it names one no node has.
+    pub fn resolved_gres(&self, cluster: &Cluster) -> Option<GresCounts> {
+        if self.resources.gres.is_empty() {
+            return Some(GresCounts::ZERO);
+        }
+        self.task_gres(cluster).ok()
+    }
+
+    /// One task on `node`, its generic resources `gres` resolved once for
+    /// every node ([`ResRequest::resolved_gres`]). PROCS=-1 reserves all
+    /// the node's processors; with no memory, swap, disk or generic
+    /// resources given it reserves the whole node ("one task equals one
+    /// node").
+    pub fn task_with(&self, gres: GresCounts, node: &EffNode) -> Resources {
         let t = &self.resources;
-        let gres = if t.gres.is_empty() {
-            GresCounts::ZERO
-        } else {
-            self.task_gres(cluster).ok()?
-        };
-        Some(match t.procs {
+        match t.procs {
             Some(p) => Resources {
                 procs: p,
                 mem: t.mem,
@@ -154,7 +159,7 @@ impl ResRequest {
                 disk: t.disk,
                 gres,
             },
-        })
+        }
     }
 
     /// The generic resources of one task as counts of `cluster`'s names

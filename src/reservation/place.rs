@@ -130,6 +130,9 @@ pub fn plan(
             .map(|c| c.tasks)
             .sum()
     };
+    // The task's generic resources, resolved once for every node.
+    let task_gres = req.resolved_gres(cluster);
+    let task_on = |node: &crate::model::EffNode| task_gres.map(|g| req.task_with(g, node));
     if !req.is_floating() {
         // A task with generic resources goes only where the node has them.
         let gres = !req.resources.gres.is_empty();
@@ -139,7 +142,7 @@ pub fn plan(
             .filter(|&n| held(n) == 0)
             .filter_map(|n| {
                 let node = &cluster.nodes[n as usize];
-                let task = req.task_on(cluster, node)?;
+                let task = task_on(node)?;
                 if gres && !task.gres.fits_in(&node.configured.gres) {
                     return None;
                 }
@@ -167,7 +170,7 @@ pub fn plan(
         if !node.usable || !eligible.admits(node) {
             return None;
         }
-        let task = req.task_on(cluster, node)?;
+        let task = task_on(node)?;
         if task.is_zero() {
             return None;
         }
@@ -189,8 +192,7 @@ pub fn plan(
             .iter()
             .map(|&n| {
                 let node = &cluster.nodes[n as usize];
-                req.task_on(cluster, node)
-                    .map_or(0, |t| t.times_fits_in(&node.configured) as u64)
+                task_on(node).map_or(0, |t| t.times_fits_in(&node.configured) as u64)
             })
             .sum();
         if capacity < wanted as u64 {
@@ -219,7 +221,7 @@ pub fn plan(
             if held(c.node) + k < req.tpn {
                 continue;
             }
-            let Some(task) = req.task_on(cluster, &cluster.nodes[c.node as usize]) else {
+            let Some(task) = task_on(&cluster.nodes[c.node as usize]) else {
                 continue;
             };
             out.push(NodeClaim {

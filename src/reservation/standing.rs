@@ -195,11 +195,11 @@ impl StandingSet {
             if r.request.resources.gres.is_empty() {
                 continue;
             }
+            let gres = r.request.resolved_gres(cluster);
             for c in &mut r.claims {
                 let node = &cluster.nodes[c.node as usize];
-                c.resources.gres = r
-                    .request
-                    .task_on(cluster, node)
+                c.resources.gres = gres
+                    .map(|g| r.request.task_with(g, node))
                     .and_then(|t| t.checked_mul(c.tasks))
                     .map_or(crate::model::GresCounts::ZERO, |t| t.gres);
             }
