@@ -209,7 +209,16 @@ fn setup() -> Option<&'static Setup> {
             }
             None => {
                 build_from_checkout(&plugins);
-                say(&format!("slurm_e2e: plugins built from this checkout against Slurm {release}'s headers (make -C c-shim/slurm), library from this cargo build"));
+                // On 24.11 under scripts/test.sh: the release library of
+                // the RPMs (it does not depend on Slurm's release), as a
+                // site runs it, rather than this run's debug build.
+                match std::env::var_os(LIBRARY) {
+                    Some(lib) => {
+                        std::fs::copy(&lib, plugins.join("libmauisched.so.1")).unwrap_or_else(|e| panic!("{LIBRARY}={lib:?}: {e}"));
+                        say(&format!("slurm_e2e: plugins built from this checkout against Slurm {release}'s headers (make -C c-shim/slurm), library from the RPMs ({lib:?})"));
+                    }
+                    None => say(&format!("slurm_e2e: plugins built from this checkout against Slurm {release}'s headers (make -C c-shim/slurm), library from this cargo build")),
+                }
             }
         }
         let submit_many = work.join("submit_many");
@@ -2829,12 +2838,17 @@ fn s18_typed_gpu_requests_land_on_matching_nodes() {
 /// 24.11: the test below must not recurse there.
 const INNER: &str = "MAUISCHED_E2E_IN_SLURM24_ROOT";
 
+/// The library the scenarios inside the root load instead of this cargo
+/// build's: the RPMs' (release) one, when scripts/test.sh built them.
+const LIBRARY: &str = "MAUISCHED_E2E_LIBRARY";
+
 /// Every scenario above, again on Slurm 24.11: scripts/slurm24-root.sh
 /// makes (or reuses) a Debian 13 root with Debian's 24.11 packages, and
 /// this test binary runs inside it with the repository bind-mounted at its
 /// own path, so the same compiled scenarios drive a 24.11 cluster. They
-/// build the plugins there, against 24.11's headers; the library is this
-/// build's (Debian 12's glibc is older than 13's). One scenario at a time,
+/// build the plugins there, against 24.11's headers; the library is the
+/// RPMs' release build when scripts/test.sh made them (MAUISCHED_RPM_TOPDIR),
+/// else this build's (Debian 12's glibc is older than 13's, so either runs). One scenario at a time,
 /// after the host's (the same lock). MAUISCHED_SLURM24_FILTER passes a
 /// test-name filter (e.g. `s7`) to the inner run.
 ///
@@ -2889,6 +2903,23 @@ fn slurm_24_11_runs_every_scenario_in_a_debian_13_root() {
         "-u".into(),
         "MAUISCHED_REQUIRE_RPM".into(),
         format!("{INNER}=1"),
+    ];
+    if let Some(top) = rpm_top() {
+        // The library of the RPMs, which runs on Debian 13 as on 12 (the
+        // root sees target/ at the same path); the plugins are built in
+        // there, against 24.11.
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("slurm_e2e-24.11-rpm");
+        let _ = std::fs::remove_dir_all(&dir);
+        extract_rpms(&top, &["mauisched"], &dir);
+        let lib = find_file(&dir, "libmauisched.so.1").unwrap_or_else(|| {
+            panic!(
+                "libmauisched.so.1 is not in the mauisched RPM under {}",
+                top.display()
+            )
+        });
+        inner.push(format!("{LIBRARY}={}", lib.display()));
+    }
+    inner.extend([
         "MAUISCHED_SLURM_RELEASE=24.11".into(),
         "MAUISCHED_REQUIRE_SLURM=1".into(),
         exe.to_str().unwrap().into(),
@@ -2896,7 +2927,7 @@ fn slurm_24_11_runs_every_scenario_in_a_debian_13_root() {
         // Not counted as a pass in there: it does nothing inside.
         "--skip".into(),
         "slurm_24_11_runs_every_scenario_in_a_debian_13_root".into(),
-    ];
+    ]);
     if let Ok(f) = std::env::var("MAUISCHED_SLURM24_FILTER") {
         inner.extend(f.split_whitespace().map(String::from));
     }
