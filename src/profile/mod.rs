@@ -474,6 +474,14 @@ type FitShape = (Resources, Secs);
 /// iteration, RESERVATIONDEPTH per stack).
 const FIT_CACHE_SHAPES: usize = 16;
 
+/// Segments from the earliest start on beyond which a node's offer is not
+/// kept and its events are made only up to the search's horizon.
+const LONG_LINE: usize = 16;
+
+/// The search's first horizon after the earliest start (at least the
+/// job's duration); each further one is four times as far.
+const HORIZON: Secs = 3600;
+
 impl FitCache {
     /// The per-node entries of a shape, `nodes` long.
     fn entry(&mut self, task: Resources, d: Secs, nodes: usize) -> &mut Vec<Option<NodeFits>> {
@@ -560,7 +568,7 @@ impl NodeFits {
 
 /// The node × time availability profile (equal: the same placements and
 /// claims, node by node, segment by segment).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Profile {
     origin: Time,
     /// Shared between copies and copied on first change (`Arc::make_mut`):
@@ -568,6 +576,134 @@ pub struct Profile {
     /// they change, and the passes touch few nodes.
     lines: Vec<std::sync::Arc<Line>>,
     stacks: Stacks,
+    /// What the jobs use on all nodes together, over time: made from the
+    /// lines when a search first needs it, then kept up to date change by
+    /// change (a profile nobody searches never pays for it).
+    load: std::sync::OnceLock<Load>,
+}
+
+impl PartialEq for Profile {
+    /// The load is derived from the lines, made or not.
+    fn eq(&self, other: &Profile) -> bool {
+        self.origin == other.origin && self.lines == other.lines && self.stacks == other.stacks
+    }
+}
+
+/// The processors and memory every node's jobs use together, as a step
+/// function of time kept by its changes: `deltas[t]` is what the use
+/// changes by at `t` (the use at `t` is the sum of the changes up to it),
+/// none at zero, so equal profiles have equal loads. With the nodes' total
+/// capacity it bounds the earliest start of any job from below: where the
+/// whole cluster lacks a job's processors or memory, no set of nodes has
+/// them ([`Profile::earliest_start`] skips to the first time that could fit).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Load {
+    origin: Time,
+    cap_procs: i64,
+    cap_mem: i64,
+    deltas: BTreeMap<Time, (i64, i64)>,
+}
+
+impl Load {
+    fn new(origin: Time, lines: &[std::sync::Arc<Line>]) -> Load {
+        Load {
+            origin,
+            cap_procs: lines.iter().map(|l| l.cap.procs as i64).sum(),
+            cap_mem: lines.iter().map(|l| l.cap.mem as i64).sum(),
+            deltas: BTreeMap::new(),
+        }
+    }
+
+    fn bump(&mut self, t: Time, p: i64, m: i64) {
+        let e = self.deltas.entry(t).or_insert((0, 0));
+        e.0 += p;
+        e.1 += m;
+        if *e == (0, 0) {
+            self.deltas.remove(&t);
+        }
+    }
+
+    /// Adds (or, `add` false, takes away) a use of `r` over `[start, end)`.
+    fn change(&mut self, start: Time, end: Time, r: &Resources, add: bool) {
+        let start = start.max(self.origin);
+        if end <= start || (r.procs == 0 && r.mem == 0) {
+            return;
+        }
+        let sign = if add { 1 } else { -1 };
+        let (p, m) = (sign * r.procs as i64, sign * r.mem as i64);
+        self.bump(start, p, m);
+        if end != INFINITY {
+            self.bump(end, -p, -m);
+        }
+    }
+
+    /// The changes of one placement or removal, segment by segment in time
+    /// order: `(start, end, amount)`, equal neighbours merged first.
+    fn change_runs(&mut self, runs: impl Iterator<Item = (Time, Time, Resources)>, add: bool) {
+        let mut run: Option<(Time, Time, Resources)> = None;
+        for (s, e, r) in runs {
+            match &mut run {
+                Some(cur) if cur.1 == s && cur.2.procs == r.procs && cur.2.mem == r.mem => {
+                    cur.1 = e
+                }
+                _ => {
+                    if let Some((a, b, x)) = run.take() {
+                        self.change(a, b, &x, add);
+                    }
+                    run = Some((s, e, r));
+                }
+            }
+        }
+        if let Some((a, b, x)) = run {
+            self.change(a, b, &x, add);
+        }
+    }
+
+    /// Folds what lies before `t` into `t` (a later origin).
+    fn advance(&mut self, t: Time) {
+        if t <= self.origin {
+            return;
+        }
+        self.origin = t;
+        let later = self.deltas.split_off(&t.saturating_add(1));
+        let (p, m) = self
+            .deltas
+            .values()
+            .fold((0, 0), |(p, m), &(dp, dm)| (p + dp, m + dm));
+        self.deltas = later;
+        self.bump(t, p, m);
+    }
+
+    /// The first time from `from` on at which the whole cluster has `procs`
+    /// processors and `mem` memory free for `d`; `None` when it never has.
+    fn first_room(&self, from: Time, d: Secs, procs: u64, mem: u64) -> Option<Time> {
+        let lp = self.cap_procs.checked_sub(i64::try_from(procs).ok()?)?;
+        let lm = self.cap_mem.checked_sub(i64::try_from(mem).ok()?)?;
+        if lp < 0 || lm < 0 {
+            return None;
+        }
+        let mut it = self.deltas.iter().peekable();
+        let (mut p, mut m) = (0i64, 0i64);
+        while let Some((_, &(dp, dm))) = it.next_if(|(&k, _)| k <= from) {
+            p += dp;
+            m += dm;
+        }
+        // The step from `from` (or from each change after it) until the
+        // next change: one the job cannot overlap moves its start past it.
+        let mut t = from;
+        loop {
+            if p > lp || m > lm {
+                t = *it.peek()?.0;
+            }
+            match it.next() {
+                Some((&k, &(dp, dm))) if k < t.saturating_add(d) => {
+                    p += dp;
+                    m += dm;
+                }
+                _ => return Some(t),
+            }
+        }
+    }
 }
 
 /// Dimension-wise minimum (`Resources` is `Ord`, so `.min` would pick the
@@ -654,7 +790,7 @@ fn overlaps(a0: Time, a1: Time, b0: Time, b1: Time) -> bool {
 impl Profile {
     /// An empty profile from `origin` (now) with one node per capacity, in order.
     pub fn new(origin: Time, capacities: impl IntoIterator<Item = Resources>) -> Profile {
-        let lines = capacities
+        let lines: Vec<std::sync::Arc<Line>> = capacities
             .into_iter()
             .map(|cap| {
                 std::sync::Arc::new(Line {
@@ -676,7 +812,38 @@ impl Profile {
             origin,
             lines,
             stacks: Stacks::default(),
+            load: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The load computed from the lines (what [`Profile::load`] keeps up
+    /// to date change by change), for checks.
+    fn load_from_lines(&self) -> Load {
+        let mut l = Load::new(self.origin, &self.lines);
+        for line in &self.lines {
+            for (k, seg) in line.segs.iter().enumerate() {
+                let end = line.segs.get(k + 1).map_or(INFINITY, |s| s.start);
+                let used = seg
+                    .cells
+                    .iter()
+                    .fold(Resources::ZERO, |a, c| a.saturating_add(&c.used));
+                l.change(seg.start, end, &used, true);
+            }
+        }
+        l
+    }
+
+    /// A lower bound of the earliest start from `from` of `tasks` tasks of
+    /// `task` for `d` (see [`Load`]); `None` when they never fit.
+    fn load_bound(&self, from: Time, d: Secs, tasks: u32, task: &Resources) -> Option<Time> {
+        let load = self.load.get_or_init(|| self.load_from_lines());
+        debug_assert_eq!(load, &self.load_from_lines());
+        load.first_room(
+            from,
+            d,
+            (task.procs as u64).saturating_mul(tasks as u64),
+            task.mem.saturating_mul(tasks as u64),
+        )
     }
 
     /// An empty profile of the cluster's nodes (configured resources, every
@@ -1054,31 +1221,12 @@ impl Profile {
     /// order, finds the first start where the sum suffices (exactly: the
     /// contributions are exact at each point); with a node count that start
     /// is then checked for the rule.
-    pub fn earliest_start<A, F>(&self, req: &FitRequest, adm: &A, mut filter: F) -> Option<Fit>
+    pub fn earliest_start<A, F>(&self, req: &FitRequest, adm: &A, filter: F) -> Option<Fit>
     where
         A: Admits + ?Sized,
         F: FnMut(NodeIdx) -> bool,
     {
-        if req.tasks == 0 {
-            return Some(Fit {
-                start: req.earliest.max(self.origin),
-                nodes: Vec::new(),
-            });
-        }
-        let from = req.earliest.max(self.origin);
-        let d = req.duration.max(1);
-        let nodes: Vec<NodeIdx> = (0..self.lines.len() as NodeIdx)
-            .filter(|&n| filter(n))
-            .collect();
-        // No exact check at `from` first: the sweep's first point is
-        // `from`, where it makes the same check (the engine asks about
-        // jobs that have just failed to start, so it rarely succeeds).
-        let mut events: Vec<(Time, u32, u32)> = Vec::new();
-        let mut scratch = Scratch::default();
-        for (pos, &n) in nodes.iter().enumerate() {
-            self.node_events(n, pos as u32, req, adm, from, d, &mut scratch, &mut events);
-        }
-        self.sweep(&nodes, events, from, d, req, adm)
+        self.search(req, adm, filter, None)
     }
 
     /// [`Profile::earliest_start`], with what each node offers a job of
@@ -1092,61 +1240,151 @@ impl Profile {
         &self,
         req: &FitRequest,
         adm: &A,
-        mut filter: F,
+        filter: F,
         cache: &mut FitCache,
     ) -> Option<Fit>
     where
         A: Admits + ?Sized,
         F: FnMut(NodeIdx) -> bool,
     {
+        self.search(req, adm, filter, Some(cache))
+    }
+
+    /// The search of both: the sweep over the filtered nodes' events from
+    /// the first time the whole cluster could hold the job ([`Load`]). On
+    /// a long timeline (a reservation for every job, conservative
+    /// backfill) the events are made up to a horizon only, which grows
+    /// until the sweep finds the start or every event is in: the start
+    /// found before the horizon is exact, as each node's contribution at a
+    /// time depends only on its events up to it.
+    fn search<A, F>(
+        &self,
+        req: &FitRequest,
+        adm: &A,
+        mut filter: F,
+        mut cache: Option<&mut FitCache>,
+    ) -> Option<Fit>
+    where
+        A: Admits + ?Sized,
+        F: FnMut(NodeIdx) -> bool,
+    {
         if req.tasks == 0 {
-            return self.earliest_start(req, adm, filter);
+            return Some(Fit {
+                start: req.earliest.max(self.origin),
+                nodes: Vec::new(),
+            });
         }
-        let from = req.earliest.max(self.origin);
         let d = req.duration.max(1);
         let nodes: Vec<NodeIdx> = (0..self.lines.len() as NodeIdx)
             .filter(|&n| filter(n))
             .collect();
-        let slots = cache.entry(req.task, d, self.lines.len());
-        let mut events: Vec<(Time, u32, u32)> = Vec::new();
-        let mut scratch = Scratch::default();
-        for (pos, &n) in nodes.iter().enumerate() {
-            let pos = pos as u32;
-            let line = &self.lines[n as usize];
-            let slot = &mut slots[n as usize];
-            let segs = &line.segs[Self::seg_at(line, from)..];
-            if !slot.as_ref().is_some_and(|f| f.holds(segs, from)) {
-                if segs.iter().any(|s| s.cells.len() != 1) {
-                    // Claims: admission decides, nothing is kept.
-                    *slot = None;
-                    self.node_events(n, pos, req, adm, from, d, &mut scratch, &mut events);
-                    continue;
-                }
-                *slot = Some(NodeFits::new(segs, &req.task, from, d, &mut scratch));
-            }
-            let fits = slot.as_ref().expect("filled above");
-            let before = events.len();
-            fits.events(req, from, pos, &mut events);
-            if cfg!(debug_assertions) {
-                let mut fresh = Vec::new();
-                self.node_events(n, pos, req, adm, from, d, &mut scratch, &mut fresh);
-                debug_assert_eq!(&events[before..], &fresh[..], "node {n} from {from}");
-            }
+        // Nothing starts before the whole cluster could hold the job. The
+        // load is made for the first long timeline met, and kept from then
+        // on: on short ones the search is cheap without it.
+        let mut from = req.earliest.max(self.origin);
+        let mut bounded = self.load.get().is_some();
+        if bounded {
+            from = self.load_bound(from, d, req.tasks, &req.task)?;
         }
-        self.sweep(&nodes, events, from, d, req, adm)
+        // No horizon until a long timeline is met: the nodes before it
+        // give all their events, which the sweep reads up to the horizon.
+        let mut until = INFINITY;
+        let mut scratch = Scratch::default();
+        'search: loop {
+            // No exact check at `from` first: the sweep's first point is
+            // `from`, where it makes the same check (the engine asks about
+            // jobs that have just failed to start, so it rarely succeeds).
+            let mut events: Vec<(Time, u32, u32)> = Vec::new();
+            let mut cut = false;
+            let mut slots = cache
+                .as_deref_mut()
+                .map(|c| c.entry(req.task, d, self.lines.len()));
+            for (pos, &n) in nodes.iter().enumerate() {
+                let pos = pos as u32;
+                let line = &self.lines[n as usize];
+                let segs = &line.segs[Self::seg_at(line, from)..];
+                if segs.len() > LONG_LINE && until == INFINITY {
+                    if !bounded {
+                        bounded = true;
+                        from = self.load_bound(from, d, req.tasks, &req.task)?;
+                        until = from.saturating_add(d.max(HORIZON));
+                        continue 'search;
+                    }
+                    until = from.saturating_add(d.max(HORIZON));
+                }
+                let slot = slots.as_deref_mut().map(|v| &mut v[n as usize]);
+                let Some(slot) = slot else {
+                    cut |= self.node_events(
+                        n,
+                        pos,
+                        req,
+                        adm,
+                        from,
+                        d,
+                        until,
+                        &mut scratch,
+                        &mut events,
+                    );
+                    continue;
+                };
+                if !slot.as_ref().is_some_and(|f| f.holds(segs, from)) {
+                    if segs.len() > LONG_LINE || segs.iter().any(|s| s.cells.len() != 1) {
+                        // Long, or claims (admission decides): nothing is kept.
+                        *slot = None;
+                        cut |= self.node_events(
+                            n,
+                            pos,
+                            req,
+                            adm,
+                            from,
+                            d,
+                            until,
+                            &mut scratch,
+                            &mut events,
+                        );
+                        continue;
+                    }
+                    *slot = Some(NodeFits::new(segs, &req.task, from, d, &mut scratch));
+                }
+                let fits = slot.as_ref().expect("filled above");
+                let before = events.len();
+                fits.events(req, from, pos, &mut events);
+                if cfg!(debug_assertions) {
+                    let mut fresh = Vec::new();
+                    self.node_events(n, pos, req, adm, from, d, until, &mut scratch, &mut fresh);
+                    let kept: Vec<_> = events[before..]
+                        .iter()
+                        .filter(|e| e.0 < until)
+                        .copied()
+                        .collect();
+                    debug_assert_eq!(kept, fresh, "node {n} from {from}");
+                }
+            }
+            match self.sweep(&nodes, events, from, d, until, req, adm) {
+                Ok(None) if cut => {}
+                Ok(fit) => return fit,
+                Err(()) => {}
+            }
+            // Events from the horizon on were left out or not read.
+            until = from.saturating_add((until - from).saturating_mul(4));
+        }
     }
 
     /// The sweep of [`Profile::earliest_start`] over the nodes' events
     /// `(t, position in nodes, contribution from t on)`, from `from` on.
+    /// Events from `until` on are not read: `Err` when the sweep reached
+    /// one before finding the start.
+    #[allow(clippy::too_many_arguments)]
     fn sweep<A: Admits + ?Sized>(
         &self,
         nodes: &[NodeIdx],
         mut events: Vec<(Time, u32, u32)>,
         from: Time,
         d: Secs,
+        until: Time,
         req: &FitRequest,
         adm: &A,
-    ) -> Option<Fit> {
+    ) -> Result<Option<Fit>, ()> {
         // Each node gives its contribution at `from` first and nodes come
         // by position: those events are in order already (checked), and
         // only the later ones need sorting, about half on a busy cluster.
@@ -1167,6 +1405,9 @@ impl Profile {
         let mut i = 0;
         while i < events.len() {
             let t = events[i].0;
+            if t >= until {
+                return Err(());
+            }
             while i < events.len() && events[i].0 == t {
                 let (_, pos, c) = events[i];
                 let old = cur[pos as usize];
@@ -1191,14 +1432,14 @@ impl Profile {
                         nodes: list,
                     };
                     debug_assert_eq!(Some(&fit), self.check_at(nodes, t, d, req, adm).as_ref());
-                    return Some(fit);
+                    return Ok(Some(fit));
                 }
                 if let Some(fit) = self.check_at(nodes, t, d, req, adm) {
-                    return Some(fit);
+                    return Ok(Some(fit));
                 }
             }
         }
-        None
+        Ok(None)
     }
 
     /// Exact check of a candidate start.
@@ -1238,7 +1479,8 @@ impl Profile {
     }
 
     /// Appends `(t, pos, contribution)` whenever the node's contribution for
-    /// a job starting at `t` changes, from `from` on.
+    /// a job starting at `t` changes, from `from` on, before `until`; true
+    /// when the node has events from `until` on that were left out.
     #[allow(clippy::too_many_arguments)]
     fn node_events<A: Admits + ?Sized>(
         &self,
@@ -1248,14 +1490,21 @@ impl Profile {
         adm: &A,
         from: Time,
         d: Secs,
+        until: Time,
         scratch: &mut Scratch,
         out: &mut Vec<(Time, u32, u32)>,
-    ) {
+    ) -> bool {
         let Some(line) = self.line(node) else {
-            return;
+            return false;
         };
         let first = Self::seg_at(line, from);
         let segs = &line.segs[first..];
+        // A start before `until` covers no segment from `until + d` on.
+        let within = segs
+            .partition_point(|s| s.start < until.saturating_add(d))
+            .max(1);
+        let mut cut = within < segs.len();
+        let segs = &segs[..within];
         let st = |i: usize| if i == 0 { from } else { segs[i].start };
         // Reservations whose admission depends on the job's window.
         let seen = &mut scratch.seen;
@@ -1285,6 +1534,9 @@ impl Profile {
         }));
         let slow = !critical.is_empty();
         start_candidates(segs, from, d, critical, &mut scratch.cands);
+        let keep = scratch.cands.partition_point(|&t| t < until);
+        cut |= keep < scratch.cands.len();
+        scratch.cands.truncate(keep);
         let mut last: Option<u32> = None;
         let mut emit = |t: Time, f: u32| {
             let c = req.contribution(f);
@@ -1301,9 +1553,10 @@ impl Profile {
                     self.tasks_fit(node, t, t.saturating_add(d), &req.task, adm),
                 );
             }
-            return;
+            return cut;
         }
         window_minima(segs, from, d, g, &scratch.cands, &mut scratch.dq, emit);
+        cut
     }
 
     /// Splits the node's timeline at `t` and returns the index of the segment starting there.
@@ -1383,6 +1636,9 @@ impl Profile {
             let mut line = self.take_line(node);
             let i0 = Self::split(&mut line, start);
             let i1 = Self::split(&mut line, end);
+            // What each segment took, for the load (when it is kept).
+            let mut took: Vec<(Time, Resources)> = Vec::new();
+            let keep = self.load.get().is_some();
             for seg in &mut line.segs[i0..i1] {
                 let mut left = need;
                 if let [only] = &mut seg.cells[..] {
@@ -1391,6 +1647,9 @@ impl Profile {
                     if only.stack == UNCLAIMED {
                         let x = dmin(&left, &only.free());
                         only.add_job(o.job, &x);
+                        if keep {
+                            took.push((seg.start, x));
+                        }
                         left = left.saturating_sub(&x);
                         overflow = Resources::max_each(&overflow, &left);
                         continue;
@@ -1419,7 +1678,14 @@ impl Profile {
                     c.add_job(o.job, &x);
                     left = left.saturating_sub(&x);
                 }
+                if keep {
+                    took.push((seg.start, need.saturating_sub(&left)));
+                }
                 overflow = Resources::max_each(&overflow, &left);
+            }
+            if let Some(load) = self.load.get_mut() {
+                let ends = took.iter().skip(1).map(|n| n.0).chain([end]);
+                load.change_runs(took.iter().zip(ends).map(|(&(t, x), e)| (t, e, x)), true);
             }
             Self::coalesce(&mut line);
             self.put_line(node, line);
@@ -1443,6 +1709,9 @@ impl Profile {
             return passed;
         }
         self.origin = t;
+        if let Some(load) = self.load.get_mut() {
+            load.advance(t);
+        }
         for (node, slot) in self.lines.iter_mut().enumerate() {
             let k = Self::seg_at(slot, t);
             if k == 0 && slot.segs.first().is_none_or(|s| s.start >= t) {
@@ -1521,13 +1790,26 @@ impl Profile {
         if line.jobs.len() == before {
             return false;
         }
-        for seg in &mut line.segs {
+        let mut took: Vec<(Time, Time, Resources)> = Vec::new();
+        let keep = self.load.get().is_some();
+        let n = line.segs.len();
+        for k in 0..n {
+            let end = line.segs.get(k + 1).map_or(INFINITY, |s| s.start);
+            let seg = &mut line.segs[k];
+            let mut x = Resources::ZERO;
             for c in &mut seg.cells {
                 if let Ok(i) = c.jobs.binary_search_by_key(&job, |e| e.0) {
                     let u = c.jobs.remove(i).1;
                     c.used = c.used.saturating_sub(&u);
+                    x = x.saturating_add(&u);
                 }
             }
+            if keep && !x.is_zero() {
+                took.push((seg.start, end, x));
+            }
+        }
+        if let Some(load) = self.load.get_mut() {
+            load.change_runs(took.into_iter(), false);
         }
         Self::coalesce(line);
         true

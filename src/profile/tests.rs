@@ -461,3 +461,111 @@ proptest! {
         }
     }
 }
+
+/// The first start of `req` on `nodes` found by checking every time at
+/// which a window of its duration changes the segments it covers, one by
+/// one: what the search must answer, however it narrows the times down.
+fn every_start_checked(pr: &Profile, req: &FitRequest, nodes: &[NodeIdx]) -> Option<Fit> {
+    let from = req.earliest.max(pr.origin());
+    let d = req.duration.max(1);
+    let mut cands = vec![from];
+    for &n in nodes {
+        for s in &pr.lines[n as usize].segs {
+            for t in [s.start, s.start.saturating_sub(d).saturating_add(1)] {
+                if t > from {
+                    cands.push(t);
+                }
+            }
+        }
+    }
+    cands.sort_unstable();
+    cands.dedup();
+    cands
+        .into_iter()
+        .find_map(|t| pr.check_at(nodes, t, d, req, &Unreserved))
+}
+
+proptest! {
+    /// On timelines long enough that the search works to a horizon (many
+    /// jobs per node, as under a reservation for every job), from the
+    /// first time the whole cluster has room ([`Load`]), it finds the
+    /// start that checking every possible start finds; and the cluster's
+    /// load, kept change by change, is the one the lines add up to.
+    #[test]
+    fn the_search_on_long_timelines_finds_the_first_start(
+        jobs in prop::collection::vec((0u32..3, 0i64..96, 1i64..24, 1u32..9), 20..120),
+        gone in prop::collection::vec(0u32..120, 0..10),
+        advance in 0i64..24,
+        asks in prop::collection::vec((1u32..40, 1u32..5, 1i64..48, 0i64..48, prop::option::of(1u32..4)), 1..8),
+    ) {
+        let mut pr = Profile::new(T0, [p(16), p(16), p(8)]);
+        // The load made now is kept up to date by each change below.
+        let _ = pr.load_bound(T0, 1, 1, &p(1));
+        for (j, &(node, at, len, tasks)) in jobs.iter().enumerate() {
+            let _ = pr.add_job(node, job(j as JobIdx, T0 + at * 600, T0 + (at + len) * 600, tasks), &Unreserved);
+        }
+        prop_assert_eq!(pr.load.get(), Some(&pr.load_from_lines()));
+        for &j in &gone {
+            for n in 0..3 {
+                pr.remove_job(n, j);
+            }
+        }
+        prop_assert_eq!(pr.load.get(), Some(&pr.load_from_lines()));
+        let now = T0 + advance * 600;
+        pr.advance(now);
+        prop_assert_eq!(pr.load.get(), Some(&pr.load_from_lines()));
+        let mut cache = FitCache::default();
+        for (tasks, procs, len, after, nodes) in asks {
+            let req = FitRequest {
+                nodes,
+                ..FitRequest::new(tasks, p(procs), len * 600, now + after * 600)
+            };
+            let want = every_start_checked(&pr, &req, &[0, 1, 2]);
+            prop_assert_eq!(&pr.earliest_start(&req, &Unreserved, |_| true), &want);
+            prop_assert_eq!(&pr.earliest_start_cached(&req, &Unreserved, |_| true, &mut cache), &want);
+        }
+    }
+}
+
+#[test]
+fn the_load_bounds_the_start_by_the_whole_clusters_room() {
+    let mut pr = Profile::new(T0, [p(4), p(4)]);
+    let one = p(1);
+    assert_eq!(
+        pr.load_bound(T0, HOUR, 8, &one),
+        Some(T0),
+        "made here, then kept"
+    );
+    // 6 of 8 processors busy for an hour, then 2 for another.
+    pr.add_job(0, job(1, T0, T0 + 2 * HOUR, 2), &Unreserved)
+        .unwrap();
+    pr.add_job(1, job(2, T0, T0 + HOUR, 4), &Unreserved)
+        .unwrap();
+    assert_eq!(pr.load_bound(T0, HOUR, 2, &one), Some(T0));
+    assert_eq!(pr.load_bound(T0, HOUR, 3, &one), Some(T0 + HOUR));
+    assert_eq!(pr.load_bound(T0, HOUR, 8, &one), Some(T0 + 2 * HOUR));
+    assert_eq!(
+        pr.load_bound(T0, HOUR, 9, &one),
+        None,
+        "more than the cluster has"
+    );
+    // A job for ever from the third hour: 6 processors are free only
+    // between the first and the third.
+    pr.add_job(1, job(3, T0 + 3 * HOUR, INFINITY, 3), &Unreserved)
+        .unwrap();
+    assert_eq!(pr.load_bound(T0, HOUR, 6, &one), Some(T0 + HOUR));
+    assert_eq!(pr.load_bound(T0, 3 * HOUR, 6, &one), None);
+    assert_eq!(pr.load_bound(T0, 3 * HOUR, 5, &one), Some(T0 + HOUR));
+    pr.remove_job(1, 3);
+    assert_eq!(pr.load_bound(T0, 3 * HOUR, 6, &one), Some(T0 + HOUR));
+    pr.advance(T0 + 90 * 60);
+    assert_eq!(pr.load.get(), Some(&pr.load_from_lines()));
+    assert_eq!(
+        pr.load_bound(T0 + 90 * 60, HOUR, 6, &one),
+        Some(T0 + 90 * 60)
+    );
+    assert_eq!(
+        pr.load_bound(T0 + 90 * 60, HOUR, 7, &one),
+        Some(T0 + 2 * HOUR)
+    );
+}
