@@ -465,6 +465,35 @@ struct Scratch {
 pub struct FitCache {
     /// By (task, duration), the most recently used last; per node.
     entries: Vec<(FitShape, Vec<Option<NodeFits>>)>,
+    reuse: Reuse,
+}
+
+/// Node offers reused and not found (or no longer holding), halved now and
+/// then: where offers are hardly ever reused (a reservation for every job,
+/// each changing the lines the next one searches), making and keeping
+/// them costs more than it saves.
+#[derive(Default)]
+struct Reuse {
+    reused: u32,
+    missed: u32,
+}
+
+impl Reuse {
+    /// Counts a reuse (`hit`) or a miss; whether to keep the offer made
+    /// on this miss: while offers are reused once for every eight missed,
+    /// and on one miss in sixteen besides, so that reuse can show again.
+    fn note(&mut self, hit: bool) -> bool {
+        if self.missed >= 1 << 16 {
+            self.missed /= 2;
+            self.reused /= 2;
+        }
+        if hit {
+            self.reused += 1;
+            return true;
+        }
+        self.missed += 1;
+        self.missed < 1024 || self.reused.saturating_mul(8) >= self.missed || self.missed % 16 == 0
+    }
 }
 
 /// A task and a duration: what a node's offer depends on besides its line.
@@ -484,7 +513,12 @@ const HORIZON: Secs = 3600;
 
 impl FitCache {
     /// The per-node entries of a shape, `nodes` long.
-    fn entry(&mut self, task: Resources, d: Secs, nodes: usize) -> &mut Vec<Option<NodeFits>> {
+    fn entry(
+        &mut self,
+        task: Resources,
+        d: Secs,
+        nodes: usize,
+    ) -> (&mut Vec<Option<NodeFits>>, &mut Reuse) {
         let key = (task, d);
         match self.entries.iter().position(|e| e.0 == key) {
             Some(i) => {
@@ -500,7 +534,7 @@ impl FitCache {
         }
         let v = &mut self.entries.last_mut().expect("pushed above").1;
         v.resize_with(nodes, || None);
-        v
+        (v, &mut self.reuse)
     }
 }
 
@@ -1312,8 +1346,8 @@ impl Profile {
                     }
                     until = from.saturating_add(d.max(HORIZON));
                 }
-                let slot = slots.as_deref_mut().map(|v| &mut v[n as usize]);
-                let Some(slot) = slot else {
+                let slot = slots.as_mut().map(|(v, r)| (&mut v[n as usize], &mut **r));
+                let Some((slot, reuse)) = slot else {
                     cut |= self.node_events(
                         n,
                         pos,
@@ -1327,9 +1361,12 @@ impl Profile {
                     );
                     continue;
                 };
-                if !slot.as_ref().is_some_and(|f| f.holds(segs, from)) {
-                    if segs.len() > LONG_LINE || segs.iter().any(|s| s.cells.len() != 1) {
-                        // Long, or claims (admission decides): nothing is kept.
+                let holds = slot.as_ref().is_some_and(|f| f.holds(segs, from));
+                let keep = reuse.note(holds);
+                if !holds {
+                    if !keep || segs.len() > LONG_LINE || segs.iter().any(|s| s.cells.len() != 1) {
+                        // Hardly ever reused, long, or claims (admission
+                        // decides): nothing is kept.
                         *slot = None;
                         cut |= self.node_events(
                             n,
@@ -1527,11 +1564,19 @@ impl Profile {
         // Tasks fitting in each segment on its own.
         let g = &mut scratch.g;
         g.clear();
-        g.extend((0..segs.len()).map(|i| {
-            let s = st(i);
-            req.task
-                .times_fits_in(&self.seg_free(&segs[i], adm, s, s.saturating_add(d)))
-        }));
+        g.extend(
+            segs.iter()
+                .enumerate()
+                .map(|(i, seg)| match &seg.cells[..] {
+                    // Most segments: the unclaimed cell alone, free to every job.
+                    [only] if only.stack == UNCLAIMED => req.task.times_fits_in(&only.free()),
+                    _ => {
+                        let s = st(i);
+                        req.task
+                            .times_fits_in(&self.seg_free(seg, adm, s, s.saturating_add(d)))
+                    }
+                }),
+        );
         let slow = !critical.is_empty();
         start_candidates(segs, from, d, critical, &mut scratch.cands);
         let keep = scratch.cands.partition_point(|&t| t < until);

@@ -569,3 +569,23 @@ fn the_load_bounds_the_start_by_the_whole_clusters_room() {
         Some(T0 + 2 * HOUR)
     );
 }
+
+#[test]
+fn node_offers_are_kept_only_while_they_are_reused() {
+    let mut r = Reuse::default();
+    // The first misses keep what they make.
+    assert!((0..1023).all(|_| r.note(false)));
+    // Never reused: one miss in sixteen keeps its offer, to look again.
+    let kept = (0..1600).filter(|_| r.note(false)).count();
+    assert_eq!(kept, 100);
+    // Reused again: kept on every miss once reuse is one in eight.
+    for _ in 0..400 {
+        r.note(true);
+    }
+    assert!(r.note(false) && r.note(false));
+    // The counts are halved before they overflow.
+    for _ in 0..200_000 {
+        r.note(false);
+    }
+    assert!(r.missed <= 1 << 16);
+}
