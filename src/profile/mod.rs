@@ -1346,8 +1346,24 @@ impl Profile {
                     }
                     until = from.saturating_add(d.max(HORIZON));
                 }
-                let slot = slots.as_mut().map(|(v, r)| (&mut v[n as usize], &mut **r));
-                let Some((slot, reuse)) = slot else {
+                // The node's offer, from the cache or made for it; none
+                // where nothing is kept: without a cache, where offers are
+                // hardly ever reused, on a long line, or with claims
+                // (admission decides).
+                let fits = slots.as_mut().and_then(|(v, reuse)| {
+                    let slot = &mut v[n as usize];
+                    let holds = slot.as_ref().is_some_and(|f| f.holds(segs, from));
+                    if !reuse.note(holds)
+                        || (!holds
+                            && (segs.len() > LONG_LINE || segs.iter().any(|s| s.cells.len() != 1)))
+                    {
+                        *slot = None;
+                    } else if !holds {
+                        *slot = Some(NodeFits::new(segs, &req.task, from, d, &mut scratch));
+                    }
+                    slot.as_ref()
+                });
+                let Some(fits) = fits else {
                     cut |= self.node_events(
                         n,
                         pos,
@@ -1361,29 +1377,6 @@ impl Profile {
                     );
                     continue;
                 };
-                let holds = slot.as_ref().is_some_and(|f| f.holds(segs, from));
-                let keep = reuse.note(holds);
-                if !holds {
-                    if !keep || segs.len() > LONG_LINE || segs.iter().any(|s| s.cells.len() != 1) {
-                        // Hardly ever reused, long, or claims (admission
-                        // decides): nothing is kept.
-                        *slot = None;
-                        cut |= self.node_events(
-                            n,
-                            pos,
-                            req,
-                            adm,
-                            from,
-                            d,
-                            until,
-                            &mut scratch,
-                            &mut events,
-                        );
-                        continue;
-                    }
-                    *slot = Some(NodeFits::new(segs, &req.task, from, d, &mut scratch));
-                }
-                let fits = slot.as_ref().expect("filled above");
                 let before = events.len();
                 fits.events(req, from, pos, &mut events);
                 if cfg!(debug_assertions) {
