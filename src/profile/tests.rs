@@ -495,6 +495,7 @@ proptest! {
     fn the_search_on_long_timelines_finds_the_first_start(
         jobs in prop::collection::vec((0u32..3, 0i64..96, 1i64..24, 1u32..9), 20..120),
         gone in prop::collection::vec(0u32..120, 0..10),
+        claims in prop::collection::vec((0u32..3, 0i64..96, 1i64..24, 1u32..6), 0..6),
         advance in 0i64..24,
         asks in prop::collection::vec((1u32..40, 1u32..5, 1i64..48, 0i64..48, prop::option::of(1u32..4)), 1..8),
     ) {
@@ -505,11 +506,18 @@ proptest! {
             let _ = pr.add_job(node, job(j as JobIdx, T0 + at * 600, T0 + (at + len) * 600, tasks), &Unreserved);
         }
         prop_assert_eq!(pr.load.get(), Some(&pr.load_from_lines()));
+        // Claims move capacity and the jobs they admit between cells: the
+        // load stays what it was.
+        for &(node, at, len, procs) in &claims {
+            pr.add_claim(node, 0, T0 + at * 600, T0 + (at + len) * 600, p(procs), ClaimMode::MayStack, &|j| j % 3 == 0);
+        }
+        prop_assert_eq!(pr.load.get(), Some(&pr.load_from_lines()));
         for &j in &gone {
             for n in 0..3 {
                 pr.remove_job(n, j);
             }
         }
+        pr.remove_claim(1, 0);
         prop_assert_eq!(pr.load.get(), Some(&pr.load_from_lines()));
         let now = T0 + advance * 600;
         pr.advance(now);
