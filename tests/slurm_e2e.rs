@@ -380,6 +380,10 @@ struct Spec<'a> {
     /// Slurm's own scheduler left on (no sched_interval=-1,defer): the
     /// fallback, where job_submit/maui holds every new job.
     slurm_scheduler_on: bool,
+    /// Slurm's own scheduler alone, no plugin of ours: the SchedulerType
+    /// and SchedulerParameters ("": Slurm's defaults) to run (a baseline
+    /// for measurements, scenario 8's MAUISCHED_S8_BASELINE).
+    slurm_own: Option<(&'a str, &'a str)>,
 }
 
 impl Default for Spec<'_> {
@@ -392,6 +396,7 @@ impl Default for Spec<'_> {
             extra: &[],
             library: None,
             slurm_scheduler_on: false,
+            slurm_own: None,
         }
     }
 }
@@ -495,23 +500,21 @@ impl Cluster {
         );
         let nodes = spec.nodes.to_string();
         let owner = std::process::id().to_string();
-        let mut args = vec![
-            "start",
-            &b,
-            &nodes,
-            "--sched",
-            "sched/maui",
-            "--job-submit",
-            "maui",
-            "--plugin-dir",
-            setup.plugins.to_str().unwrap(),
-            "--sched-params",
-            &params,
-            "--owner-pid",
-            &owner,
-            "--max-life",
-            "1200",
-        ];
+        let mut args = vec!["start", &b, &nodes];
+        match spec.slurm_own {
+            Some((sched, params)) => args.extend(["--sched", sched, "--sched-params", params]),
+            None => args.extend([
+                "--sched",
+                "sched/maui",
+                "--job-submit",
+                "maui",
+                "--plugin-dir",
+                setup.plugins.to_str().unwrap(),
+                "--sched-params",
+                &params,
+            ]),
+        }
+        args.extend(["--owner-pid", &owner, "--max-life", "1200"]);
         if let Some(s) = spec.node_spec {
             args.extend(["--node-spec", s]);
         }
@@ -531,7 +534,7 @@ impl Cluster {
         };
         ok(started, "cluster.sh start");
         // sched/maui is up once it has run its first iteration.
-        if spec.library.is_none() {
+        if spec.library.is_none() && spec.slurm_own.is_none() {
             c.wait_log("sched/maui: iteration 1:", 60);
             say(&format!(
                 "slurm_e2e {name}: {} nodes up, sched/maui iterating",
@@ -1660,8 +1663,8 @@ fn log_stamp(line: &str, utc_offset: i64) -> Option<f64> {
 
 /// Per node, the time from `begin` to its first allocation and from each
 /// job's completion to the node's next allocation, from slurmctld's log;
-/// sorted.
-fn rm_start_latencies(log: &str, begin: f64) -> Vec<f64> {
+/// sorted, all of them and those after a completion only.
+fn rm_start_latencies(log: &str, begin: f64) -> (Vec<f64>, Vec<f64>) {
     let utc_offset: i64 = ok(run(10, Path::new("date"), &["+%z"]), "date +%z")
         .trim()
         .parse::<i64>()
@@ -1698,33 +1701,56 @@ fn rm_start_latencies(log: &str, begin: f64) -> Vec<f64> {
             }
         }
     }
-    let mut lat = Vec::new();
+    let (mut lat, mut after) = (Vec::new(), Vec::new());
     for allocs in by_node.values() {
         let mut prev: Option<&String> = None;
         for (t, j) in allocs {
-            let from = match prev {
-                None => begin,
-                Some(p) => *done
-                    .get(p)
-                    .unwrap_or_else(|| panic!("job {p} never completed")),
-            };
-            lat.push(t - from);
+            match prev {
+                None => lat.push(t - begin),
+                Some(p) => {
+                    let done = done
+                        .get(p)
+                        .unwrap_or_else(|| panic!("job {p} never completed"));
+                    lat.push(t - done);
+                    after.push(t - done);
+                }
+            }
             prev = Some(j);
         }
     }
     lat.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    lat
+    after.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    (lat, after)
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
+/// Scenario 8. With `MAUISCHED_S8_BASELINE=sched/builtin` (or another
+/// SchedulerType) the same burst runs under Slurm's own scheduler alone,
+/// for comparison, with the SchedulerParameters of
+/// `MAUISCHED_S8_BASELINE_PARAMS` (default: none, Slurm's defaults). Its
+/// main scheduler runs after completions (at most every batch_sched_delay,
+/// 3 s by default), but the begin time passing waits for its periodic pass
+/// (sched_interval, 60 s by default): compare the latencies after a
+/// completion.
 #[test]
 fn s8_thousand_jobs_on_64_nodes() {
     let _serial = serial();
     let Some(setup) = setup() else { return };
-    let mut c = Cluster::start(setup, "s8", Spec::burst());
+    let baseline = std::env::var("MAUISCHED_S8_BASELINE")
+        .ok()
+        .filter(|s| !s.is_empty());
+    let baseline_params = std::env::var("MAUISCHED_S8_BASELINE_PARAMS").unwrap_or_default();
+    let mut c = Cluster::start(
+        setup,
+        "s8",
+        Spec {
+            slurm_own: baseline.as_deref().map(|s| (s, baseline_params.as_str())),
+            ..Spec::burst()
+        },
+    );
     // 1,000 whole-node jobs (16 CPUs each) of 1-3 s, half per user, all
     // eligible at the same moment T: 64 start at T, then each node takes
     // the next job as soon as it frees.
@@ -1788,12 +1814,45 @@ fn s8_thousand_jobs_on_64_nodes() {
     // (the node is free) or T to its "Allocate" of the node's next
     // job (the job has started as far as the RM goes; the latencies above
     // add slurmd's launch of the script on this loaded host).
-    let rm_lat = rm_start_latencies(&c.ctld_log(), begin as f64);
+    let (rm_lat, rm_after) = rm_start_latencies(&c.ctld_log(), begin as f64);
     assert_eq!(
         rm_lat.len(),
         1000,
         "an allocation per job in slurmctld's log"
     );
+    let quartiles = |v: &[f64]| {
+        format!(
+            "p50 {:.2} s, p90 {:.2} s, p99 {:.2} s, max {:.2} s",
+            percentile(v, 0.5),
+            percentile(v, 0.9),
+            percentile(v, 0.99),
+            v[v.len() - 1]
+        )
+    };
+    let after_completion = format!(
+        "after a completion ({} starts): {}",
+        rm_after.len(),
+        quartiles(&rm_after)
+    );
+    if let Some(sched) = &baseline {
+        say(&format!(
+            "slurm_e2e s8 under {sched} (Slurm's own), SchedulerParameters={}: \
+             all done {:.1} s after T; start latency in slurmctld {after_completion}; \
+             the last node's first job started {:.1} s after T (its periodic pass)",
+            if baseline_params.is_empty() {
+                "(Slurm's defaults)"
+            } else {
+                &baseline_params
+            },
+            runs.iter().map(|r| r.2).fold(0.0, f64::max) - begin as f64,
+            by_node
+                .values()
+                .map(|v| v[0].0 - begin as f64)
+                .fold(0.0, f64::max),
+        ));
+        c.stop();
+        return;
+    }
     let starts = c.starts();
     let started: std::collections::BTreeSet<&str> =
         starts.iter().map(|(j, _, _)| j.as_str()).collect();
@@ -1828,24 +1887,17 @@ fn s8_thousand_jobs_on_64_nodes() {
     let last_end = runs.iter().map(|r| r.2).fold(0.0, f64::max);
     say(&format!(
         "slurm_e2e s8: 1000 jobs submitted in {submit_s:.1} s, all done {:.1} s after T (in {:.1} s); \
-         start latency in slurmctld (node free -> allocated) over {} starts: p50 {:.2} s, p90 {:.2} s, \
-         p99 {:.2} s, max {:.2} s ({rm_within_2s} within 2 s); \
-         in the jobs (previous script's end -> next script's start) over {} starts: p50 {:.2} s, \
-         p90 {:.2} s, p99 {:.2} s, max {:.2} s \
+         start latency in slurmctld (node free -> allocated) over {} starts: {} ({rm_within_2s} \
+         within 2 s), {after_completion}; \
+         in the jobs (previous script's end -> next script's start) over {} starts: {} \
          ({within_2s} within 2 s); {} iterations: engine p50 {:.0} ms, max {:.0} ms; \
          whole iteration p50 {:.0} ms, max {:.0} ms; slowest: {slowest}",
         last_end - begin as f64,
         t_run.elapsed().as_secs_f64(),
         rm_lat.len(),
-        percentile(&rm_lat, 0.5),
-        percentile(&rm_lat, 0.9),
-        percentile(&rm_lat, 0.99),
-        rm_lat[rm_lat.len() - 1],
+        quartiles(&rm_lat),
         lat.len(),
-        percentile(&lat, 0.5),
-        percentile(&lat, 0.9),
-        percentile(&lat, 0.99),
-        lat[lat.len() - 1],
+        quartiles(&lat),
         engine.len(),
         percentile(&engine, 0.5),
         engine[engine.len() - 1],
