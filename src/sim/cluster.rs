@@ -7,7 +7,8 @@
 //!   resources as `gres=gpu:4`, `gres=gpu:a100:4` or `gres=gpu:2,tape:1`), specified in
 //!   `docs/cluster-format.md` and read by [`parse_cluster`];
 //! - Maui's resource traces ([`crate::sim::mauitrace`]), recognised by their
-//!   first word `COMPUTENODE`;
+//!   first word: `COMPUTENODE`, or `VERSION` of the `VERSION 230` line
+//!   Maui writes first;
 //! - a cluster synthesised from an SWF header's `MaxNodes`/`MaxProcs` when no
 //!   file is given ([`synthesize`]).
 
@@ -197,7 +198,8 @@ pub fn size_mb(v: &str) -> Result<u64, String> {
 }
 
 /// Reads a cluster file (plain or gzip): Maui resource trace when its first
-/// word is `COMPUTENODE`, the cluster text format otherwise.
+/// word is `COMPUTENODE` or `VERSION` (Maui's `VERSION 230` line), the
+/// cluster text format otherwise.
 pub fn load_cluster(path: &Path) -> Result<Vec<Node>, InputError> {
     let name = path.display().to_string();
     let text = input::read_to_string(input::open(path)?, &name)?;
@@ -213,7 +215,7 @@ pub fn parse_any(text: &str, file: &str) -> Result<Vec<Node>, InputError> {
     let is_trace = first.is_some_and(|l| {
         l.split_whitespace()
             .next()
-            .is_some_and(|w| w.eq_ignore_ascii_case("COMPUTENODE"))
+            .is_some_and(|w| w.eq_ignore_ascii_case("COMPUTENODE") || w.starts_with("VERSION"))
     });
     if !is_trace {
         return parse_cluster(text, file);

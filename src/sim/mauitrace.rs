@@ -3,7 +3,10 @@
 //! fields, section 16.3).
 //!
 //! Both are whitespace-separated; `[NONE]` marks an empty value; lists are
-//! written `[a][b]`; lines starting with `#` and blank lines are comments.
+//! written `[a][b]`; as in Maui 3.3's readers (`MTrace.c`), a `#` begins a
+//! comment wherever it is, and a line beginning with `VERSION` gives the
+//! trace version, which must be 230, the only one Maui 3.3 reads and the
+//! one it writes first in its traces (`VERSION 230`).
 //! The guide's own workload sample predates its table in places: it writes
 //! `0` where a name is absent (QOS, account, partition, resource manager) and
 //! a numeric flag word in the flags field. The reader accepts both: `0` in
@@ -607,6 +610,59 @@ pub fn resource_nodes(records: &[ResourceRecord]) -> Vec<Node> {
     out
 }
 
+/// The trace version Maui 3.3 writes and reads (`VERSION 230`, the
+/// `DEFAULT_*_TRACE_VERSION` of its `include/msched.h`): its readers load
+/// records of no other version.
+pub const TRACE_VERSION: i64 = 230;
+
+/// A Maui trace line with its comment cut off: Maui's readers end a line
+/// at its first `#`, wherever it is.
+pub(crate) fn uncommented(line: &[u8]) -> &[u8] {
+    match line.iter().position(|&b| b == b'#') {
+        Some(i) => &line[..i],
+        None => line,
+    }
+}
+
+/// Whether `t` (an uncommented line, leading blanks removed) is a version
+/// line, `VERSION 230`, as Maui 3.3's readers recognise one (the line
+/// begins with `VERSION`); if so, whether its version is one they read.
+/// Maui takes the number after `VERSION` and one character (with
+/// `strtol`, so `0x` and a leading `0` change the base), and assumes 230
+/// when that is below 100; that case is an error here, as is any version
+/// but 230, whose records Maui skips one by one.
+pub(crate) fn version_line(t: &[u8]) -> Option<Result<(), String>> {
+    let rest = t.strip_prefix(b"VERSION")?;
+    let token = rest
+        .get(1..)
+        .and_then(|r| input::fields(r).next())
+        .map(|(_, f)| String::from_utf8_lossy(f).into_owned());
+    let Some(token) = token else {
+        return Some(Err(format!(
+            "a version line without a version: Maui's traces begin with VERSION {TRACE_VERSION}"
+        )));
+    };
+    let number = if let Some(h) = token
+        .strip_prefix("0x")
+        .or_else(|| token.strip_prefix("0X"))
+    {
+        i64::from_str_radix(h, 16).ok()
+    } else if token.len() > 1 && token.starts_with('0') {
+        i64::from_str_radix(&token[1..], 8).ok()
+    } else {
+        token.parse::<i64>().ok()
+    };
+    Some(match number {
+        Some(TRACE_VERSION) => Ok(()),
+        Some(v) if v >= 100 => Err(format!(
+            "trace version {v}: Maui 3.3 reads only version {TRACE_VERSION} records, and so does mauisched"
+        )),
+        _ => Err(format!(
+            "version \"{token}\" is not a trace version: Maui's traces begin with VERSION {TRACE_VERSION}"
+        )),
+    })
+}
+
 fn read_lines<R: BufRead, T>(
     r: R,
     file: &str,
@@ -618,8 +674,17 @@ fn read_lines<R: BufRead, T>(
     let mut lines = LineReader::new(r);
     while let Some(l) = lines.next_line().map_err(|e| InputError::io(file, e))? {
         stats.lines += 1;
+        let l = uncommented(l);
         let t = l.trim_ascii_start();
-        if t.is_empty() || t[0] == b'#' {
+        if t.is_empty() {
+            stats.comments += 1;
+            continue;
+        }
+        if let Some(v) = version_line(t) {
+            // Every record after a version Maui does not read would be
+            // misread: an error even with --lenient.
+            let col = 1 + (l.len() - t.len()) as u32;
+            v.map_err(|m| InputError::syntax(file, lines.line, col, m))?;
             stats.comments += 1;
             continue;
         }

@@ -485,3 +485,119 @@ fn resource_field_18_may_list_generic_resources() {
         e.message
     );
 }
+
+#[test]
+fn traces_as_maui_writes_them_with_the_version_line_and_comments_anywhere() {
+    // Maui 3.3 writes `VERSION 230` first (MStats.c) and ends a line at
+    // its first `#` (MTrace.c); both readers take that.
+    let text = format!(
+        "VERSION 230\n{WORKLOAD_SAMPLE}   # the guide's sample\n  # a comment\n{}\n",
+        full_line()
+    );
+    let mut stats = ReadStats::default();
+    let mut ids = Vec::new();
+    read_workload(
+        text.as_bytes(),
+        "w",
+        ReadOptions::default(),
+        &mut stats,
+        |r| ids.push(r.id.clone()),
+    )
+    .unwrap();
+    assert_eq!(ids, vec!["SP02.2343.0", "job.42"]);
+    assert_eq!((stats.lines, stats.records, stats.comments), (4, 2, 2));
+
+    // strtol's bases, as Maui reads the number.
+    for v in [
+        "VERSION 230",
+        "VERSION 0xE6",
+        "VERSION 0346",
+        "  VERSION 230 # x",
+    ] {
+        let text = format!("{v}\n{WORKLOAD_SAMPLE}\n");
+        let mut stats = ReadStats::default();
+        read_workload(
+            text.as_bytes(),
+            "w",
+            ReadOptions::default(),
+            &mut stats,
+            |_| {},
+        )
+        .unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_eq!(stats.records, 1, "{v}");
+    }
+
+    // Another version: Maui skips every record after it; here it is an
+    // error naming the line, with --lenient too.
+    for (v, col, msg) in [
+        (
+            "VERSION 231",
+            1,
+            "trace version 231: Maui 3.3 reads only version 230 records, and so does mauisched",
+        ),
+        (
+            "VERSION",
+            1,
+            "a version line without a version: Maui's traces begin with VERSION 230",
+        ),
+        (
+            "  VERSION x",
+            3,
+            "version \"x\" is not a trace version: Maui's traces begin with VERSION 230",
+        ),
+    ] {
+        let text = format!("# workload\n{v}\n{WORKLOAD_SAMPLE}\n");
+        for lenient in [false, true] {
+            let mut stats = ReadStats::default();
+            let err = read_workload(
+                text.as_bytes(),
+                "w.trace",
+                ReadOptions { lenient },
+                &mut stats,
+                |_| {},
+            )
+            .unwrap_err();
+            assert_eq!(err.to_string(), format!("w.trace:2:{col}: {msg}"));
+        }
+    }
+
+    // A resource trace: the version line, and `[NONE]` in field 18 (no
+    // generic resources; Maui 3.3 reads that field as the node's list).
+    let node = RESOURCE_SAMPLE.replace(" 1.67 [NONE]", " [NONE] [NONE]");
+    let text = format!("VERSION 230\n{node} # node 8\n");
+    let (recs, stats) = read_resources(text.as_bytes(), "r", ReadOptions::default()).unwrap();
+    assert_eq!((stats.records, stats.comments), (1, 1));
+    assert_eq!(recs[0].speed, 1.0);
+    assert!(recs[0].gres.is_empty());
+    let nodes = crate::sim::cluster::parse_any(&text, "r").unwrap();
+    assert_eq!(nodes.len(), 1);
+    assert_eq!(nodes[0].name, "cluster008");
+    assert_eq!(nodes[0].configured.procs, 2);
+}
+
+#[test]
+fn a_workload_file_with_the_version_line_is_detected_as_maui_s() {
+    let dir = std::env::temp_dir().join(format!("mauisched-mauiversion-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("workload.trace");
+    crate::util::atomic_write(&p, format!("VERSION 230\n{WORKLOAD_SAMPLE}\n").as_bytes()).unwrap();
+    assert_eq!(
+        crate::sim::workload::detect_format(&p).unwrap(),
+        crate::sim::workload::TraceFormat::MauiWorkload
+    );
+    let w = crate::sim::workload::load_path(&p, ReadOptions::default(), &MapOptions::default())
+        .unwrap();
+    assert_eq!(w.jobs.len(), 1);
+    let bad = dir.join("v231.trace");
+    crate::util::atomic_write(&bad, format!("VERSION 231\n{WORKLOAD_SAMPLE}\n").as_bytes())
+        .unwrap();
+    let err = crate::sim::workload::load_path(
+        &bad,
+        ReadOptions { lenient: true },
+        &MapOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("v231.trace:1:1: trace version 231"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

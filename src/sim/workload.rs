@@ -482,14 +482,24 @@ pub fn load_maui_workload<R: BufRead>(
 }
 
 /// The format of a workload file, from its first data line: 18 fields is
-/// SWF, 44 a Maui workload trace.
+/// SWF, 44 a Maui workload trace (whose `VERSION 230` line, and comments
+/// from a `#` to the end of a line, are skipped).
 pub fn detect_format(path: &Path) -> Result<TraceFormat, InputError> {
     let name = path.display().to_string();
     let mut lines = LineReader::new(input::open(path)?);
     while let Some(l) = lines.next_line().map_err(|e| InputError::io(&name, e))? {
         let t = l.trim_ascii_start();
-        if t.is_empty() || t[0] == b';' || t[0] == b'#' {
+        if t.is_empty() || t[0] == b';' {
             continue;
+        }
+        let l = mauitrace::uncommented(l);
+        let t = l.trim_ascii_start();
+        if t.is_empty() {
+            continue;
+        }
+        if mauitrace::version_line(t).is_some() {
+            // Read (and refused if need be) with the records.
+            return Ok(TraceFormat::MauiWorkload);
         }
         return match input::fields(l).count() {
             18 => Ok(TraceFormat::Swf),
