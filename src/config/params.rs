@@ -149,10 +149,10 @@ scalar_params! {
     targ_cap: f64 = 0.0 => ["TARGCAP", "TARGETCAP"] partition;
     /// Cap on the pre-weighted usage component.
     usage_cap: f64 = 0.0 => ["USAGECAP"] partition;
-    /// Allow negative job priorities (otherwise priorities are at least 1).
+    /// Allow negative job priorities (without it, or REJECTNEGPRIOJOBS, priorities are at least 1).
     enable_neg_job_priority: bool = false => ["ENABLENEGJOBPRIORITY"] partition;
-    /// Refuse to start jobs whose priority is negative.
-    reject_neg_prio_jobs: bool = true => ["REJECTNEGPRIOJOBS"] partition;
+    /// Refuse to start jobs whose priority is negative (FALSE as in Maui 3.3's code; its guide says TRUE).
+    reject_neg_prio_jobs: bool = false => ["REJECTNEGPRIOJOBS"] partition;
     /// Which throttling policies a job must meet to accrue queue time.
     job_prio_accrual_policy: JobPrioAccrualPolicy = JobPrioAccrualPolicy::QueuePolicy => ["JOBPRIOACCRUALPOLICY"];
     /// Smallest walltime used in the expansion factor (-1: none).

@@ -106,7 +106,9 @@ fn defaults_follow_the_parameter_reference() {
     assert_eq!(p.job_prio_accrual_policy, JobPrioAccrualPolicy::QueuePolicy);
     assert_eq!((p.fs_interval.0, p.fs_depth, p.fs_decay.0), (DAY, 7, 1.0));
     assert_eq!((p.res_depth, p.backfill_depth), (24, 0));
-    assert!(!p.enable_neg_job_priority && p.reject_neg_prio_jobs);
+    // Maui 3.3's code (include/moab.h): both FALSE; its guide says TRUE
+    // for REJECTNEGPRIOJOBS.
+    assert!(!p.enable_neg_job_priority && !p.reject_neg_prio_jobs);
     assert_eq!(p.xf_min_wclimit.0, None);
     assert_eq!(p.system_default_job_walltime.0, 10 * DAY);
     assert_eq!(p.rm_poll_interval.0, 60);

@@ -12,11 +12,12 @@
 //! means "no cap"; caps bound from above only (`MIN`), as the guide writes them.
 //!
 //! The sum is rounded to an integer and bounded: at most [`MAX_PRIO_VAL`];
-//! at least 1 unless ENABLENEGJOBPRIORITY is set (then at least
+//! at least 1 unless ENABLENEGJOBPRIORITY or REJECTNEGPRIOJOBS is set (then at least
 //! `-MAX_PRIO_VAL`, standing in for Maui's "-INFINITY" so the value stays an
 //! integer and below every system priority). A system priority set with
 //! `setspri` replaces the computed value by `MAX_PRIO_VAL + SPRIO`, which is
 //! above any calculated priority (guide 5.1.1 and 5.1.5). REJECTNEGPRIOJOBS
+//! (FALSE by default, as in Maui 3.3's code, though its guide says TRUE)
 //! marks a job whose final priority is negative as not startable.
 //!
 //! Everything here is pure: time comes in as [`PriorityContext::now`], the
@@ -884,12 +885,15 @@ fn usage_component(
     )
 }
 
-/// The sum of the components rounded and bounded (ENABLENEGJOBPRIORITY),
-/// and the priority that counts: a system priority (setspri) puts the job
-/// above every calculated one.
+/// The sum of the components rounded and bounded, and the priority that
+/// counts: a system priority (setspri) puts the job above every calculated
+/// one. The lower bound is 1 unless ENABLENEGJOBPRIORITY or
+/// REJECTNEGPRIOJOBS is set, as in Maui 3.3's `MJobGetStartPriority`
+/// (MPriority.c): with REJECTNEGPRIOJOBS alone a priority may still go
+/// negative, and the job is then refused.
 #[inline(always)]
 fn final_priority(p: &Params, job: &Job, raw: f64) -> (i64, i64) {
-    let lower = if p.enable_neg_job_priority {
+    let lower = if p.enable_neg_job_priority || p.reject_neg_prio_jobs {
         -MAX_PRIO_VAL
     } else {
         1

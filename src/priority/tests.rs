@@ -75,19 +75,46 @@ fn fairshare_component_follows_the_guide_example() {
     assert_eq!(b.component(ComponentKind::Fs).contribution, -25_000.0);
     assert_eq!(b.raw, -25_000.0, "nothing else contributes");
     assert_eq!(b.priority, -25_000);
-    assert!(b.rejected_negative, "REJECTNEGPRIOJOBS defaults to TRUE");
+    assert!(
+        !b.rejected_negative,
+        "REJECTNEGPRIOJOBS defaults to FALSE, as in Maui 3.3's code"
+    );
     let d = b.fs.iter().find(|d| d.kind == CredKind::Qos).unwrap();
     assert_eq!(d.usage, Some(25.0));
     assert_eq!(d.target.unwrap().mode, FsTargetMode::Floor);
 }
 
 #[test]
-fn negative_priorities_need_enablenegjobpriority() {
+fn negative_priorities_follow_maui_3_3s_rule() {
+    // MJobGetStartPriority (MPriority.c): the priority is at least 1 only
+    // when both ENABLENEGJOBPRIORITY and REJECTNEGPRIOJOBS are FALSE; a
+    // job is refused when REJECTNEGPRIOJOBS is TRUE and its priority
+    // negative (MPolicy.c).
     let (c, usage, j) = fairshare_example("");
     let b = job_priority(&ctx(&c, &usage), &j, 0);
     assert_eq!(b.raw, -25_000.0);
-    assert_eq!(b.priority, 1, "lower bound 1 without ENABLENEGJOBPRIORITY");
+    assert_eq!(b.priority, 1, "lower bound 1 by default");
     assert!(!b.rejected_negative);
+
+    let (c, usage, j) = fairshare_example(
+        "REJECTNEGPRIOJOBS TRUE
+",
+    );
+    let b = job_priority(&ctx(&c, &usage), &j, 0);
+    assert_eq!(
+        b.priority, -25_000,
+        "no lower bound of 1 once jobs may be refused"
+    );
+    assert!(b.rejected_negative);
+
+    let (c, usage, j) = fairshare_example(
+        "ENABLENEGJOBPRIORITY TRUE
+REJECTNEGPRIOJOBS TRUE
+",
+    );
+    let b = job_priority(&ctx(&c, &usage), &j, 0);
+    assert_eq!(b.priority, -25_000);
+    assert!(b.rejected_negative);
 
     let (c, usage, j) = fairshare_example("ENABLENEGJOBPRIORITY TRUE\nREJECTNEGPRIOJOBS FALSE\n");
     let b = job_priority(&ctx(&c, &usage), &j, 0);
