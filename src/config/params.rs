@@ -155,8 +155,8 @@ scalar_params! {
     reject_neg_prio_jobs: bool = false => ["REJECTNEGPRIOJOBS"] partition;
     /// Which throttling policies a job must meet to accrue queue time.
     job_prio_accrual_policy: JobPrioAccrualPolicy = JobPrioAccrualPolicy::QueuePolicy => ["JOBPRIOACCRUALPOLICY"];
-    /// Smallest walltime used in the expansion factor (-1: none).
-    xf_min_wclimit: Limit = Limit(None) => ["XFMINWCLIMIT"];
+    /// Smallest walltime used in the expansion factor (-1: none; 2 minutes by default, as in Maui 3.3's code).
+    xf_min_wclimit: Limit = Limit(Some(120)) => ["XFMINWCLIMIT"];
     // ---- fairshare -------------------------------------------------------------
     /// Fairshare usage metric, `%` for ratio-based priority. `DEDICATEDPES` charges generic resources through processor equivalents ([gres.md](gres.md#processor-equivalents-a-gpu-hour-against-a-cpu-hour)).
     fs_policy: FsPolicy = FsPolicy { metric: None, percent: false } => ["FSPOLICY"];

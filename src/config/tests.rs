@@ -109,7 +109,11 @@ fn defaults_follow_the_parameter_reference() {
     // Maui 3.3's code (include/moab.h): both FALSE; its guide says TRUE
     // for REJECTNEGPRIOJOBS.
     assert!(!p.enable_neg_job_priority && !p.reject_neg_prio_jobs);
-    assert_eq!(p.xf_min_wclimit.0, None);
+    assert_eq!(
+        p.xf_min_wclimit.0,
+        Some(120),
+        "Maui 3.3's DEFAULT_XFMINWCLIMIT"
+    );
     assert_eq!(p.system_default_job_walltime.0, 10 * DAY);
     assert_eq!(p.rm_poll_interval.0, 60);
     assert_eq!(p.admin1.0, vec!["root".to_string()]);

@@ -338,11 +338,14 @@ pub fn gres_share(req: &crate::model::GresCounts, total: &crate::model::GresCoun
         })
 }
 
-/// Expansion factor `1 + EFFQUEUETIME / MAX(XFMINWCLIMIT, WALLCLOCKLIMIT)`
-/// (a zero divisor counts as one second).
+/// Expansion factor as Maui 3.3 computes it (`MJobGetStartPriority`,
+/// MPriority.c): `(EFFQUEUETIME + WALLCLOCKLIMIT) / MAX(XFMINWCLIMIT,
+/// WALLCLOCKLIMIT)` (a zero divisor counts as one second). A job shorter
+/// than XFMINWCLIMIT counts as that long: its factor starts below 1 and
+/// grows as a job of XFMINWCLIMIT's would.
 pub fn xfactor(eff_queue_time: Secs, walltime: Secs, xf_min_wclimit: Option<Secs>) -> f64 {
     let div = walltime.max(xf_min_wclimit.unwrap_or(0)).max(1);
-    1.0 + eff_queue_time.max(0) as f64 / div as f64
+    (eff_queue_time.max(0) + walltime.max(0)) as f64 / div as f64
 }
 
 /// Growth rate of the target curve: it doubles every tenth of the target.

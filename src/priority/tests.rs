@@ -207,9 +207,12 @@ fn xfactor_table_of_the_guide() {
 
 #[test]
 fn xfminwclimit_and_xfactorcap() {
-    // XFMINWCLIMIT 0:01:00: a 10 s job counts as a one-minute job.
-    assert_eq!(xfactor(600, 10, Some(60)), 11.0);
+    // XFMINWCLIMIT 0:01:00: a 10 s job counts as a one-minute job, as
+    // Maui 3.3 computes it: (queue time + walltime) / max(limit, walltime).
+    assert_eq!(xfactor(600, 10, Some(60)), 610.0 / 60.0);
+    assert_eq!(xfactor(0, 10, Some(60)), 10.0 / 60.0, "below 1 at first");
     assert_eq!(xfactor(600, 10, None), 61.0);
+    assert_eq!(xfactor(600, 120, Some(60)), 6.0, "the limit only raises");
     let c = cfg("XFACTORWEIGHT 10\nXFACTORCAP 5\nQUEUETIMEWEIGHT 0\n");
     let b = job_priority(&ctx(&c, &NoFairshare), &job("1", "u"), 16 * HOUR_SECS);
     assert_eq!(b.xfactor, 17.0);
