@@ -76,8 +76,8 @@ scalar_params! {
     qos_weight: i64 = 0 => ["QOSWEIGHT"] partition;
     /// Weight of the class priority subcomponent.
     class_weight: i64 = 0 => ["CLASSWEIGHT"] partition;
-    /// Weight of the fairshare component.
-    fs_weight: i64 = 0 => ["FSWEIGHT"] partition;
+    /// Weight of the fairshare component (1 as in Maui 3.3's code; its guide says 0).
+    fs_weight: i64 = 1 => ["FSWEIGHT"] partition;
     /// Weight of user fairshare usage.
     fs_user_weight: i64 = 0 => ["FSUSERWEIGHT", "UFSWEIGHT"] partition;
     /// Weight of group fairshare usage.
@@ -88,8 +88,8 @@ scalar_params! {
     fs_qos_weight: i64 = 0 => ["FSQOSWEIGHT", "QFSWEIGHT"] partition;
     /// Weight of class fairshare usage.
     fs_class_weight: i64 = 0 => ["FSCLASSWEIGHT", "CFSWEIGHT"] partition;
-    /// Weight of the requested-resources component.
-    res_weight: i64 = 0 => ["RESWEIGHT"] partition;
+    /// Weight of the requested-resources component (1 as in Maui 3.3's code; its guide says 0).
+    res_weight: i64 = 1 => ["RESWEIGHT"] partition;
     /// Weight of the requested node count.
     node_weight: i64 = 0 => ["NODEWEIGHT"] partition;
     /// Weight of the requested processor count.
@@ -114,14 +114,14 @@ scalar_params! {
     xfactor_weight: i64 = 0 => ["XFACTORWEIGHT"] partition;
     /// Weight of the backfill bypass count.
     bypass_weight: i64 = 0 => ["BYPASSWEIGHT"] partition;
-    /// Weight of the target-service component.
-    targ_weight: i64 = 0 => ["TARGWEIGHT", "TARGETWEIGHT"] partition;
+    /// Weight of the target-service component (1 as in Maui 3.3's code; its guide says 0).
+    targ_weight: i64 = 1 => ["TARGWEIGHT", "TARGETWEIGHT"] partition;
     /// Weight of the queue-time target subcomponent.
     target_queuetime_weight: i64 = 0 => ["TARGETQUEUETIMEWEIGHT", "TARGETQTWEIGHT"] partition;
     /// Weight of the expansion-factor target subcomponent.
     target_xfactor_weight: i64 = 0 => ["TARGETXFACTORWEIGHT", "TARGETXFWEIGHT"] partition;
-    /// Weight of the usage component (running jobs).
-    usage_weight: i64 = 0 => ["USAGEWEIGHT"] partition;
+    /// Weight of the usage component, running jobs (1 as in Maui 3.3's code; its guide says 0).
+    usage_weight: i64 = 1 => ["USAGEWEIGHT"] partition;
     /// Weight of processor-seconds consumed so far.
     usage_consumed_weight: i64 = 0 => ["USAGECONSUMEDWEIGHT"] partition;
     /// Weight of processor-seconds remaining.

@@ -86,14 +86,31 @@ fn seed_priority_qos_targets_old_and_new_forms() {
 #[test]
 fn defaults_follow_the_parameter_reference() {
     let p = Config::parse("", "maui.cfg").config.params;
+    // Maui 3.3's code (MParSetDefaults, MPar.c): every component weight
+    // 1, every subcomponent weight 0 but QUEUETIMEWEIGHT. Its guide says 0
+    // for FSWEIGHT, RESWEIGHT, TARGWEIGHT and USAGEWEIGHT.
     assert_eq!(
         (
             p.cred_weight,
+            p.fs_weight,
+            p.res_weight,
             p.serv_weight,
-            p.queuetime_weight,
-            p.fs_weight
+            p.targ_weight,
+            p.usage_weight,
         ),
-        (1, 1, 1, 0)
+        (1, 1, 1, 1, 1, 1)
+    );
+    assert_eq!(p.queuetime_weight, 1);
+    assert_eq!(
+        (
+            p.user_weight,
+            p.fs_user_weight,
+            p.proc_weight,
+            p.xfactor_weight,
+            p.target_queuetime_weight,
+            p.usage_consumed_weight,
+        ),
+        (0, 0, 0, 0, 0, 0)
     );
     assert_eq!(p.backfill_policy, BackfillPolicy::FirstFit);
     assert_eq!(p.backfill_metric, BackfillMetric::Procs);

@@ -718,3 +718,20 @@ fn component_discriminants_are_positions() {
         assert_eq!(*kind as usize, k);
     }
 }
+
+#[test]
+fn subcomponent_weights_count_without_their_component_weight_as_in_maui() {
+    // Maui 3.3's code gives every component weight 1 by default
+    // (MParSetDefaults): PROCWEIGHT alone ranks by processors, as a site's
+    // maui.cfg with no RESWEIGHT line expects.
+    let c = cfg("QUEUETIMEWEIGHT 0\nPROCWEIGHT 10\n");
+    let mut j = job("1", "u");
+    j.tasks = 4;
+    let b = job_priority(&ctx(&c, &NoFairshare), &j, 0);
+    assert_eq!(b.component(ComponentKind::Res).contribution, 40.0);
+    assert_eq!(b.priority, 40);
+    // RESWEIGHT 0 turns it off, as in Maui.
+    let c = cfg("QUEUETIMEWEIGHT 0\nPROCWEIGHT 10\nRESWEIGHT 0\n");
+    let b = job_priority(&ctx(&c, &NoFairshare), &j, 0);
+    assert_eq!(b.component(ComponentKind::Res).contribution, 0.0);
+}
