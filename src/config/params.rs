@@ -160,10 +160,10 @@ scalar_params! {
     // ---- fairshare -------------------------------------------------------------
     /// Fairshare usage metric, `%` for ratio-based priority. `DEDICATEDPES` charges generic resources through processor equivalents ([gres.md](gres.md#processor-equivalents-a-gpu-hour-against-a-cpu-hour)).
     fs_policy: FsPolicy = FsPolicy { metric: None, percent: false } => ["FSPOLICY"];
-    /// Length of one fairshare window.
-    fs_interval: Duration = Duration(86_400) => ["FSINTERVAL"];
-    /// Number of fairshare windows considered (at most 32).
-    fs_depth: u32 = 7 => ["FSDEPTH"];
+    /// Length of one fairshare window (12 hours as in Maui 3.3's code; its guide says 24).
+    fs_interval: Duration = Duration(43_200) => ["FSINTERVAL"];
+    /// Number of fairshare windows considered, at most 32 (8 as in Maui 3.3's code; its guide says 7).
+    fs_depth: u32 = 8 => ["FSDEPTH"];
     /// Decay applied per older window.
     fs_decay: Unit = Unit(1.0) => ["FSDECAY"];
     // ---- backfill and reservations --------------------------------------------
