@@ -123,7 +123,10 @@ fn defaults_follow_the_parameter_reference() {
     assert_eq!(p.job_prio_accrual_policy, JobPrioAccrualPolicy::QueuePolicy);
     // Maui 3.3's DEFAULT_FSINTERVAL and DEFAULT_FSDEPTH (include/msched.h);
     // its guide says 24 hours and 7.
-    assert_eq!((p.fs_interval.0, p.fs_depth, p.fs_decay.0), (DAY / 2, 8, 1.0));
+    assert_eq!(
+        (p.fs_interval.0, p.fs_depth, p.fs_decay.0),
+        (DAY / 2, 8, 1.0)
+    );
     assert_eq!((p.res_depth, p.backfill_depth), (24, 0));
     // Maui 3.3's code (include/moab.h): both FALSE; its guide says TRUE
     // for REJECTNEGPRIOJOBS.
