@@ -1820,7 +1820,7 @@ fn s8_thousand_jobs_on_64_nodes() {
         1000,
         "an allocation per job in slurmctld's log"
     );
-    let quartiles = |v: &[f64]| {
+    let percentiles = |v: &[f64]| {
         format!(
             "p50 {:.2} s, p90 {:.2} s, p99 {:.2} s, max {:.2} s",
             percentile(v, 0.5),
@@ -1832,8 +1832,9 @@ fn s8_thousand_jobs_on_64_nodes() {
     let after_completion = format!(
         "after a completion ({} starts): {}",
         rm_after.len(),
-        quartiles(&rm_after)
+        percentiles(&rm_after)
     );
+    let last_end = runs.iter().map(|r| r.2).fold(0.0, f64::max);
     if let Some(sched) = &baseline {
         say(&format!(
             "slurm_e2e s8 under {sched} (Slurm's own), SchedulerParameters={}: \
@@ -1844,7 +1845,7 @@ fn s8_thousand_jobs_on_64_nodes() {
             } else {
                 &baseline_params
             },
-            runs.iter().map(|r| r.2).fold(0.0, f64::max) - begin as f64,
+            last_end - begin as f64,
             by_node
                 .values()
                 .map(|v| v[0].0 - begin as f64)
@@ -1884,7 +1885,6 @@ fn s8_thousand_jobs_on_64_nodes() {
     total.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let within_2s = lat.iter().filter(|l| **l <= 2.0).count();
     let rm_within_2s = rm_lat.iter().filter(|l| **l <= 2.0).count();
-    let last_end = runs.iter().map(|r| r.2).fold(0.0, f64::max);
     say(&format!(
         "slurm_e2e s8: 1000 jobs submitted in {submit_s:.1} s, all done {:.1} s after T (in {:.1} s); \
          start latency in slurmctld (node free -> allocated) over {} starts: {} ({rm_within_2s} \
@@ -1895,9 +1895,9 @@ fn s8_thousand_jobs_on_64_nodes() {
         last_end - begin as f64,
         t_run.elapsed().as_secs_f64(),
         rm_lat.len(),
-        quartiles(&rm_lat),
+        percentiles(&rm_lat),
         lat.len(),
-        quartiles(&lat),
+        percentiles(&lat),
         engine.len(),
         percentile(&engine, 0.5),
         engine[engine.len() - 1],

@@ -96,10 +96,7 @@ fn negative_priorities_follow_maui_3_3s_rule() {
     assert_eq!(b.priority, 1, "lower bound 1 by default");
     assert!(!b.rejected_negative);
 
-    let (c, usage, j) = fairshare_example(
-        "REJECTNEGPRIOJOBS TRUE
-",
-    );
+    let (c, usage, j) = fairshare_example("REJECTNEGPRIOJOBS TRUE\n");
     let b = job_priority(&ctx(&c, &usage), &j, 0);
     assert_eq!(
         b.priority, -25_000,
@@ -107,11 +104,7 @@ fn negative_priorities_follow_maui_3_3s_rule() {
     );
     assert!(b.rejected_negative);
 
-    let (c, usage, j) = fairshare_example(
-        "ENABLENEGJOBPRIORITY TRUE
-REJECTNEGPRIOJOBS TRUE
-",
-    );
+    let (c, usage, j) = fairshare_example("ENABLENEGJOBPRIORITY TRUE\nREJECTNEGPRIOJOBS TRUE\n");
     let b = job_priority(&ctx(&c, &usage), &j, 0);
     assert_eq!(b.priority, -25_000);
     assert!(b.rejected_negative);

@@ -488,13 +488,9 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, InputError> {
     let name = path.display().to_string();
     let mut lines = LineReader::new(input::open(path)?);
     while let Some(l) = lines.next_line().map_err(|e| InputError::io(&name, e))? {
-        let t = l.trim_ascii_start();
-        if t.is_empty() || t[0] == b';' {
-            continue;
-        }
         let l = mauitrace::uncommented(l);
         let t = l.trim_ascii_start();
-        if t.is_empty() {
+        if t.is_empty() || t[0] == b';' {
             continue;
         }
         if mauitrace::version_line(t).is_some() {
