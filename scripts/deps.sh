@@ -10,6 +10,9 @@ pkgs_demo=(gcc libc6-dev)
 # are also built as C++ (g++), run under valgrind, and bindgen reads the
 # header with libclang.
 pkgs_test=("${pkgs_demo[@]}" g++ valgrind libclang-dev)
+# Times follow the host's zone: the tests name zones (America/Chicago)
+# from the system's time zone database.
+pkgs_test+=(tzdata)
 # The Slurm end-to-end tests (tests/slurm_e2e.rs, tests/slurm/): a real
 # Slurm 22.05 cluster on this host and the plugins built against its
 # headers. Never slurm-wlm-emulator: it switches /usr/sbin/slurm{ctld,d,stepd}

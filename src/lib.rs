@@ -74,7 +74,9 @@ pub mod cfg {
 /// rendered from an engine's last iteration, and the offline pieces
 /// `mauictl` renders from files.
 pub mod views {
-    pub use crate::commands::{offline, render, run, showres, CommandError, Output, Viewer};
+    pub use crate::commands::{
+        offline, render, run, showres, with_local_times, CommandError, Output, Viewer,
+    };
     pub use crate::engine::LastIteration;
 }
 
@@ -89,7 +91,7 @@ pub mod socket {
 
 /// Times as Maui writes and reads them.
 pub mod time {
-    pub use crate::model::time::{days_from_civil, fmt_time, parse_duration};
+    pub use crate::model::time::{days_from_civil, parse_duration, Zone};
 }
 
 /// The crate version.

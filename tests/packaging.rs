@@ -412,10 +412,21 @@ fn rpm_payload_runs_the_links_and_has_the_soname() {
         bin.join("mauictl").to_str().unwrap(),
         &["check", "-q", "-c", example.to_str().unwrap()],
     );
+    // One note: the time zone the times follow; nothing about the file.
     assert!(
-        checked.ends_with(": 0 error(s), 0 warning(s), 0 note(s)"),
+        checked.ends_with(": 0 error(s), 0 warning(s), 1 note(s)"),
         "{checked}"
     );
+    let noted = run(
+        bin.join("mauictl").to_str().unwrap(),
+        &["check", "-c", example.to_str().unwrap()],
+    );
+    assert_eq!(
+        noted.lines().filter(|l| l.contains(": note: ")).count(),
+        1,
+        "{noted}"
+    );
+    assert!(noted.contains(": note: times are local to "), "{noted}");
     let pc = std::fs::read_to_string(lib.join("pkgconfig/mauisched.pc")).unwrap();
     assert!(pc.contains(&format!("libdir={libdir}\n")), "{pc}");
     assert!(pc.contains(&format!("Version: {VERSION}\n")), "{pc}");

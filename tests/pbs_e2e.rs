@@ -1180,7 +1180,7 @@ fn epoch_now() -> i64 {
 }
 
 /// `t` as the daemon writes an estimated start with TZ=UTC:
-/// "Fri Jul 15 12:53" (civil date from days since 1970-01-01).
+/// "Fri Jul 15 12:53 UTC" (civil date from days since 1970-01-01).
 fn comment_time(t: i64) -> String {
     let days = t.div_euclid(86_400);
     let secs = t.rem_euclid(86_400);
@@ -1198,7 +1198,7 @@ fn comment_time(t: i64) -> String {
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
     format!(
-        "{wday} {} {day} {:02}:{:02}",
+        "{wday} {} {day} {:02}:{:02} UTC",
         names[(month - 1) as usize],
         secs / 3600,
         secs % 3600 / 60
@@ -1208,9 +1208,9 @@ fn comment_time(t: i64) -> String {
 #[test]
 fn comment_time_matches_the_daemons_format() {
     // 2022-07-15 12:53:20 UTC was a Friday; 1970-01-01 a Thursday
-    assert_eq!(comment_time(1_657_889_600), "Fri Jul 15 12:53");
-    assert_eq!(comment_time(0), "Thu Jan 1 00:00");
-    assert_eq!(comment_time(951_782_400), "Tue Feb 29 00:00");
+    assert_eq!(comment_time(1_657_889_600), "Fri Jul 15 12:53 UTC");
+    assert_eq!(comment_time(0), "Thu Jan 1 00:00 UTC");
+    assert_eq!(comment_time(951_782_400), "Tue Feb 29 00:00 UTC");
 }
 
 /// A queued job of `user`, submitted at `qtime`.

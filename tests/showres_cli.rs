@@ -7,8 +7,14 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn mauictl(args: &[&str]) -> (i32, String, String) {
+    mauictl_in("UTC", args)
+}
+
+/// mauictl run on a host in time zone `tz`.
+fn mauictl_in(tz: &str, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_mauictl"))
         .args(args)
+        .env("TZ", tz)
         .output()
         .unwrap();
     (
@@ -39,6 +45,58 @@ const SNAP: &str = r#"{"now": 966600000,
            {"name":"node005","configured":{"procs":2,"mem":1024}}],
  "jobs": [{"id":"12941","user":"u","group":"g","state":"running","start_time":966599699,
            "walltime":10000,"tasks":2,"allocation":[{"node":"node005","tasks":2}]}]}"#;
+
+/// Chicago by name where the system's time zone database has it (CI
+/// installs tzdata), else by POSIX rule: the same in August 2000 (CDT).
+fn chicago() -> &'static str {
+    if std::path::Path::new("/usr/share/zoneinfo/America/Chicago").is_file() {
+        "America/Chicago"
+    } else {
+        eprintln!("no /usr/share/zoneinfo/America/Chicago (tzdata): using the POSIX rule");
+        "CST6CDT,M3.2.0,M11.1.0"
+    }
+}
+
+#[test]
+fn standing_reservations_and_times_follow_the_hosts_zone() {
+    let d = dir().join("zone");
+    std::fs::create_dir_all(&d).unwrap();
+    let cfg = d.join("maui.cfg");
+    let snap = d.join("snap.json");
+    std::fs::write(&cfg, CFG).unwrap();
+    std::fs::write(&snap, SNAP).unwrap();
+    let (c, s) = (cfg.to_str().unwrap(), snap.to_str().unwrap());
+    let tz = chicago();
+    // 12:00 UTC is 07:00 CDT: the 09:00-17:00 reservation is local, two
+    // hours ahead (in UTC it had begun three hours before).
+    let (code, out, err) = mauictl_in(tz, &["showres", "-c", c, "--snapshot", s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\n12941                Job R   -00:05:01    02:41:39    02:46:40    1/2    Fri Aug 18 06:54:59\n"), "{out}");
+    assert!(out.contains("\ninteractive.11187  Class -    02:00:00    10:00:00    08:00:00    2/4    Fri Aug 18 09:00:00\n"), "{out}");
+    let (code, out, _) = mauictl_in(tz, &["showres", "--json", "-c", c, "--snapshot", s]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["time_zone"], tz);
+    assert_eq!(v["now"], 966_600_000);
+    assert_eq!(v["now_iso"], "2000-08-18T07:00:00-05:00");
+    let inter = &v["reservations"][2];
+    assert_eq!(inter["start"], 966_607_200);
+    assert_eq!(inter["start_iso"], "2000-08-18T09:00:00-05:00");
+    // mauictl check names the zone it will use, and warns about a bad TZ.
+    let (code, out, _) = mauictl_in(tz, &["check", "-c", c]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(&format!(": note: times are local to {tz} ")),
+        "{out}"
+    );
+    let (code, out, _) = mauictl_in("Nowhere/Land", &["check", "-c", c]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(": warning: time zone: TZ=Nowhere/Land: unknown time zone \"Nowhere/Land\""),
+        "{out}"
+    );
+    assert!(out.contains("0 error(s), 1 warning(s)"), "{out}");
+}
 
 #[test]
 fn showres_lists_job_standing_and_admin_reservations() {

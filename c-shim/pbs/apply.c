@@ -18,14 +18,17 @@ void apply_format_time(long t, char *buf, size_t len)
                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   time_t tt = (time_t)t;
   struct tm tm;
-  /* fixed English names, whatever the locale: pbs_server stores the text */
+  char zone[16] = "";
+  /* fixed English names, whatever the locale: pbs_server stores the text;
+   * the zone named, as the comment is read away from the scheduler host */
   if (localtime_r(&tt, &tm) == NULL || tm.tm_wday < 0 || tm.tm_wday > 6 || tm.tm_mon < 0 ||
       tm.tm_mon > 11) {
     snprintf(buf, len, "@%ld", t);
     return;
   }
-  snprintf(buf, len, "%s %s %d %02d:%02d", wday[tm.tm_wday], mon[tm.tm_mon], tm.tm_mday,
-           tm.tm_hour, tm.tm_min);
+  strftime(zone, sizeof zone, "%Z", &tm);
+  snprintf(buf, len, "%s %s %d %02d:%02d%s%s", wday[tm.tm_wday], mon[tm.tm_mon], tm.tm_mday,
+           tm.tm_hour, tm.tm_min, zone[0] ? " " : "", zone);
 }
 
 char *apply_comment_text(const struct decision *d, char *buf, size_t len)

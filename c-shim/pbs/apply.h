@@ -25,7 +25,8 @@ struct apply_stats {
 /* Longest comment written (pbs_server keeps comments short). */
 #define APPLY_COMMENT_MAX 250
 
-/* Local time to the minute in fixed English, "Fri Jul 15 12:53". */
+/* Local time to the minute in fixed English, the zone named:
+ * "Fri Jul 15 12:53 CDT". */
 void apply_format_time(long t, char *buf, size_t len);
 
 /* Formats the comment of a waiting job: "mauisched: <reason>" and, when

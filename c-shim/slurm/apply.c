@@ -71,7 +71,7 @@ static void reason_text(struct sbuf *b, const mauisched_plan_t *plan, size_t idx
 	uint32_t code = 0, bypass = 0;
 	const char *summary = "", *detail = "", *res = "";
 	int64_t est = -1;
-	char when[32];
+	char when[48];
 
 	if (L.plan_job_reason(plan, idx, &code, &summary, &detail) != MAUISCHED_OK)
 		return;
@@ -391,7 +391,7 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 		uint32_t tasks = 0;
 		struct sbuf nodes = { 0 }, ac = { 0 }, log = { 0 };
 		struct jrec *r;
-		char *ranged, when[32], sid[ID_LEN];
+		char *ranged, when[48], sid[ID_LEN];
 		int rc;
 
 		if (L.plan_start(plan, i, &job, &bf, &res, &nn) != MAUISCHED_OK)

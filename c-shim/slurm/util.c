@@ -235,8 +235,23 @@ void fmt_time(time_t t, char *buf, size_t len)
 {
 	struct tm tm;
 
-	localtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	/* Maui's layout, as the engine writes a BeginTime, and the zone named:
+	 * the comment is read away from the scheduler host. Fixed English
+	 * names: slurmctld's locale is not the reader's. */
+	static const char *const wday[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+	static const char *const mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+	char zone[16] = "";
+
+	if (!localtime_r(&t, &tm) || tm.tm_wday < 0 || tm.tm_wday > 6 ||
+	    tm.tm_mon < 0 || tm.tm_mon > 11) {
+		snprintf(buf, len, "@%ld", (long) t);
+		return;
+	}
+	strftime(zone, sizeof(zone), "%Z", &tm);
+	snprintf(buf, len, "%s %s %2d %02d:%02d:%02d%s%s", wday[tm.tm_wday],
+		 mon[tm.tm_mon], tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 zone[0] ? " " : "", zone);
 }
 
 /* ---------------------------------------------------------------- names */

@@ -56,6 +56,7 @@ char *expand_hosts(const char *expr);
 /* "n001,n002" -> "n[001-002]", malloc()ed. */
 char *compress_hosts(const char *names);
 
+/* Local time in Maui's layout, the zone named: "Thu Nov 26 05:18:09 CST". */
 void fmt_time(time_t t, char *buf, size_t len);
 
 /* uid and gid names, cached until names_free() (the number when unknown). */

@@ -189,7 +189,7 @@ fn answer(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
     let args: Vec<&str> = req.args.iter().map(String::as_str).collect();
     let view = backend.published();
     if ops::MUTATIONS.contains(&cmd) {
-        let m = match ops::parse(cmd, &args, view.clock) {
+        let m = match ops::parse(cmd, &args, view.clock, &view.cfg.zone) {
             Ok(m) => m,
             Err(e) => return Response::error(ErrorCode::Usage, e),
         };
@@ -208,9 +208,11 @@ fn answer(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
             );
         }
         return if req.json {
-            Response::data(view.stats.json())
+            let mut v = view.stats.json();
+            crate::commands::with_local_times(&mut v, &view.cfg.zone);
+            Response::data(v)
         } else {
-            Response::text(view.stats.render())
+            Response::text(view.stats.render(&view.cfg.zone))
         };
     }
     let viewer = Viewer {

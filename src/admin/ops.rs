@@ -4,7 +4,7 @@
 //! (hosts exist, the job is queued, resources are free) is checked when the
 //! change is made, still before anything changes.
 
-use crate::model::time::{civil_from_days, day_and_offset, days_from_civil, parse_duration, DAY};
+use crate::model::time::{civil_from_days, days_from_civil, parse_duration, Zone};
 use crate::model::{Secs, Time};
 use crate::reservation::AdminRequest;
 
@@ -91,9 +91,10 @@ fn num(s: &str, what: &str, max: u32) -> Result<u32, String> {
 }
 
 /// Reads a Maui time: `NOW`, `+[[[DD:]HH:]MM:]SS` (from `now`), or
-/// `[HH[:MM[:SS]]][_MO[/DD[/YY]]]` (UTC, like every time mauisched shows;
-/// the date defaults to `now`'s). `INFINITY` gives `None`.
-pub fn parse_time(text: &str, now: Time) -> Result<Option<Time>, String> {
+/// `[HH[:MM[:SS]]][_MO[/DD[/YY]]]` (a local clock time and date in `zone`,
+/// like every time mauisched shows; the date defaults to `now`'s local
+/// date). `INFINITY` gives `None`.
+pub fn parse_time(text: &str, now: Time, zone: &Zone) -> Result<Option<Time>, String> {
     let t = text.trim();
     let up = t.to_ascii_uppercase();
     if up == "NOW" {
@@ -110,8 +111,8 @@ pub fn parse_time(text: &str, now: Time) -> Result<Option<Time>, String> {
         Some((c, d)) => (c, Some(d)),
         None => (t, None),
     };
-    let (today, _) = day_and_offset(now);
-    let (mut year, mut month, mut day) = civil_from_days(today);
+    let today = zone.local(now);
+    let (mut year, mut month, mut day) = (today.year, today.month, today.day);
     if let Some(d) = date {
         let parts: Vec<&str> = d.split('/').collect();
         if parts.is_empty() || parts.len() > 3 {
@@ -158,7 +159,7 @@ pub fn parse_time(text: &str, now: Time) -> Result<Option<Time>, String> {
     if civil_from_days(days) != (year, month, day) {
         return Err(format!("{year:04}-{month:02}-{day:02} is not a date"));
     }
-    Ok(Some(days * DAY + secs))
+    Ok(Some(zone.at(days, secs)))
 }
 
 fn need<'a>(
@@ -171,7 +172,7 @@ fn need<'a>(
         .ok_or_else(|| usage(cmd, format!("{flag} needs a value")))
 }
 
-fn parse_setres(args: &[&str], now: Time) -> Result<AdminRequest, String> {
+fn parse_setres(args: &[&str], now: Time, zone: &Zone) -> Result<AdminRequest, String> {
     let cmd = "setres";
     let mut r = AdminRequest::default();
     let mut hosts: Vec<&str> = Vec::new();
@@ -201,7 +202,7 @@ fn parse_setres(args: &[&str], now: Time) -> Result<AdminRequest, String> {
             "-s" => {
                 let v = need(cmd, &mut it, a)?;
                 r.start = Some(
-                    parse_time(v, now)
+                    parse_time(v, now, zone)
                         .map_err(|e| usage(cmd, format!("-s {v}: {e}")))?
                         .ok_or_else(|| usage(cmd, "-s: a start cannot be INFINITY"))?,
                 );
@@ -209,7 +210,7 @@ fn parse_setres(args: &[&str], now: Time) -> Result<AdminRequest, String> {
             "-e" => {
                 let v = need(cmd, &mut it, a)?;
                 // An INFINITY end is the default (no end, no duration).
-                r.end = parse_time(v, now).map_err(|e| usage(cmd, format!("-e {v}: {e}")))?;
+                r.end = parse_time(v, now, zone).map_err(|e| usage(cmd, format!("-e {v}: {e}")))?;
             }
             "-d" => {
                 let v = need(cmd, &mut it, a)?;
@@ -311,10 +312,11 @@ fn jobs(cmd: &str, ids: &[&str]) -> Result<Vec<String>, String> {
 }
 
 /// Parses a changing command; `now` is the scheduler's clock (relative
-/// and date-less times in setres count from it).
-pub fn parse(cmd: &str, args: &[&str], now: Time) -> Result<Mutation, String> {
+/// and date-less times in setres count from it) and `zone` the site's
+/// (setres's clock times and dates are local).
+pub fn parse(cmd: &str, args: &[&str], now: Time, zone: &Zone) -> Result<Mutation, String> {
     match cmd {
-        "setres" => parse_setres(args, now).map(|r| Mutation::SetRes(Box::new(r))),
+        "setres" => parse_setres(args, now, zone).map(|r| Mutation::SetRes(Box::new(r))),
         "releaseres" => {
             if args.is_empty() {
                 return Err(usage(cmd, "a reservation id is needed"));
@@ -417,6 +419,7 @@ pub fn parse(cmd: &str, args: &[&str], now: Time) -> Result<Mutation, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::time::DAY;
     use proptest::prelude::*;
 
     // Fri Aug 18 18:00:00 2000 UTC.
@@ -424,25 +427,43 @@ mod tests {
 
     #[test]
     fn maui_times() {
-        assert_eq!(parse_time("NOW", NOW), Ok(Some(NOW)));
-        assert_eq!(parse_time("+24:00:00", NOW), Ok(Some(NOW + DAY)));
-        assert_eq!(parse_time("+1:00:00:00", NOW), Ok(Some(NOW + DAY)));
-        assert_eq!(parse_time("INFINITY", NOW), Ok(None));
+        assert_eq!(parse_time("NOW", NOW, &Zone::utc()), Ok(Some(NOW)));
+        assert_eq!(
+            parse_time("+24:00:00", NOW, &Zone::utc()),
+            Ok(Some(NOW + DAY))
+        );
+        assert_eq!(
+            parse_time("+1:00:00:00", NOW, &Zone::utc()),
+            Ok(Some(NOW + DAY))
+        );
+        assert_eq!(parse_time("INFINITY", NOW, &Zone::utc()), Ok(None));
         // Today at 20:00 and 08:00 (earlier today).
-        assert_eq!(parse_time("20", NOW), Ok(Some(NOW + 2 * 3600)));
-        assert_eq!(parse_time("8:00:00", NOW), Ok(Some(NOW - 10 * 3600)));
+        assert_eq!(
+            parse_time("20", NOW, &Zone::utc()),
+            Ok(Some(NOW + 2 * 3600))
+        );
+        assert_eq!(
+            parse_time("8:00:00", NOW, &Zone::utc()),
+            Ok(Some(NOW - 10 * 3600))
+        );
         // Maui's example: 8:00 on June 20 (this year), 17:00 on June 22.
         let jun20 = days_from_civil(2000, 6, 20) * DAY;
-        assert_eq!(parse_time("8:00:00_06/20", NOW), Ok(Some(jun20 + 8 * 3600)));
         assert_eq!(
-            parse_time("17:00:00_06/22", NOW),
+            parse_time("8:00:00_06/20", NOW, &Zone::utc()),
+            Ok(Some(jun20 + 8 * 3600))
+        );
+        assert_eq!(
+            parse_time("17:00:00_06/22", NOW, &Zone::utc()),
             Ok(Some(jun20 + 2 * DAY + 17 * 3600))
         );
         assert_eq!(
-            parse_time("14:30_06/20/01", NOW),
+            parse_time("14:30_06/20/01", NOW, &Zone::utc()),
             Ok(Some(days_from_civil(2001, 6, 20) * DAY + 14 * 3600 + 1800))
         );
-        assert_eq!(parse_time("_08/19", NOW), Ok(Some(NOW + 6 * 3600)));
+        assert_eq!(
+            parse_time("_08/19", NOW, &Zone::utc()),
+            Ok(Some(NOW + 6 * 3600))
+        );
         for bad in [
             "24",
             "1:60",
@@ -453,14 +474,55 @@ mod tests {
             "+x",
             "_",
         ] {
-            assert!(parse_time(bad, NOW).is_err(), "{bad}");
+            assert!(parse_time(bad, NOW, &Zone::utc()).is_err(), "{bad}");
         }
         assert_eq!(days_from_civil(1970, 1, 1), 0);
     }
 
     #[test]
+    fn setres_times_are_local_and_keep_their_clock_across_daylight_saving() {
+        // Chicago by POSIX rule; daylight saving 8 March to 1 November 2026.
+        let z = Zone::named("CST6CDT,M3.2.0,M11.1.0").unwrap();
+        let utc = |mo: u32, d: u32, h: i64| days_from_civil(2026, mo, d) * DAY + h * 3600;
+        // Thursday 26 November 2026 23:30 CST is Friday 05:30 UTC: "today"
+        // is Chicago's Thursday.
+        let now = utc(11, 27, 5) + 1800;
+        // setres -s 08:00:00_11/27: 08:00 in Chicago, 14:00 UTC.
+        assert_eq!(
+            parse_time("08:00:00_11/27", now, &z),
+            Ok(Some(utc(11, 27, 14)))
+        );
+        assert_eq!(parse_time("08:00:00", now, &z), Ok(Some(utc(11, 26, 14))));
+        // Across the spring change: 08:00 CST on 7 March, 08:00 CDT on the
+        // 8th and 9th (13:00 UTC).
+        assert_eq!(parse_time("08:00_03/07", now, &z), Ok(Some(utc(3, 7, 14))));
+        assert_eq!(parse_time("08:00_03/08", now, &z), Ok(Some(utc(3, 8, 13))));
+        assert_eq!(parse_time("08:00_03/09", now, &z), Ok(Some(utc(3, 9, 13))));
+        // 02:30 on 8 March does not exist: 03:30 CDT, as the clocks read.
+        assert_eq!(
+            parse_time("02:30_03/08", now, &z),
+            Ok(Some(utc(3, 8, 8) + 1800))
+        );
+        // Relative times do not care about the zone.
+        assert_eq!(parse_time("+1:00:00", now, &z), Ok(Some(now + 3600)));
+        // A reservation from setres -s/-e in that zone.
+        match parse(
+            "setres",
+            &["-s", "08:00_03/08", "-e", "17:00_03/08", "n1"],
+            now,
+            &z,
+        ) {
+            Ok(Mutation::SetRes(r)) => {
+                assert_eq!(r.start, Some(utc(3, 8, 13)));
+                assert_eq!(r.end, Some(utc(3, 8, 22)));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn setres_command_lines() {
-        let p = |a: &[&str]| parse("setres", a, NOW);
+        let p = |a: &[&str]| parse("setres", a, NOW, &Zone::utc());
         match p(&[
             "-u",
             "john:mary",
@@ -525,46 +587,48 @@ mod tests {
     #[test]
     fn other_command_lines() {
         assert_eq!(
-            parse("runjob", &["-n", "n1:2,n2", "17"], NOW),
+            parse("runjob", &["-n", "n1:2,n2", "17"], NOW, &Zone::utc()),
             Ok(Mutation::RunJob {
                 job: "17".into(),
                 nodes: Some(vec![("n1".into(), Some(2)), ("n2".into(), None)])
             })
         );
         assert_eq!(
-            parse("runjob", &["-n", "n1:n2", "17"], NOW),
+            parse("runjob", &["-n", "n1:n2", "17"], NOW, &Zone::utc()),
             Ok(Mutation::RunJob {
                 job: "17".into(),
                 nodes: Some(vec![("n1".into(), None), ("n2".into(), None)])
             })
         );
-        assert!(parse("runjob", &["-n", "n1,n1", "17"], NOW).is_err());
-        assert!(parse("runjob", &[], NOW).is_err());
+        assert!(parse("runjob", &["-n", "n1,n1", "17"], NOW, &Zone::utc()).is_err());
+        assert!(parse("runjob", &[], NOW, &Zone::utc()).is_err());
         assert_eq!(
-            parse("sethold", &["1", "2", "1"], NOW),
+            parse("sethold", &["1", "2", "1"], NOW, &Zone::utc()),
             Ok(Mutation::SetHold(vec!["1".into(), "2".into()]))
         );
-        assert!(parse("sethold", &["-b", "1"], NOW).is_err());
+        assert!(parse("sethold", &["-b", "1"], NOW, &Zone::utc()).is_err());
         assert_eq!(
-            parse("releasehold", &["-a", "1"], NOW),
+            parse("releasehold", &["-a", "1"], NOW, &Zone::utc()),
             Ok(Mutation::ReleaseHold(vec!["1".into()]))
         );
         assert_eq!(
-            parse("setspri", &["10", "orion.4752"], NOW),
+            parse("setspri", &["10", "orion.4752"], NOW, &Zone::utc()),
             Ok(Mutation::SetSpri {
                 job: "orion.4752".into(),
                 priority: 10
             })
         );
-        assert!(parse("setspri", &["-r", "100000", "j"], NOW).is_err());
-        assert!(parse("setspri", &["-5", "j"], NOW).is_err());
+        assert!(parse("setspri", &["-r", "100000", "j"], NOW, &Zone::utc()).is_err());
+        assert!(parse("setspri", &["-5", "j"], NOW, &Zone::utc()).is_err());
         assert_eq!(
-            parse("schedctl", &["-r"], NOW),
+            parse("schedctl", &["-r"], NOW, &Zone::utc()),
             Ok(Mutation::Sched(SchedCtl::Reconfigure))
         );
-        assert!(parse("schedctl", &["-k"], NOW).unwrap_err().contains("-k"));
-        assert!(parse("schedctl", &["-s", "-R"], NOW).is_err());
-        assert!(parse("releaseres", &[], NOW).is_err());
+        assert!(parse("schedctl", &["-k"], NOW, &Zone::utc())
+            .unwrap_err()
+            .contains("-k"));
+        assert!(parse("schedctl", &["-s", "-R"], NOW, &Zone::utc()).is_err());
+        assert!(parse("releaseres", &[], NOW, &Zone::utc()).is_err());
     }
 
     proptest! {
@@ -575,12 +639,12 @@ mod tests {
             args in proptest::collection::vec("(-[a-zA-Z]|[A-Za-z0-9:=+_/,\\[\\]-]{0,12})", 0..8),
         ) {
             let a: Vec<&str> = args.iter().map(String::as_str).collect();
-            let _ = parse(cmd, &a, NOW);
+            let _ = parse(cmd, &a, NOW, &Zone::utc());
         }
 
         #[test]
         fn times_never_panic(t in "[0-9:_/+NOWINFTY-]{0,20}") {
-            let _ = parse_time(&t, NOW);
+            let _ = parse_time(&t, NOW, &Zone::utc());
         }
     }
 }

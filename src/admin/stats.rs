@@ -7,7 +7,7 @@
 
 use crate::config::Config;
 use crate::engine::{build::walltime, LastIteration, Reason};
-use crate::model::time::{fmt_duration, fmt_time};
+use crate::model::time::{fmt_duration, Zone};
 use crate::model::{Job, JobState, Secs, Time};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -196,7 +196,7 @@ impl SchedStats {
     }
 
     /// `showstats` in Maui's layout.
-    pub fn render(&self) -> String {
+    pub fn render(&self, zone: &Zone) -> String {
         let pct = |a: f64, b: f64| if b > 0.0 { 100.0 * a / b } else { 0.0 };
         let k = |v: f64| {
             if v >= 1000.0 {
@@ -206,16 +206,16 @@ impl SchedStats {
             }
         };
         let started = self.started_at.unwrap_or(self.now);
-        let mut o = format!("current scheduler time: {}\n\n", fmt_time(self.now));
+        let mut o = format!("current scheduler time: {}\n\n", zone.fmt(self.now));
         o.push_str(&format!(
             "mauisched active for {:>11}   started on {}\n",
             fmt_duration(self.now - started),
-            fmt_time(started)
+            zone.fmt(started)
         ));
         o.push_str(&format!(
             "statistics for iteration {:>5}  initialized on {}\n\n",
             self.iterations,
-            fmt_time(started)
+            zone.fmt(started)
         ));
         o.push_str(&format!(
             "{:<30}{:>7}/{:<6} ({:.3}%)\n",

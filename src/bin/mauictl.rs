@@ -618,11 +618,16 @@ fn emit(text: &str) {
     }
 }
 
+/// Reads maui.cfg (or the embedded default), in the host's time zone: the
+/// first diagnostic names it.
 fn load(path: &Option<PathBuf>) -> Result<Loaded, String> {
-    match path {
-        Some(p) => Config::load(p).map_err(|e| e.to_string()),
-        None => Ok(Config::parse(DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL)),
-    }
+    let mut loaded = match path {
+        Some(p) => Config::load(p).map_err(|e| e.to_string())?,
+        None => Config::parse(DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL),
+    };
+    let zone = loaded.config.use_host_zone();
+    loaded.diagnostics.insert(0, zone);
+    Ok(loaded)
 }
 
 /// Commands that read from the running scheduler (when not given an
@@ -921,15 +926,13 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Cmd::Plan { snapshot, json } => engine_cmd(&loaded, &snapshot, |cfg, e, plan| {
-            let _ = cfg;
             let _ = e;
             Ok(if json {
-                format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(plan).unwrap_or_default()
-                )
+                let mut v = serde_json::to_value(plan).unwrap_or_default();
+                mauisched::views::with_local_times(&mut v, &cfg.zone);
+                format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
             } else {
-                plan_text(plan)
+                plan_text(plan, &cfg.zone)
             })
         }),
         Cmd::Showbf {
@@ -1096,9 +1099,8 @@ fn engine_cmd(
 }
 
 /// The plan as text: starts, then every idle job with its reason.
-fn plan_text(plan: &mauisched::Plan) -> String {
-    use mauisched::time::fmt_time;
-    let mut out = format!("plan at {}\n\nstarts:\n", fmt_time(plan.now));
+fn plan_text(plan: &mauisched::Plan, zone: &mauisched::time::Zone) -> String {
+    let mut out = format!("plan at {}\n\nstarts:\n", zone.fmt(plan.now));
     if plan.starts.is_empty() {
         out.push_str("  (none)\n");
     }
@@ -1119,13 +1121,13 @@ fn plan_text(plan: &mauisched::Plan) -> String {
     for j in &plan.jobs {
         let what = match (&j.reason, j.started) {
             (_, true) => "started".to_string(),
-            (Some(r), _) => r.to_string(),
+            (Some(r), _) => r.summary(zone),
             (None, _) => String::new(),
         };
         let est = j
             .estimated_start
             .filter(|_| !j.started)
-            .map(|t| format!("  start {}", fmt_time(t)))
+            .map(|t| format!("  start {}", zone.fmt(t)))
             .unwrap_or_default();
         out.push_str(&format!(
             "  {:<16} {:>12}  {}{}\n",
@@ -1235,11 +1237,11 @@ fn showres(
         }
     }
     Ok(if json {
-        let j = showres::showres_json(&v.reservations, &v.cluster, v.now, id);
+        let j = showres::showres_json(&v.reservations, &v.cluster, v.now, &loaded.config.zone, id);
         format!("{}\n", serde_json::to_string_pretty(&j).unwrap_or_default())
     } else if per_node {
-        showres::showres_nodes(&v.reservations, &v.cluster, v.now, id)
+        showres::showres_nodes(&v.reservations, &v.cluster, v.now, &loaded.config.zone, id)
     } else {
-        showres::showres(&v.reservations, &v.cluster, v.now, id)
+        showres::showres(&v.reservations, &v.cluster, v.now, &loaded.config.zone, id)
     })
 }

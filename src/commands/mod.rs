@@ -259,8 +259,81 @@ fn showbf_opts(args: &[&str]) -> Result<ShowbfOpts, CommandError> {
     Ok(opts)
 }
 
-/// Renders `command` with `args` (Maui's syntax) as text or JSON.
+/// Renders `command` with `args` (Maui's syntax) as text or JSON. Times
+/// in JSON are epoch seconds, each with its local ISO 8601 form beside it
+/// ([`with_local_times`]).
 pub fn execute(
+    ctx: &Context,
+    command: &str,
+    args: &[&str],
+    json: bool,
+) -> Result<Output, CommandError> {
+    Ok(match execute_raw(ctx, command, args, json)? {
+        Output::Json(mut v) => {
+            with_local_times(&mut v, &ctx.cfg.zone);
+            Output::Json(v)
+        }
+        text => text,
+    })
+}
+
+/// The JSON keys whose integer values are epoch times.
+const TIME_KEYS: &[&str] = &[
+    "now",
+    "start",
+    "end",
+    "at",
+    "start_time",
+    "started_at",
+    "submit_time",
+    "estimated_start",
+    "earliest_start",
+    "system_queue_time",
+    "start_date",
+    "end_date",
+    "saved_at",
+    "last_iteration",
+    "created",
+    "completion",
+    "event_time",
+    "last_update",
+];
+
+/// Adds beside every epoch time in `v` (keys of [`TIME_KEYS`], at any
+/// depth) its local ISO 8601 form with the offset, as `<key>_iso`
+/// (`"start": 1764148689, "start_iso": "2026-11-26T03:18:09-06:00"`), and
+/// names the zone at the top (`"time_zone": "America/Chicago"`). Values
+/// that are not times (null, an object) are left alone.
+pub fn with_local_times(v: &mut Value, zone: &crate::model::time::Zone) {
+    fn walk(v: &mut Value, zone: &crate::model::time::Zone) {
+        match v {
+            Value::Object(m) => {
+                let add: Vec<(String, String)> = m
+                    .iter()
+                    .filter(|(k, _)| TIME_KEYS.contains(&k.as_str()))
+                    .filter_map(|(k, x)| x.as_i64().map(|t| (k, t)))
+                    // Far-future sentinels (no end) have no date.
+                    .filter(|(_, t)| (-62_135_596_800..253_402_300_800).contains(t))
+                    .map(|(k, t)| (format!("{k}_iso"), zone.iso(t)))
+                    .collect();
+                for x in m.values_mut() {
+                    walk(x, zone);
+                }
+                for (k, s) in add {
+                    m.insert(k, Value::String(s));
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, zone)),
+            _ => {}
+        }
+    }
+    walk(v, zone);
+    if let Value::Object(m) = v {
+        m.insert("time_zone".into(), Value::String(zone.name().to_string()));
+    }
+}
+
+fn execute_raw(
     ctx: &Context,
     command: &str,
     args: &[&str],
@@ -351,7 +424,7 @@ pub fn execute(
             }
             let now = last.plan.now;
             if json {
-                let mut v = showres::showres_json(&table, &last.view.cluster, now, id);
+                let mut v = showres::showres_json(&table, &last.view.cluster, now, &last.zone, id);
                 if !ctx.is_admin() {
                     // ACLs say who may use what: for administrators only.
                     if let Some(rows) = v["reservations"].as_array_mut() {
@@ -365,9 +438,9 @@ pub fn execute(
                 return Ok(Output::Json(v));
             }
             Ok(Output::Text(if flags.contains(&"-n") {
-                showres::showres_nodes(&table, &last.view.cluster, now, id)
+                showres::showres_nodes(&table, &last.view.cluster, now, &last.zone, id)
             } else {
-                showres::showres(&table, &last.view.cluster, now, id)
+                showres::showres(&table, &last.view.cluster, now, &last.zone, id)
             }))
         }
         "checknode" => {
@@ -456,6 +529,7 @@ fn diagnose(ctx: &Context, args: &[&str], json: bool) -> Result<Output, CommandE
                     &table,
                     &last.view.cluster,
                     last.plan.now,
+                    &last.zone,
                     id,
                 ))
             } else {
@@ -661,6 +735,54 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
         assert_eq!(v["blocked"][0]["reason"]["code"], "Hold");
         assert_eq!(v["active"].as_array().unwrap().len(), 2);
         assert_eq!(v["summary"]["busy_procs"], 2);
+    }
+
+    #[test]
+    fn times_are_shown_in_the_sites_zone_and_json_carries_both_forms() {
+        // The same jobs with the site in Chicago (by POSIX rule): showq's
+        // times move six hours, JSON keeps the epoch and adds local ISO.
+        let mut s = abc();
+        let mut held = job("H", "u4", 1, H, -H);
+        held.holds = vec![HoldKind::User];
+        s.jobs.push(held);
+        s.normalize().unwrap();
+        let cfg = Config {
+            zone: crate::model::time::Zone::named("CST6CDT,M3.2.0,M11.1.0").unwrap(),
+            ..Config::default()
+        };
+        let mut e = Engine::new(cfg);
+        e.iterate(&s, 0);
+        let q = run(&e, "showq", &[]).unwrap();
+        assert!(
+            q.contains(
+                "C                        u3   Starting     1    02:00:00  Wed Dec 31 18:00:00"
+            ),
+            "{q}"
+        );
+        assert!(
+            q.contains(
+                "B                        u2       Idle     2    01:00:00  Wed Dec 31 17:30:00"
+            ),
+            "{q}"
+        );
+        let Output::Json(v) = execute(&Context::of(&e), "showq", &[], true).unwrap() else {
+            panic!("json")
+        };
+        assert_eq!(v["time_zone"], "CST6CDT,M3.2.0,M11.1.0");
+        assert_eq!(v["now"], 0);
+        assert_eq!(v["now_iso"], "1969-12-31T18:00:00-06:00");
+        let b = &v["eligible"][0];
+        assert_eq!(b["job"], "B");
+        assert_eq!(b["submit_time"], -1800);
+        assert_eq!(b["submit_time_iso"], "1969-12-31T17:30:00-06:00");
+        // UTC sites get "+00:00".
+        let Output::Json(u) = execute(&Context::of(&engine()), "showq", &[], true).unwrap() else {
+            panic!("json")
+        };
+        assert_eq!(
+            (u["time_zone"].as_str(), u["now_iso"].as_str()),
+            (Some("UTC"), Some("1970-01-01T00:00:00+00:00"))
+        );
     }
 
     #[test]

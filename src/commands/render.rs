@@ -4,14 +4,14 @@
 use crate::allocation::TaskRequest;
 use crate::config::Config;
 use crate::engine::{LastIteration, Reason};
-use crate::model::time::{fmt_duration, fmt_time};
+use crate::model::time::{fmt_duration, Zone};
 use crate::model::{Job, JobState, Secs, Time};
 use crate::profile::{FitRequest, Unreserved};
 use crate::reservation::acl::JobAdmission;
 use serde_json::json;
 
 /// Maui's wording for a reason.
-pub fn reason_text(r: &Reason) -> String {
+pub fn reason_text(r: &Reason, zone: &Zone) -> String {
     match r {
         Reason::Hold { kind } => format!(
             "job has hold in place ({})",
@@ -22,7 +22,7 @@ pub fn reason_text(r: &Reason) -> String {
             }
         ),
         Reason::Dependency => "dependency is not met".into(),
-        Reason::BeginTime { at } => format!("start date not reached ({})", fmt_time(*at)),
+        Reason::BeginTime { at } => format!("start date not reached ({})", zone.fmt(*at)),
         Reason::Policy { detail, .. } => format!("rejected by policy: {detail}"),
         Reason::FairshareCap { detail } => format!("fairshare cap reached: {detail}"),
         Reason::NegativePriority => "job priority is negative (REJECTNEGPRIOJOBS)".into(),
@@ -82,6 +82,7 @@ fn partition_windows(
 
 /// showbf: idle resources now, not held by reservations, per partition.
 pub fn showbf(last: &LastIteration, opts: &ShowbfOpts) -> String {
+    let zone = &last.zone;
     let now = last.plan.now;
     let mut parts: Vec<Option<String>> = vec![None];
     let mut names: Vec<String> = last
@@ -100,7 +101,7 @@ pub fn showbf(last: &LastIteration, opts: &ShowbfOpts) -> String {
     let mut out = format!(
         "backfill window (partition: {}) {}\n",
         opts.partition.as_deref().unwrap_or("ALL"),
-        fmt_time(now)
+        zone.fmt(now)
     );
     for p in parts {
         let ws = partition_windows(last, p.as_deref(), opts);
@@ -296,6 +297,7 @@ pub fn what_if_starts(
 
 /// showstart JOBID.
 pub fn showstart(cfg: &Config, last: &LastIteration, id: &str) -> Result<String, String> {
+    let zone = &last.zone;
     let job = find(last, id)?;
     let now = last.plan.now;
     let wall = crate::engine::build::walltime(cfg, job);
@@ -310,12 +312,12 @@ pub fn showstart(cfg: &Config, last: &LastIteration, id: &str) -> Result<String,
             out.push_str(&format!(
                 "Earliest start in       {:>11} on {}\n",
                 fmt_duration((t - now).max(0)),
-                fmt_time(t)
+                zone.fmt(t)
             ));
             out.push_str(&format!(
                 "Earliest completion in  {:>11} on {}\n",
                 fmt_duration((t + w - now).max(0)),
-                fmt_time(t + w)
+                zone.fmt(t + w)
             ));
             out.push_str(&format!(
                 "Best Partition: {}\n",
@@ -354,6 +356,7 @@ pub fn checkjob(
     id: &str,
     verbose: bool,
 ) -> Result<String, String> {
+    let zone = &last.zone;
     let job = find(last, id)?;
     let now = last.plan.now;
     let wall = crate::engine::build::walltime(cfg, job);
@@ -382,7 +385,7 @@ pub fn checkjob(
         fmt_duration(ran),
         fmt_duration(wall)
     ));
-    out.push_str(&format!("SubmitTime: {}\n", fmt_time(job.submit_time)));
+    out.push_str(&format!("SubmitTime: {}\n", zone.fmt(job.submit_time)));
     if job.state == JobState::Idle {
         let eligible = jp.map_or(0, |j| j.eff_queue_time);
         out.push_str(&format!(
@@ -392,7 +395,7 @@ pub fn checkjob(
         ));
     }
     if let Some(s) = job.start_time {
-        out.push_str(&format!("StartTime: {}\n", fmt_time(s)));
+        out.push_str(&format!("StartTime: {}\n", zone.fmt(s)));
     }
     // The RM's tasks (the engine may bundle them for generic resources).
     let (tasks, task) = rm_tasks(job);
@@ -506,13 +509,16 @@ pub fn checkjob(
     }
     if let Some(r) = jp.and_then(|j| j.reason.as_ref()) {
         out.push_str(&format!("Reason: {}\n", r));
-        out.push_str(&format!("NOTE:  job cannot run  ({})\n", reason_text(r)));
+        out.push_str(&format!(
+            "NOTE:  job cannot run  ({})\n",
+            reason_text(r, &last.zone)
+        ));
         if let Some(Ok(Some((t, _)))) =
             (job.state == JobState::Idle).then(|| estimate(cfg, last, id))
         {
             out.push_str(&format!(
                 "Estimated start: {} (in {})\n",
-                fmt_time(t),
+                zone.fmt(t),
                 fmt_duration((t - now).max(0))
             ));
         }
@@ -581,7 +587,7 @@ pub fn checkjob_json(
     Ok(json!({
         "job": job,
         "plan": jp,
-        "reason_text": jp.and_then(|j| j.reason.as_ref()).map(reason_text),
+        "reason_text": jp.and_then(|j| j.reason.as_ref()).map(|r| reason_text(r, &last.zone)),
         "gres": {
             "per_task": job.gres_per_task,
             "per_node": job.gres_per_node,
@@ -917,6 +923,7 @@ fn end_row(out: &mut String, c: &crate::model::Cluster, r: &QRow) {
 
 fn waiting_rows(
     out: &mut String,
+    zone: &Zone,
     c: &crate::model::Cluster,
     rows: &[(QRow, &crate::engine::JobPlan)],
 ) {
@@ -933,7 +940,7 @@ fn waiting_rows(
             r.state,
             r.job.procs(),
             fmt_duration(r.time),
-            fmt_time(r.at)
+            zone.fmt(r.at)
         ));
         end_row(out, c, r);
     }
@@ -944,12 +951,12 @@ fn xfactor(queued: Secs, wall: Secs) -> f64 {
     (queued.max(0) + wall.max(1)) as f64 / wall.max(1) as f64
 }
 
-fn stopped_note(stopped: Option<&crate::engine::StopInfo>) -> String {
+fn stopped_note(stopped: Option<&crate::engine::StopInfo>, zone: &Zone) -> String {
     match stopped {
         Some(s) => format!(
             "\nNOTE:  scheduling is stopped (schedctl -s by {} at {}): no job is started until schedctl -R\n",
             s.by,
-            fmt_time(s.at)
+            zone.fmt(s.at)
         ),
         None => String::new(),
     }
@@ -966,6 +973,7 @@ pub fn showq(
     opts: &ShowqOpts,
     stopped: Option<&crate::engine::StopInfo>,
 ) -> String {
+    let zone = &last.zone;
     let now = last.plan.now;
     let q = queue(cfg, last, opts);
     let c = &last.view.cluster;
@@ -986,20 +994,20 @@ pub fn showq(
                     r.state,
                     r.job.procs(),
                     fmt_duration(r.time),
-                    fmt_time(r.at)
+                    zone.fmt(r.at)
                 ));
                 end_row(&mut out, c, r);
             }
             out.push('\n');
             out.push_str(&active_summary(last, &q));
             out.push_str("\nIDLE JOBS----------------------\n");
-            waiting_rows(&mut out, c, &q.eligible);
+            waiting_rows(&mut out, &last.zone, c, &q.eligible);
             out.push_str(&format!(
                 "\n{} Idle Job{}\n\nBLOCKED JOBS----------------\n",
                 q.eligible.len(),
                 plural(q.eligible.len())
             ));
-            waiting_rows(&mut out, c, &q.blocked);
+            waiting_rows(&mut out, &last.zone, c, &q.blocked);
             out.push_str(&format!(
                 "\nTotal Jobs: {}   Active Jobs: {}   Idle Jobs: {}   Blocked Jobs: {}\n",
                 q.active.len() + q.eligible.len() + q.blocked.len(),
@@ -1049,7 +1057,7 @@ pub fn showq(
                     mhost,
                     j.procs(),
                     fmt_duration(r.time),
-                    fmt_time(r.at)
+                    zone.fmt(r.at)
                 ));
                 end_row(&mut out, c, r);
             }
@@ -1091,7 +1099,7 @@ pub fn showq(
                     j.procs(),
                     fmt_duration(r.time),
                     j.class.as_deref().unwrap_or("-"),
-                    fmt_time(j.submit_time)
+                    zone.fmt(j.submit_time)
                 ));
                 end_row(&mut out, c, r);
             }
@@ -1104,7 +1112,7 @@ pub fn showq(
         }
         ShowqMode::Blocked => {
             out.push_str("BLOCKED JOBS----------------\n");
-            waiting_rows(&mut out, c, &q.blocked);
+            waiting_rows(&mut out, &last.zone, c, &q.blocked);
             out.push_str(&format!(
                 "\n{} Blocked Job{}\n\nTotal Jobs: {}\n",
                 q.blocked.len(),
@@ -1113,7 +1121,7 @@ pub fn showq(
             ));
         }
     }
-    out.push_str(&stopped_note(stopped));
+    out.push_str(&stopped_note(stopped, &last.zone));
     out
 }
 
@@ -1780,7 +1788,7 @@ pub fn diagnose_j(cfg: &Config, last: &LastIteration, id: Option<&str>) -> Resul
                 warnings.push_str(&format!(
                     "WARNING:  job '{}' cannot run: {}\n",
                     j.id,
-                    reason_text(r)
+                    reason_text(r, &last.zone)
                 ));
             }
         }
@@ -1833,7 +1841,7 @@ pub fn diagnose_q(last: &LastIteration) -> String {
                 "violates {} policy: {detail}",
                 if *hard { "hard" } else { "soft" }
             ),
-            other => reason_text(other),
+            other => reason_text(other, &last.zone),
         };
         out.push_str(&format!("job {:<20} {what}\n", jp.job));
     }
@@ -1854,7 +1862,7 @@ pub fn diagnose_q_json(last: &LastIteration) -> serde_json::Value {
             json!({
                 "job": jp.job,
                 "reason": jp.reason,
-                "text": jp.reason.as_ref().map(reason_text),
+                "text": jp.reason.as_ref().map(|r| reason_text(r, &last.zone)),
             })
         })
         .collect();

@@ -10,7 +10,7 @@
 
 use super::render::{add_gres, gres_compact, gres_json, gres_sum_json, GresSum};
 use crate::engine::LastIteration;
-use crate::model::time::{fmt_duration, fmt_time, HOUR};
+use crate::model::time::{fmt_duration, Zone, HOUR};
 use crate::model::{Cluster, NodeTasks, Time};
 use crate::reservation::{NodeClaim, ResKind, ResRequest, Reservation};
 use serde_json::{json, Value};
@@ -108,6 +108,7 @@ pub fn showres(
     reservations: &[Reservation],
     cluster: &Cluster,
     now: Time,
+    zone: &Zone,
     id: Option<&str>,
 ) -> String {
     let rows = selected(reservations, id);
@@ -134,7 +135,7 @@ pub fn showres(
             dur(r),
             r.claims.len(),
             r.procs(),
-            fmt_time(r.start)
+            zone.fmt(r.start)
         ));
         if has_gres {
             out.push_str("  ");
@@ -159,6 +160,7 @@ pub fn showres_nodes(
     reservations: &[Reservation],
     cluster: &Cluster,
     now: Time,
+    zone: &Zone,
     id: Option<&str>,
 ) -> String {
     let has_gres = !cluster.gres_names.is_empty();
@@ -178,7 +180,7 @@ pub fn showres_nodes(
                 c.tasks,
                 rel(r.start, now),
                 dur(r),
-                fmt_time(r.start)
+                zone.fmt(r.start)
             );
             if has_gres {
                 let mut g: GresSum = [0; crate::model::MAX_GRES];
@@ -191,7 +193,7 @@ pub fn showres_nodes(
         }
     }
     lines.sort_by_key(|l| (l.0, l.1));
-    let mut out = format!("reservations on {}\n\n", fmt_time(now));
+    let mut out = format!("reservations on {}\n\n", zone.fmt(now));
     out.push_str(&format!(
         "{} {:>18}{:>11}{:>5}{:>12}{:>12}  {}\n\n",
         pair("NodeName", 14, "Type", 6),
@@ -222,6 +224,7 @@ pub fn showres_json(
     reservations: &[Reservation],
     cluster: &Cluster,
     now: Time,
+    zone: &Zone,
     id: Option<&str>,
 ) -> Value {
     let has_gres = !cluster.gres_names.is_empty();
@@ -261,7 +264,9 @@ pub fn showres_json(
             v
         })
         .collect();
-    json!({ "now": now, "reservations": rows })
+    let mut v = json!({ "now": now, "reservations": rows });
+    super::with_local_times(&mut v, zone);
+    v
 }
 
 /// The reservations showres lists, in Maui's order: the jobs' (running
@@ -409,7 +414,7 @@ mod tests {
                 4,
             ),
         ];
-        let text = showres(&rs, &c, now, None);
+        let text = showres(&rs, &c, now, &Zone::utc(), None);
         let want = "\
 ReservationID       Type S       Start         End    Duration    N/P    StartTime
 
@@ -423,9 +428,9 @@ ReservationID       Type S       Start         End    Duration    N/P    StartTi
 6 reservations located
 ";
         assert_eq!(text, want);
-        let one = showres(&rs, &c, now, Some("12956"));
+        let one = showres(&rs, &c, now, &Zone::utc(), Some("12956"));
         assert!(one.ends_with("\n1 reservation located\n"), "{one}");
-        let nodes = showres_nodes(&rs[2..3], &c, now, None);
+        let nodes = showres_nodes(&rs[2..3], &c, now, &Zone::utc(), None);
         let want = "\
 reservations on Thu Sep  1 15:07:51
 
@@ -436,7 +441,7 @@ node001          Job              12946    Running    2   -00:05:01  1:06:00:00 
 1 node reserved
 ";
         assert_eq!(nodes, want);
-        let j = showres_json(&rs, &c, now, None);
+        let j = showres_json(&rs, &c, now, &Zone::utc(), None);
         assert_eq!(j["reservations"][0]["procs"], 25);
         assert_eq!(j["reservations"][4]["state"], "Idle");
     }

@@ -35,7 +35,12 @@ impl std::fmt::Display for Diagnostic {
     /// `maui.cfg:12:9: FSDECAY: expected a number in [0,1], got "x"` for
     /// errors; warnings and notes say so after the position.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}: ", self.file, self.line, self.col)?;
+        if self.line == 0 {
+            // About the file as a whole (or its setting on this host).
+            write!(f, "{}: ", self.file)?;
+        } else {
+            write!(f, "{}:{}:{}: ", self.file, self.line, self.col)?;
+        }
         match self.severity {
             Severity::Error => {}
             Severity::Warning => f.write_str("warning: ")?,

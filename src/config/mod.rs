@@ -21,6 +21,7 @@ pub use params::{Params, SCALARS};
 pub use sections::{CredCfg, NodeCfg, SrCfg};
 pub use types::*;
 
+use crate::model::time::Zone;
 use crate::model::CredKind;
 use lexer::{Line, Token};
 use params::NotUsed;
@@ -73,6 +74,11 @@ pub struct Config {
     pub plumbing: BTreeMap<String, Vec<String>>,
     /// Where the configuration came from.
     pub source: String,
+    /// The site's time zone: standing-reservation days and clocks, and
+    /// every time the commands print or read. Not a maui.cfg parameter:
+    /// front ends set the scheduler host's zone ([`Zone::host`]); UTC
+    /// until they do.
+    pub zone: Zone,
 }
 
 impl Default for Config {
@@ -86,6 +92,7 @@ impl Default for Config {
             res_stacks: BTreeMap::from([("0".to_string(), ResStack::default())]),
             plumbing: BTreeMap::new(),
             source: String::new(),
+            zone: Zone::utc(),
         }
     }
 }
@@ -818,6 +825,34 @@ impl Config {
             Ok((loaded.config, loaded.diagnostics))
         } else {
             Err(ConfigError::Invalid(loaded.errors().cloned().collect()))
+        }
+    }
+
+    /// Sets the site's zone to the scheduler host's ([`Zone::host`]: `TZ`,
+    /// else the system's): for front ends (the command line, the RM
+    /// plugins), never the core. Returns a diagnostic about the file as a
+    /// whole (line 0) naming the zone the times will follow; a warning when
+    /// the host's zone could not be used and UTC is.
+    pub fn use_host_zone(&mut self) -> Diagnostic {
+        let (zone, problem) = Zone::host();
+        self.zone = zone;
+        let (severity, message) = match problem {
+            Some(p) => (Severity::Warning, format!("time zone: {p}")),
+            None => (
+                Severity::Note,
+                format!(
+                    "times are local to {} (SRCFG days and clocks, setres, every time shown); set TZ to use another zone",
+                    self.zone.name()
+                ),
+            ),
+        };
+        Diagnostic {
+            severity,
+            file: self.source.clone(),
+            line: 0,
+            col: 0,
+            param: None,
+            message,
         }
     }
 

@@ -295,7 +295,7 @@ fn standing_instances(
     admits: &dyn Fn(&Reservation, JobIdx) -> bool,
 ) -> Vec<(Reservation, bool)> {
     let mut standing = StandingSet::new();
-    standing.roll(&cfg.standing, now);
+    standing.roll(&cfg.standing, &cfg.zone, now);
     standing.set_claims(cluster, |id| {
         state
             .standing_claims

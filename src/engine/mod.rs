@@ -81,6 +81,8 @@ pub struct LastIteration {
     /// What the priorities were computed from, when the engine keeps
     /// breakdowns ([`Engine::priority_breakdowns`]).
     priority_inputs: Option<Box<PriorityInputs>>,
+    /// The site's time zone, for the times the commands print.
+    pub zone: crate::model::time::Zone,
 }
 
 /// What an iteration's priorities depend on besides the jobs, the time
@@ -440,6 +442,7 @@ impl Engine {
             forced: forced.into_iter().map(|(_, f)| f.job).collect(),
             quiet,
             priority_inputs,
+            zone: self.cfg.zone.clone(),
         }));
         plan
     }

@@ -94,6 +94,17 @@ impl Reason {
     }
 }
 
+impl Reason {
+    /// The reason's one-line form, as [`std::fmt::Display`] gives it, with
+    /// times in the site's zone, named (`BeginTime Thu Nov 26 05:18:09 CST`).
+    pub fn summary(&self, zone: &crate::model::time::Zone) -> String {
+        match self {
+            Reason::BeginTime { at } => format!("BeginTime {}", zone.fmt_named(*at)),
+            other => other.to_string(),
+        }
+    }
+}
+
 impl std::fmt::Display for Reason {
     /// `Reservation interactive.0`, `Policy MAXJOB user steve`, ...
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -118,7 +129,10 @@ impl std::fmt::Display for Reason {
                 }
             ),
             Reason::BeginTime { at } => {
-                write!(f, "BeginTime {}", crate::model::time::fmt_time(*at))
+                // Without a zone at hand: UTC, named ([`Reason::summary`]
+                // gives local time).
+                let utc = crate::model::time::Zone::utc();
+                write!(f, "BeginTime {}", utc.fmt_named(*at))
             }
             Reason::FairshareCap { detail } => write!(f, "FairshareCap {detail}"),
             Reason::NoFit { detail } => write!(f, "NoFit {detail}"),

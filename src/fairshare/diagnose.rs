@@ -10,7 +10,7 @@
 
 use super::{depth, Fairshare};
 use crate::config::{Config, FsTarget};
-use crate::model::time::{fmt_duration, fmt_time};
+use crate::model::time::fmt_duration;
 use crate::model::{CredKind, Secs, Time};
 use crate::priority::cred_attr;
 use serde::Serialize;
@@ -224,7 +224,7 @@ pub fn render_diagnose_f(cfg: &Config, fs: &Fairshare) -> String {
     if let Some(w) = r.windows.first() {
         out.push_str(&format!(
             "\ncurrent window started {} (epoch {})\n",
-            fmt_time(w.start),
+            cfg.zone.fmt(w.start),
             w.start
         ));
     }

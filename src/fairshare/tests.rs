@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::time::Zone;
 use crate::model::NodeTasks;
 use crate::persist::fairshare::{parse, render};
 use std::path::PathBuf;
@@ -347,7 +348,7 @@ fn reads_the_guides_sample_file() {
         assert_eq!(sum, w.total, "{kind}");
     }
     // What we write reads back the same, header included.
-    let text = render(&w);
+    let text = render(&w, &Zone::utc());
     assert!(text.starts_with(
         "# Fairshare Data File (Duration: 172800 Seconds) Starting: Fri Aug 18 18:00:00\n\nUser USERA 150000.000\n"
     ));
@@ -437,11 +438,15 @@ fn saves_changed_windows_atomically_and_reads_them_back() {
     let mut fs = Fairshare::new();
     let t = 10 * 3600;
     fs.accrue(&c, &[running("1", "u", 2, t)], &total, t, t + 60);
-    assert_eq!(fs.save_dir(&dir).unwrap(), 1);
-    assert_eq!(fs.save_dir(&dir).unwrap(), 0, "nothing changed");
+    assert_eq!(fs.save_dir(&dir, &Zone::utc()).unwrap(), 1);
+    assert_eq!(
+        fs.save_dir(&dir, &Zone::utc()).unwrap(),
+        0,
+        "nothing changed"
+    );
     // Crossing the boundary changes the old window and opens a new one.
     fs.accrue(&c, &[running("1", "u", 2, t)], &total, t + 60, t + 3660);
-    assert_eq!(fs.save_dir(&dir).unwrap(), 2);
+    assert_eq!(fs.save_dir(&dir, &Zone::utc()).unwrap(), 2);
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())

@@ -174,6 +174,7 @@ impl mauisched_plan_t {
         plan: &Plan,
         state: (mauisched_status_t, bool, String),
         source: Option<(Arc<LastIteration>, Arc<Config>)>,
+        zone: &crate::model::time::Zone,
     ) -> mauisched_plan_t {
         let jobs: Vec<PJob> = plan
             .jobs
@@ -183,11 +184,16 @@ impl mauisched_plan_t {
                 priority: j.priority,
                 started: j.started,
                 reason: j.reason.as_ref().map_or(MAUISCHED_REASON_NONE, reason_code),
-                summary: cstring(&j.reason.as_ref().map(|r| r.to_string()).unwrap_or_default()),
+                summary: cstring(
+                    &j.reason
+                        .as_ref()
+                        .map(|r| r.summary(zone))
+                        .unwrap_or_default(),
+                ),
                 detail: cstring(
                     &j.reason
                         .as_ref()
-                        .map(crate::commands::render::reason_text)
+                        .map(|r| crate::commands::render::reason_text(r, zone))
                         .unwrap_or_default(),
                 ),
                 estimated_start: j.estimated_start.unwrap_or(-1),
@@ -326,7 +332,8 @@ fn run(hd: &mut Handle<'_>) -> FfiResult<mauisched_plan_t> {
         .last()
         .filter(|last| Arc::ptr_eq(&last.plan, &ran.plan))
         .map(|last| (Arc::clone(last), hd.svc.config_shared()));
-    Ok(mauisched_plan_t::new(&ran.plan, state, source))
+    let zone = hd.svc.config().zone.clone();
+    Ok(mauisched_plan_t::new(&ran.plan, state, source, &zone))
 }
 
 /// Runs one scheduling iteration over the snapshot built since

@@ -23,7 +23,7 @@
 
 use crate::config::Config;
 use crate::fairshare::{Fairshare, Window, MAX_FSDEPTH};
-use crate::model::time::fmt_time;
+use crate::model::time::Zone;
 use crate::model::{CredKind, Time};
 use crate::util::atomic_write;
 use std::collections::BTreeMap;
@@ -74,12 +74,12 @@ pub fn file_name(start: Time) -> String {
     format!("FS.{start}")
 }
 
-/// Renders a window in Maui's format.
-pub fn render(w: &Window) -> String {
+/// Renders a window in Maui's format (the start in local time).
+pub fn render(w: &Window, zone: &Zone) -> String {
     let mut s = format!(
         "# Fairshare Data File (Duration: {} Seconds) Starting: {}\n\n",
         w.duration,
-        fmt_time(w.start)
+        zone.fmt(w.start)
     );
     for (kind, m) in &w.usage {
         for (name, v) in m {
@@ -257,7 +257,7 @@ impl Fairshare {
     /// one, and the previous one after a roll) to `dir/FS.<start>`,
     /// atomically; creates `dir` if needed. Returns how many were written.
     /// The caller decides how often (every iteration, every checkpoint...).
-    pub fn save_dir(&mut self, dir: &Path) -> io::Result<usize> {
+    pub fn save_dir(&mut self, dir: &Path, zone: &Zone) -> io::Result<usize> {
         let dirty = self.dirty_windows();
         if dirty.is_empty() {
             return Ok(0);
@@ -265,7 +265,7 @@ impl Fairshare {
         std::fs::create_dir_all(dir)?;
         let mut n = 0;
         for w in dirty {
-            atomic_write(&dir.join(file_name(w.start)), render(&w).as_bytes())?;
+            atomic_write(&dir.join(file_name(w.start)), render(&w, zone).as_bytes())?;
             self.written(w.start);
             n += 1;
         }

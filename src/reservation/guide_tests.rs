@@ -6,7 +6,11 @@ use super::place::{self, Candidate, ChooseCtx};
 use super::{AdminRequest, AdminStore, PlaceOutcome, Reservation, RmOrder, StandingSet};
 use crate::commands::showres;
 use crate::config::{Affinity, Config};
-use crate::model::time::{fmt_time, DAY, HOUR};
+use crate::model::time::{Zone, DAY, HOUR};
+
+fn fmt_time(t: crate::model::Time) -> String {
+    Zone::utc().fmt(t)
+}
 use crate::model::{Cluster, Job, Node, NodeIdx, Resources, Time};
 use crate::profile::{Admits, FitRequest, JobIdx, Occupant, Profile, Unreserved};
 
@@ -54,7 +58,7 @@ fn standing(
     now: Time,
 ) -> (Vec<Reservation>, Vec<PlaceOutcome>) {
     let mut set = StandingSet::new();
-    set.roll(&cfg.standing, now);
+    set.roll(&cfg.standing, &cfg.zone, now);
     let out = set.place(0, cluster, profile, &RmOrder, &no_jobs);
     (set.instances().to_vec(), out)
 }
@@ -216,7 +220,7 @@ fn example_3_stacked_reservations_need_both_acls() {
 
     // Both in place on node001 (interactive first, then debug on top).
     let mut set = StandingSet::new();
-    set.roll(&cfg.standing, FRI_NOON);
+    set.roll(&cfg.standing, &cfg.zone, FRI_NOON);
     let mut rs = set.instances().to_vec();
     rs.reverse();
     assert_eq!(rs[0].id, "interactive.11187");
@@ -478,7 +482,7 @@ fn depth_rolls_across_midnight_and_repairs_partial_instances() {
         // Thursday 23:00: instances for the coming DEPTH days, then a job
         // reservation for bob's 2-task, 4-hour job at its earliest start.
         let mut p = Profile::from_cluster(&c, thu_2300);
-        set.roll(&cfg.standing, thu_2300);
+        set.roll(&cfg.standing, &cfg.zone, thu_2300);
         set.place(0, &c, &mut p, &RmOrder, &no_jobs);
         let bob = job("j", "bob", "batch", 2, 4 * HOUR);
         let rs = set.instances().to_vec();
@@ -515,7 +519,7 @@ fn depth_rolls_across_midnight_and_repairs_partial_instances() {
     let midnight = thu_2300 + HOUR;
     let mut p = Profile::from_cluster(&c, midnight);
     place_job(&mut p);
-    let roll = set.roll(&cfg.standing, midnight);
+    let roll = set.roll(&cfg.standing, &cfg.zone, midnight);
     assert_eq!(
         (roll.created, roll.removed),
         (vec!["daily.11188".into()], vec!["daily.11186".into()])
@@ -527,7 +531,7 @@ fn depth_rolls_across_midnight_and_repairs_partial_instances() {
         "Friday stays complete"
     );
     assert_eq!((out[1].tasks, out[1].wanted), (2, 4), "Saturday is partial");
-    let text = showres::showres(set.instances(), &c, midnight, None);
+    let text = showres::showres(set.instances(), &c, midnight, &cfg.zone, None);
     assert!(
         text.contains("daily.11188         User -  1:00:00:00  2:00:00:00  1:00:00:00    2/2 "),
         "{text}"
@@ -600,7 +604,7 @@ fn chooser_hook_orders_candidate_nodes() {
     let c = Cluster::build(&nodes, &cfg);
     let mut p = Profile::from_cluster(&c, FRI_NOON);
     let mut set = StandingSet::new();
-    set.roll(&cfg.standing, FRI_NOON);
+    set.roll(&cfg.standing, &cfg.zone, FRI_NOON);
     let last_first =
         |_: &ChooseCtx, cands: &mut [Candidate]| cands.sort_by_key(|c| std::cmp::Reverse(c.node));
     set.place(0, &c, &mut p, &last_first, &no_jobs);

@@ -8,14 +8,15 @@
 //! held, for instance by a job reserved days ahead) is topped up at every
 //! iteration until it is complete.
 //!
-//! Days and weeks are in UTC; weeks start on Sunday 00:00, so a week offset
-//! `1:08:00:00` is Monday 08:00. DEPTH counts periods, not instances: with
+//! Days and weeks are the site's local ones (the configuration's zone);
+//! weeks start on Sunday 00:00, so a week offset `1:08:00:00` is Monday
+//! 08:00 local time. DEPTH counts periods, not instances: with
 //! DAYS=MON,...,FRI and DEPTH=2, on a Friday only Friday's instance exists
 //! (Saturday is the second period).
 
 use super::{place, NodeChooser, PlaceOutcome, ResKind, ResRequest, Reservation};
 use crate::config::{SrCfg, SrPeriod};
-use crate::model::time::{weekday, DAY, WEEK};
+use crate::model::time::{Zone, DAY, WEEK};
 use crate::model::{Cluster, Time};
 use crate::profile::{JobIdx, Profile, ResIdx, INFINITY};
 use std::collections::BTreeMap;
@@ -31,52 +32,55 @@ pub struct Instance {
     pub end: Time,
 }
 
-/// Start of the Sunday-based week holding `t` (UTC).
-pub fn week_start(t: Time) -> Time {
-    let day = t.div_euclid(DAY);
-    (day - (day + 4).rem_euclid(7)) * DAY
+/// Start of the Sunday-based local week holding `t`.
+#[cfg(test)]
+pub fn week_start(t: Time, zone: &Zone) -> Time {
+    let l = zone.local(t);
+    zone.at(l.days - l.weekday as i64, 0)
 }
 
 /// The instances a standing reservation has at `now`: one per period of the
 /// DEPTH periods starting with the current one, on the configured DAYS,
 /// except those already over. PERIOD=INFINITY gives one instance from `now`.
-pub fn instance_windows(sr: &SrCfg, now: Time) -> Vec<Instance> {
+///
+/// Periods are local days and weeks in `zone`, and STARTTIME/ENDTIME are
+/// local clock times: `STARTTIME=8:30:00` is 08:30 on the site's clocks,
+/// on the days daylight saving starts and ends too (a day is then 23 or 25
+/// hours long, and a default ENDTIME is the next local midnight).
+pub fn instance_windows(sr: &SrCfg, now: Time, zone: &Zone) -> Vec<Instance> {
     let depth = sr.depth.max(1) as i64;
+    let today = zone.local(now);
     match sr.period {
         SrPeriod::Infinity => vec![Instance {
             number: 0,
             start: now,
             end: INFINITY,
         }],
-        SrPeriod::Day => {
-            let today = now.div_euclid(DAY);
-            (today..today + depth)
-                .filter_map(|d| {
-                    let base = d * DAY;
-                    let wd = weekday(base);
-                    if let Some(days) = &sr.days {
-                        if !days.iter().any(|x| x.number() == wd) {
-                            return None;
-                        }
+        SrPeriod::Day => (today.days..today.days + depth)
+            .filter_map(|d| {
+                let wd = (d + 4).rem_euclid(7) as u32;
+                if let Some(days) = &sr.days {
+                    if !days.iter().any(|x| x.number() == wd) {
+                        return None;
                     }
-                    let inst = Instance {
-                        number: d,
-                        start: base + sr.start,
-                        end: base + sr.end.unwrap_or(DAY),
-                    };
-                    (inst.end > now).then_some(inst)
-                })
-                .collect()
-        }
+                }
+                let inst = Instance {
+                    number: d,
+                    start: zone.at(d, sr.start),
+                    end: zone.at(d, sr.end.unwrap_or(DAY)),
+                };
+                (inst.end > now).then_some(inst)
+            })
+            .collect(),
         SrPeriod::Week => {
-            let ws = week_start(now);
+            let sunday = today.days - today.weekday as i64;
             (0..depth)
                 .filter_map(|k| {
-                    let base = ws + k * WEEK;
+                    let base = sunday + 7 * k;
                     let inst = Instance {
-                        number: (base / DAY + 4).div_euclid(7),
-                        start: base + sr.start,
-                        end: base + sr.end.unwrap_or(WEEK),
+                        number: (base + 4).div_euclid(7),
+                        start: zone.at(base, sr.start),
+                        end: zone.at(base, sr.end.unwrap_or(WEEK)),
                     };
                     (inst.end > now).then_some(inst)
                 })
@@ -137,10 +141,10 @@ impl StandingSet {
 
     /// Brings the set to `now`: drops instances that are over or whose
     /// SRCFG changed or vanished, creates the missing ones (unplaced).
-    pub fn roll(&mut self, standing: &BTreeMap<String, SrCfg>, now: Time) -> Roll {
+    pub fn roll(&mut self, standing: &BTreeMap<String, SrCfg>, zone: &Zone, now: Time) -> Roll {
         let mut want: BTreeMap<String, Reservation> = BTreeMap::new();
         for (name, sr) in standing {
-            for inst in instance_windows(sr, now) {
+            for inst in instance_windows(sr, now, zone) {
                 let r = instance_reservation(name, sr, inst);
                 want.insert(r.id.clone(), r);
             }

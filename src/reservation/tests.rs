@@ -3,7 +3,11 @@ use super::admin::{AdminError, AdminRequest, AdminStore};
 use super::standing::{instance_windows, week_start, StandingSet};
 use super::*;
 use crate::config::{Affinity, Config};
-use crate::model::time::{fmt_time, DAY, HOUR};
+use crate::model::time::{Zone, DAY, HOUR};
+
+fn fmt_time(t: crate::model::Time) -> String {
+    Zone::utc().fmt(t)
+}
 use crate::model::{Job, Node};
 use crate::profile::{Occupant, Profile, Unreserved};
 
@@ -18,7 +22,7 @@ fn sr(text: &str) -> Config {
 
 fn res_from(cfg: &Config, name: &str, now: Time) -> Reservation {
     let s = &cfg.standing[name];
-    standing::instance_reservation(name, s, instance_windows(s, now)[0])
+    standing::instance_reservation(name, s, instance_windows(s, now, &Zone::utc())[0])
 }
 
 fn job(user: &str) -> Job {
@@ -190,7 +194,7 @@ fn standing_windows_for_days_and_weeks() {
                   SRCFG[interactive] STARTTIME=9:00:00 ENDTIME=17:00:00\n\
                   SRCFG[interactive] CLASSLIST=interactive\n");
     let s = &cfg.standing["interactive"];
-    let w = instance_windows(s, FRI_NOON);
+    let w = instance_windows(s, FRI_NOON, &Zone::utc());
     assert_eq!(
         w.len(),
         1,
@@ -198,12 +202,15 @@ fn standing_windows_for_days_and_weeks() {
     );
     assert_eq!(fmt_time(w[0].start), "Fri Aug 18 09:00:00");
     assert_eq!(fmt_time(w[0].end), "Fri Aug 18 17:00:00");
-    let w = instance_windows(s, FRI_NOON + 3 * DAY);
+    let w = instance_windows(s, FRI_NOON + 3 * DAY, &Zone::utc());
     let shown: Vec<String> = w.iter().map(|i| fmt_time(i.start)).collect();
     assert_eq!(shown, ["Mon Aug 21 09:00:00", "Tue Aug 22 09:00:00"]);
     // After 17:00 today's instance is over.
-    assert!(instance_windows(s, FRI_NOON + 5 * HOUR).is_empty());
-    assert_eq!(fmt_time(week_start(FRI_NOON)), "Sun Aug 13 00:00:00");
+    assert!(instance_windows(s, FRI_NOON + 5 * HOUR, &Zone::utc()).is_empty());
+    assert_eq!(
+        fmt_time(week_start(FRI_NOON, &Zone::utc())),
+        "Sun Aug 13 00:00:00"
+    );
 }
 
 #[test]
@@ -211,9 +218,9 @@ fn standing_set_rolls_at_midnight() {
     let cfg = sr("SRCFG[d] TASKCOUNT=1 PERIOD=DAY DEPTH=2 USERLIST=ops\n");
     let mut set = StandingSet::new();
     let thu_2300 = FRI_NOON - 13 * HOUR;
-    let r = set.roll(&cfg.standing, thu_2300);
+    let r = set.roll(&cfg.standing, &cfg.zone, thu_2300);
     assert_eq!(r.created, ["d.11186", "d.11187"]);
-    let r = set.roll(&cfg.standing, thu_2300 + HOUR);
+    let r = set.roll(&cfg.standing, &cfg.zone, thu_2300 + HOUR);
     assert_eq!(
         (r.created, r.removed),
         (vec!["d.11188".to_string()], vec!["d.11186".to_string()])
@@ -222,9 +229,99 @@ fn standing_set_rolls_at_midnight() {
     assert_eq!(ids, ["d.11187", "d.11188"]);
     // A configuration change replaces the instances.
     let cfg2 = sr("SRCFG[d] TASKCOUNT=2 PERIOD=DAY DEPTH=2 USERLIST=ops\n");
-    let r = set.roll(&cfg2.standing, thu_2300 + HOUR);
+    let r = set.roll(&cfg2.standing, &cfg2.zone, thu_2300 + HOUR);
     assert_eq!(r.removed.len(), 2);
     assert_eq!(r.created.len(), 2);
+}
+
+/// US Central time by POSIX rule (no time zone database needed); in 2026
+/// daylight saving starts on Sunday 8 March and ends on Sunday 1 November.
+fn chicago() -> Zone {
+    Zone::named("CST6CDT,M3.2.0,M11.1.0").unwrap()
+}
+
+/// A UTC time from a civil date and clock, for expectations.
+fn utc_at(y: i64, mo: u32, d: u32, h: i64, mi: i64) -> Time {
+    crate::model::time::days_from_civil(y, mo, d) * DAY + h * HOUR + mi * 60
+}
+
+#[test]
+fn standing_reservations_keep_local_clock_times_across_daylight_saving() {
+    // Business hours 08:30-17:00 on weekdays, in Chicago: Maui took them
+    // from localtime(), so 08:30 is 08:30 on the site's clocks, not UTC.
+    let cfg = sr(
+        "SRCFG[day] TASKCOUNT=1 PERIOD=DAY DEPTH=7 DAYS=MON,TUE,WED,THU,FRI,SAT,SUN\n\
+                  SRCFG[day] STARTTIME=8:30:00 ENDTIME=17:00:00\n",
+    );
+    let s = &cfg.standing["day"];
+    let z = chicago();
+    // Thursday 5 March 2026 at 12:00 CST (18:00 UTC): this week's
+    // instances run through the spring-forward Sunday.
+    let now = utc_at(2026, 3, 5, 18, 0);
+    let w = instance_windows(s, now, &z);
+    let starts: Vec<String> = w.iter().map(|i| z.fmt_named(i.start)).collect();
+    assert_eq!(
+        starts,
+        [
+            "Thu Mar  5 08:30:00 CST",
+            "Fri Mar  6 08:30:00 CST",
+            "Sat Mar  7 08:30:00 CST",
+            "Sun Mar  8 08:30:00 CDT",
+            "Mon Mar  9 08:30:00 CDT",
+            "Tue Mar 10 08:30:00 CDT",
+            "Wed Mar 11 08:30:00 CDT",
+        ]
+    );
+    // In UTC: 14:30 in winter, 13:30 from the day daylight saving starts.
+    assert_eq!(w[2].start, utc_at(2026, 3, 7, 14, 30));
+    assert_eq!(w[3].start, utc_at(2026, 3, 8, 13, 30));
+    assert_eq!(w[3].end, utc_at(2026, 3, 8, 22, 0));
+    // Periods are numbered by local date: Chicago's Thursday.
+    assert_eq!(w[0].number, crate::model::time::days_from_civil(2026, 3, 5));
+    // The autumn change: Sunday 1 November is 25 hours long; a default
+    // ENDTIME is the next local midnight.
+    let cfg = sr("SRCFG[all] TASKCOUNT=1 PERIOD=DAY DEPTH=2\n");
+    let s = &cfg.standing["all"];
+    let w = instance_windows(s, utc_at(2026, 11, 1, 5, 0), &z);
+    assert_eq!(z.fmt_named(w[0].start), "Sun Nov  1 00:00:00 CDT");
+    assert_eq!(z.fmt_named(w[0].end), "Mon Nov  2 00:00:00 CST");
+    assert_eq!(w[0].end - w[0].start, 25 * HOUR);
+    // Under UTC the same SRCFG is hours away (what mauisched did before):
+    // Thursday's 08:30-17:00 UTC is over at 18:00 UTC.
+    let cfg = sr("SRCFG[day] TASKCOUNT=1 PERIOD=DAY STARTTIME=8:30:00 ENDTIME=17:00:00\n");
+    let w = instance_windows(&cfg.standing["day"], now, &Zone::utc());
+    assert_eq!(w[0].start, utc_at(2026, 3, 6, 8, 30));
+}
+
+#[test]
+fn weekly_standing_reservations_start_on_the_local_sunday() {
+    // A weekly maintenance window Monday 08:00 to Tuesday 17:00 local.
+    let cfg = sr("SRCFG[maint] TASKCOUNT=1 PERIOD=WEEK DEPTH=2\n\
+                  SRCFG[maint] STARTTIME=1:08:00:00 ENDTIME=2:17:00:00\n");
+    let s = &cfg.standing["maint"];
+    let z = chicago();
+    // Saturday 7 March 2026 23:00 CST is Sunday 05:00 UTC: still the
+    // local week of 1 March, whose instance is over; DEPTH 2 reaches the
+    // week of 8 March (the first in daylight saving time) alone.
+    let sat_night = utc_at(2026, 3, 8, 5, 0);
+    let w = instance_windows(s, sat_night, &z);
+    let shown: Vec<(String, String)> = w
+        .iter()
+        .map(|i| (z.fmt_named(i.start), z.fmt_named(i.end)))
+        .collect();
+    assert_eq!(
+        shown,
+        [(
+            "Mon Mar  9 08:00:00 CDT".to_string(),
+            "Tue Mar 10 17:00:00 CDT".to_string()
+        )]
+    );
+    // In UTC that moment is already Sunday: two weeks ahead.
+    assert_eq!(instance_windows(s, sat_night, &Zone::utc()).len(), 2);
+    assert_eq!(
+        z.fmt_named(week_start(sat_night, &z)),
+        "Sun Mar  1 00:00:00 CST"
+    );
 }
 
 fn no_jobs(_: &Reservation, _: u32) -> bool {

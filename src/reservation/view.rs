@@ -128,7 +128,7 @@ pub fn build(
         }
     }
     let mut standing = StandingSet::new();
-    standing.roll(&cfg.standing, now);
+    standing.roll(&cfg.standing, &cfg.zone, now);
     let first = table.len() as ResIdx;
     let outcomes = standing.place(first, &cluster, &mut profile, chooser, &admits);
     let mut partial = Vec::new();

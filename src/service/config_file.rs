@@ -38,6 +38,9 @@ pub(super) fn load(path: &Path) -> Result<(Config, Vec<Diagnostic>, Vec<u8>), Er
         let errors = loaded.errors().cloned().collect();
         return Err(config_error(ConfigError::Invalid(errors)));
     }
+    let mut loaded = loaded;
+    let zone = loaded.config.use_host_zone();
+    loaded.diagnostics.insert(0, zone);
     Ok((loaded.config, loaded.diagnostics, bytes))
 }
 

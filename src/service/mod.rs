@@ -233,7 +233,7 @@ impl Service {
                 format!(
                     "scheduling is stopped (schedctl -s by {} at {}): no job is started until schedctl -R",
                     stop.by,
-                    crate::model::time::fmt_time(stop.at)
+                    config.zone.fmt_named(stop.at)
                 ),
             );
         }
@@ -536,12 +536,16 @@ impl Service {
             return Ok(());
         };
         let dir = stored.dir.stats_dir().to_path_buf();
-        self.engine.fairshare_mut().save_dir(&dir).map_err(|e| {
-            Error::new(
-                ErrorKind::Io,
-                format!("writing fairshare files in {}: {e}", dir.display()),
-            )
-        })?;
+        let zone = self.engine.config().zone.clone();
+        self.engine
+            .fairshare_mut()
+            .save_dir(&dir, &zone)
+            .map_err(|e| {
+                Error::new(
+                    ErrorKind::Io,
+                    format!("writing fairshare files in {}: {e}", dir.display()),
+                )
+            })?;
         let (state, clock) = (&stored.dir, self.clock);
         self.engine
             .with_checkpoint_state(|es| state.save_checkpoint(clock, es))

@@ -9,7 +9,6 @@ use crate::admin::auth::{self, Caller};
 use crate::admin::{Done, ErrorCode, Failed, Mutation, SchedCtl};
 use crate::engine::build::{self, PolicyChooser};
 use crate::engine::{ActionKind, ForcedStart, StopInfo};
-use crate::model::time::fmt_time;
 use crate::model::{HoldKind, Job, JobState, Time};
 use crate::priority::MAX_PRIO_VAL;
 use crate::profile::{JobIdx, ResIdx};
@@ -473,7 +472,7 @@ impl Service {
                 format!(
                     "scheduling is already stopped (by {} at {})\n",
                     s.by,
-                    fmt_time(s.at)
+                    self.engine.config().zone.fmt_named(s.at)
                 ),
                 json!({"stopped": s}),
             );
@@ -510,7 +509,7 @@ impl Service {
             format!(
                 "schedctl -R by {who}: scheduling resumed (stopped by {} at {})",
                 s.by,
-                fmt_time(s.at)
+                self.engine.config().zone.fmt_named(s.at)
             ),
         );
         done("scheduling resumed\n".into(), json!({"stopped": null}))

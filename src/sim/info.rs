@@ -2,7 +2,7 @@
 
 use super::cluster;
 use super::workload::Workload;
-use crate::model::time::{fmt_duration, fmt_time};
+use crate::model::time::{fmt_duration, Zone};
 use crate::model::Node;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -65,8 +65,8 @@ pub fn render(w: &Workload, cluster: &ClusterInfo) -> String {
         let _ = writeln!(
             o,
             "Submitted: {} .. {} UTC ({})",
-            fmt_time(t0),
-            fmt_time(t1),
+            Zone::utc().fmt(t0),
+            Zone::utc().fmt(t1),
             fmt_duration(t1 - t0)
         );
         let procs: Vec<u64> = w.jobs.iter().map(|j| j.job.procs()).collect();

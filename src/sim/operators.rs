@@ -83,7 +83,7 @@ pub fn parse_operators(
             return Err(at_line(format!("a command is needed after \"{when}\"")));
         };
         let at = first_submit.saturating_add(offset);
-        let mutation = ops::parse(cmd, args, at).map_err(at_line)?;
+        let mutation = ops::parse(cmd, args, at, &cfg.zone).map_err(at_line)?;
         let event = OperatorEvent {
             at,
             caller,
