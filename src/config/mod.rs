@@ -642,12 +642,19 @@ impl Builder<'_> {
     fn finish(mut self) -> Loaded {
         let p = &self.cfg.params;
         let mut checks: Vec<(&'static str, String)> = Vec::new();
-        if p.fs_depth == 0 || p.fs_depth > 32 {
+        if p.fs_depth == 0 {
             checks.push((
                 "FSDEPTH",
-                format!("expected 1 to 32 fairshare windows, got {}", p.fs_depth),
+                "expected at least 1 fairshare window, got 0".into(),
             ));
         }
+        let deep = (p.fs_depth as usize > crate::fairshare::MAX_FSDEPTH).then(|| {
+            format!(
+                "{} windows asked for; Maui's limit, {}, is used",
+                p.fs_depth,
+                crate::fairshare::MAX_FSDEPTH
+            )
+        });
         if p.log_level > 9 {
             checks.push((
                 "LOGLEVEL",
@@ -669,6 +676,11 @@ impl Builder<'_> {
         for (name, msg) in checks {
             let (line, col) = self.set_at.get(name).copied().unwrap_or((1, 1));
             self.diag(Severity::Error, line, col, Some(name.into()), msg);
+        }
+        if let Some(msg) = deep {
+            // Maui takes MIN(FSDEPTH, MAX_MFSDEPTH) without a word (MFS.c).
+            let (line, col) = self.set_at.get("FSDEPTH").copied().unwrap_or((1, 1));
+            self.diag(Severity::Note, line, col, Some("FSDEPTH".into()), msg);
         }
         let srs: Vec<(String, SrCfg)> = self
             .cfg

@@ -200,13 +200,11 @@ scalar_params! {
     enable_multi_node_jobs: bool = true => ["ENABLEMULTINODEJOBS"];
     /// Allow jobs with several independent resource requests.
     enable_multi_req_jobs: bool = false => ["ENABLEMULTIREQJOBS"];
-    /// How long down or drained nodes are assumed to stay unavailable.
-    node_down_state_delay_time: Duration = Duration(0) => ["NODEDOWNSTATEDELAYTIME"];
     /// Scale walltime by machine speed.
     use_machine_speed: bool = false => ["USEMACHINESPEED"];
     // ---- jobs --------------------------------------------------------------------
-    /// Walltime of jobs that ask for none.
-    system_default_job_walltime: Duration = Duration(10 * 86_400) => ["SYSTEMDEFAULTJOBWALLTIME"];
+    /// Walltime of jobs that ask for none (Maui 3.3's MDEF_SYSJOBWCLIMIT, 99:23:59:59).
+    system_default_job_walltime: Duration = Duration(8_639_999) => ["SYSTEMDEFAULTJOBWALLTIME"];
     /// Largest walltime one job may ask for (-1: no limit).
     system_max_job_walltime: Limit = Limit(None) => ["SYSTEMMAXJOBWALLTIME"];
     /// Most processors one job may ask for (-1: no limit).
@@ -230,18 +228,12 @@ scalar_params! {
     checkpoint_file: String = "maui.ck".into() => ["CHECKPOINTFILE"];
     /// How often state is checkpointed at most.
     checkpoint_interval: Duration = Duration(300) => ["CHECKPOINTINTERVAL"];
-    /// Checkpointed data older than this is dropped on start.
-    checkpoint_expiration_time: Limit = Limit(None) => ["CHECKPOINTEXPIRATIONTIME"];
     /// Log file (for front ends that keep their own log; the Slurm plugin logs to slurmctld's log).
     log_file: String = "maui.log".into() => ["LOGFILE"];
     /// Directory of relative LOGFILE names.
     log_dir: String = "log".into() => ["LOGDIR"];
     /// Log verbosity 0-9.
     log_level: u32 = 0 => ["LOGLEVEL"];
-    /// Size at which the log is rolled (bytes).
-    log_file_max_size: u64 = 10_000_000 => ["LOGFILEMAXSIZE"];
-    /// Number of rolled logs kept.
-    log_file_roll_depth: u32 = 2 => ["LOGFILEROLLDEPTH"];
     /// Time clients wait for the scheduler.
     client_timeout: Duration = Duration(30) => ["CLIENTTIMEOUT"];
     /// Admin socket path for mauictl and the Maui command names (default: run/mauisched.sock under the state directory).
@@ -452,6 +444,28 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
     (
         "ENFORCERESOURCELIMITS",
         NotUsed::Unsupported("resource limit enforcement is the RM's"),
+    ),
+    (
+        "NODEDOWNSTATEDELAYTIME",
+        NotUsed::Unsupported(
+            "down and drained nodes are never planned on; Maui assumed them back after this delay, 1 hour by default",
+        ),
+    ),
+    (
+        "CHECKPOINTEXPIRATIONTIME",
+        NotUsed::Unsupported("checkpointed state is kept whatever its age"),
+    ),
+    (
+        "LOGFILEMAXSIZE",
+        NotUsed::NotApplicable(
+            "the Slurm plugin logs to slurmctld's log, the PBS scheduler to its -l file: logrotate rolls them",
+        ),
+    ),
+    (
+        "LOGFILEROLLDEPTH",
+        NotUsed::NotApplicable(
+            "the Slurm plugin logs to slurmctld's log, the PBS scheduler to its -l file: logrotate rolls them",
+        ),
     ),
     ("PREEMPTPOLICY", NotUsed::Unsupported("preemption")),
     ("BFPRIORITYPOLICY", NotUsed::Unsupported("preemption")),

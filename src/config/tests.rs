@@ -136,7 +136,9 @@ fn defaults_follow_the_parameter_reference() {
         Some(120),
         "Maui 3.3's DEFAULT_XFMINWCLIMIT"
     );
-    assert_eq!(p.system_default_job_walltime.0, 10 * DAY);
+    // Maui 3.3 has no SYSTEMDEFAULTJOBWALLTIME: a job without a walltime
+    // gets MDEF_SYSJOBWCLIMIT (include/msched.h), 99:23:59:59.
+    assert_eq!(p.system_default_job_walltime.0, 100 * DAY - 1);
     assert_eq!(p.rm_poll_interval.0, 60);
     assert_eq!(p.admin1.0, vec!["root".to_string()]);
     assert_eq!(p.stat_dir, "stats");
@@ -148,6 +150,38 @@ fn defaults_follow_the_parameter_reference() {
 }
 
 // ---- 6.3 fairshare ---------------------------------------------------------------
+
+#[test]
+fn fsdepth_is_cut_to_mauis_24_windows_and_unused_settings_are_reported() {
+    // Maui 3.3 keeps MAX_MFSDEPTH (24) windows and cuts a larger FSDEPTH
+    // to it (MFS.c); mauisched does the same and says so.
+    let l = Config::parse(
+        "FSDEPTH 30\nNODEDOWNSTATEDELAYTIME 0:30:00\nCHECKPOINTEXPIRATIONTIME 1:00:00:00\nLOGFILEMAXSIZE 100000\nLOGFILEROLLDEPTH 4\n",
+        "maui.cfg",
+    );
+    assert!(l.is_ok());
+    assert_eq!(crate::fairshare::depth(&l.config), 24);
+    let shown: Vec<String> = l.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        shown[0],
+        "maui.cfg:1:9: note: FSDEPTH: 30 windows asked for; Maui's limit, 24, is used"
+    );
+    // Read and not acted on: a warning where Maui would have decided
+    // differently, a note where the RM's tools do the job.
+    assert!(shown[1].starts_with("maui.cfg:2:1: warning: NODEDOWNSTATEDELAYTIME: not supported by mauisched (down and drained nodes are never planned on"), "{shown:?}");
+    assert!(
+        shown[2].starts_with("maui.cfg:3:1: warning: CHECKPOINTEXPIRATIONTIME: not supported"),
+        "{shown:?}"
+    );
+    assert!(
+        shown[3].starts_with("maui.cfg:4:1: note: LOGFILEMAXSIZE: not applicable"),
+        "{shown:?}"
+    );
+    assert!(
+        shown[4].starts_with("maui.cfg:5:1: note: LOGFILEROLLDEPTH: not applicable"),
+        "{shown:?}"
+    );
+}
 
 #[test]
 fn seed_fairshare_john_parameters() {
@@ -682,7 +716,7 @@ fn malformed_inputs_are_pinpointed() {
         ("FSDECAY x\n", "maui.cfg:1:9: FSDECAY: expected a number in [0,1], got \"x\""),
         ("# c\nFSDECAY    1.5\n", "maui.cfg:2:12: FSDECAY: expected a number in [0,1], got \"1.5\""),
         ("RMPOLLINTERVAL 1h\n", "maui.cfg:1:16: RMPOLLINTERVAL: expected a duration [[[DD:]HH:]MM:]SS, got \"1h\""),
-        ("FSDEPTH 40\n", "maui.cfg:1:9: FSDEPTH: expected 1 to 32 fairshare windows, got 40"),
+        ("FSDEPTH 0\n", "maui.cfg:1:9: FSDEPTH: expected at least 1 fairshare window, got 0"),
         ("BACKFILLPOLICY FASTFIT\n", "maui.cfg:1:16: BACKFILLPOLICY: expected one of FIRSTFIT, BESTFIT, GREEDY, NONE, got \"FASTFIT\""),
         ("USERCFG[john] PRIORITY=high\n", "maui.cfg:1:24: USERCFG[john] PRIORITY: expected an integer, got \"high\""),
         ("USERCFG[john] MAXJOB=5,4\n", "maui.cfg:1:22: USERCFG[john] MAXJOB: soft limit 5 is above hard limit 4"),

@@ -46,8 +46,9 @@ use crate::priority::{cred_attr, cred_name, processor_equivalents, FairshareView
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Most windows kept and considered (Maui 3.2.7's MAX_FSDEPTH).
-pub const MAX_FSDEPTH: usize = 32;
+/// Most windows kept and considered: Maui 3.3's MAX_MFSDEPTH
+/// (`include/moab.h`); a larger FSDEPTH is cut to it, as Maui's `MFSProcessConfig` does.
+pub const MAX_FSDEPTH: usize = 24;
 
 /// Usage recorded during one fairshare window.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
