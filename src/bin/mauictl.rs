@@ -383,6 +383,11 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
             run::Clock::Events
         },
         every_poll: a.every_poll,
+        initial_queue_depth: if a.grid {
+            run::grid_initial_queue_depth(cfg)?
+        } else {
+            0
+        },
     };
     let total = w.jobs.len() as u64;
     let bar = if a.quiet || !std::io::stderr().is_terminal() {

@@ -317,6 +317,18 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
         NotUsed::NotApplicable("commands are authorised by peer credentials"),
     ),
     (
+        "SIMINITIALQUEUEDEPTH",
+        NotUsed::NotApplicable(
+            "read by `mauictl simulate --grid`: the jobs queued before its first iteration, as in Maui's simulator",
+        ),
+    ),
+    (
+        "SIMJOBSUBMISSIONPOLICY",
+        NotUsed::NotApplicable(
+            "read by `mauictl simulate --grid`, which replays submit times (NORMAL) only",
+        ),
+    ),
+    (
         "SIM*",
         NotUsed::NotApplicable(
             "simulation is run with `mauictl simulate`, whose options replace SIM* parameters",

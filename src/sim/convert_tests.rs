@@ -374,6 +374,7 @@ fn converted_sacct_simulates_on_a_small_cluster() {
         &run::SimOptions {
             clock: run::Clock::Events,
             every_poll: false,
+            initial_queue_depth: 0,
         },
         |_| {},
     )
@@ -413,6 +414,7 @@ fn converted_torque_simulates_on_the_synthesised_cluster() {
         &run::SimOptions {
             clock: run::Clock::Events,
             every_poll: false,
+            initial_queue_depth: 0,
         },
         |_| {},
     )

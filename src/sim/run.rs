@@ -29,7 +29,11 @@
 //!   steps from the first submission, the first iteration one step after
 //!   it. At each step completions are processed, then submissions, then one
 //!   iteration, so starts fall on the grid and a job holds its nodes until
-//!   the first step at or after its end (runtimes round up to a step).
+//!   the first step at or after its end (runtimes round up to a step). With
+//!   an initial queue depth ([`SimOptions::initial_queue_depth`], Maui's
+//!   SIMINITIALQUEUEDEPTH) the first jobs are queued together and scheduled
+//!   alone in iteration 0; iteration 1, at the same time, adds the jobs
+//!   submitted by then.
 //!
 //! # Polls that cannot change anything
 //!
@@ -155,6 +159,14 @@ pub struct SimOptions {
     pub clock: Clock,
     /// Run every poll iteration, even those that cannot change anything.
     pub every_poll: bool,
+    /// Under [`Clock::Grid`], Maui's SIMINITIALQUEUEDEPTH with
+    /// SIMJOBSUBMISSIONPOLICY NORMAL (`MSimGetWorkload` in `MSim.c`): the
+    /// first this many jobs are queued before the first iteration, all
+    /// submitted at the latest of their submit times, and the grid starts
+    /// there; iteration 0 schedules them alone, iteration 1 (at the same
+    /// time) adds the jobs submitted by then. 0: no initial queue, the
+    /// grid starts at the first submission.
+    pub initial_queue_depth: usize,
 }
 
 /// An operator's command at a simulated time (see the module's
@@ -167,6 +179,33 @@ pub struct OperatorEvent {
     pub caller: Caller,
     /// The change.
     pub mutation: Mutation,
+}
+
+/// Maui's initial queue depth for [`Clock::Grid`]: SIMINITIALQUEUEDEPTH
+/// from maui.cfg, 16 when unset (`DEFAULT_MSIMINITIALQUEUEDEPTH`,
+/// `include/moab.h`). SIMJOBSUBMISSIONPOLICY, when set, must be NORMAL
+/// (jobs arrive at their trace times): Maui's CONSTANTJOBDEPTH and
+/// CONSTANTPSDEPTH, which keep the queue at a depth whatever the trace
+/// says, are not simulated.
+pub fn grid_initial_queue_depth(cfg: &Config) -> Result<usize, String> {
+    let value = |name: &str| cfg.plumbing.get(name).map(|v| v.join(" "));
+    if let Some(p) = value("SIMJOBSUBMISSIONPOLICY") {
+        if !p.eq_ignore_ascii_case("NORMAL") {
+            return Err(format!(
+                "{}: SIMJOBSUBMISSIONPOLICY {p}: mauictl simulate replays the trace's submit times, Maui's NORMAL policy, only",
+                cfg.source
+            ));
+        }
+    }
+    match value("SIMINITIALQUEUEDEPTH") {
+        None => Ok(16),
+        Some(v) => v.trim().parse().map_err(|_| {
+            format!(
+                "{}: SIMINITIALQUEUEDEPTH: expected a number of jobs, got \"{v}\"",
+                cfg.source
+            )
+        }),
+    }
 }
 
 /// A simulation that cannot run.
@@ -208,8 +247,12 @@ struct Sim<'a> {
 }
 
 impl Sim<'_> {
-    fn submit(&mut self, i: usize) {
-        let job = self.jobs[i].job.clone();
+    /// Queues job `i`; `at` replaces its submit time (Maui's initial queue).
+    fn submit(&mut self, i: usize, at: Option<Time>) {
+        let mut job = self.jobs[i].job.clone();
+        if let Some(t) = at {
+            job.submit_time = t;
+        }
         self.by_id.insert(job.id.clone(), i);
         self.pos.insert(i, self.snap.jobs.len());
         *self.idle_procs.entry(job.procs()).or_default() += 1;
@@ -376,7 +419,20 @@ pub fn simulate_with_operators(
     let mut quiet_polls = 0u64;
     let mut iterate_time = Duration::ZERO;
     let mut max_iterate_time = Duration::ZERO;
-    let first_submit = jobs.first().map(|j| j.job.submit_time);
+    // Maui's initial queue (grid only): the first `depth` jobs, submitted
+    // together at the latest of their times, which is where the grid starts.
+    let depth = match opts.clock {
+        Clock::Grid => opts.initial_queue_depth.min(jobs.len()),
+        Clock::Events => 0,
+    };
+    let first_submit = match depth {
+        0 => jobs.first().map(|j| j.job.submit_time),
+        d => jobs[..d].iter().map(|j| j.job.submit_time).max(),
+    };
+    // Iteration 0 (the initial queue alone) is still to run; then
+    // iteration 1 runs at its time.
+    let mut initial_pending = depth > 0;
+    let mut repeat_now = false;
     let grid_at = |t: Time| -> Time {
         // The first grid step at or after t (steps are first_submit + k·poll, k ≥ 1).
         let t0 = first_submit.unwrap_or(0);
@@ -421,6 +477,7 @@ pub fn simulate_with_operators(
                 Some(e) => e.min(t0 + poll),
                 None => t0 + poll,
             },
+            (Clock::Grid, Some(t0)) if repeat_now => t0,
             (Clock::Grid, Some(t0)) => match next_event {
                 Some(e) if skip => {
                     let e = grid_at(e).max(t0 + poll);
@@ -444,11 +501,23 @@ pub fn simulate_with_operators(
             last_activity = now;
             events = true;
         }
-        while next < jobs.len() && jobs[next].job.submit_time <= now {
-            sim.submit(next);
-            next += 1;
+        repeat_now = false;
+        if initial_pending {
+            while next < depth {
+                sim.submit(next, first_submit);
+                next += 1;
+            }
+            initial_pending = false;
+            repeat_now = true;
             last_activity = now;
             events = true;
+        } else {
+            while next < jobs.len() && jobs[next].job.submit_time <= now {
+                sim.submit(next, None);
+                next += 1;
+                last_activity = now;
+                events = true;
+            }
         }
         if ops.get(next_op).is_some_and(|o| o.at <= now) {
             while let Some(o) = ops.get(next_op).filter(|o| o.at <= now) {

@@ -141,6 +141,7 @@ fn the_grid_clock_starts_jobs_on_steps_and_rounds_runtimes_up() {
         &SimOptions {
             clock: Clock::Grid,
             every_poll: false,
+            initial_queue_depth: 0,
         },
         |_| {},
     )
@@ -162,6 +163,90 @@ fn the_grid_clock_starts_jobs_on_steps_and_rounds_runtimes_up() {
     for (_, s, e, _) in schedule(&res, &jobs) {
         assert_eq!((s % 10, e % 10), (0, 0), "on the grid");
     }
+}
+
+/// Grid options with Maui's initial queue of `depth` jobs.
+fn grid_with_depth(depth: usize) -> SimOptions {
+    SimOptions {
+        clock: Clock::Grid,
+        every_poll: false,
+        initial_queue_depth: depth,
+    }
+}
+
+#[test]
+fn mauis_initial_queue_is_scheduled_alone_then_the_next_submissions_at_the_same_time() {
+    // SIMINITIALQUEUEDEPTH 2, SIMJOBSUBMISSIONPOLICY NORMAL: jobs 1 and 2
+    // are queued at 1 (the later of their submit times), where the grid
+    // starts. Iteration 0 at 11 sees them alone: 1 starts, 2 is reserved
+    // for 111 (when 1 ends). Iteration 1, also at 11, adds 3-6 (submitted
+    // by 11): 3 and 5 are backfilled on the two free nodes; 4 and 6 start
+    // at 161 when 2 ends.
+    let jobs = trace();
+    let res = simulate(
+        &cfg(&format!("{FCFS}BACKFILLPOLICY FIRSTFIT\n")),
+        &four_nodes(),
+        &jobs,
+        &grid_with_depth(2),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(
+        schedule(&res, &jobs),
+        vec![
+            row("1", 11, 111, false),
+            row("2", 111, 161, false),
+            row("3", 11, 91, true),
+            row("4", 161, 171, false),
+            row("5", 11, 31, true),
+            row("6", 161, 191, false),
+        ]
+    );
+    // Iteration 0 decides before later submissions are seen: a larger,
+    // higher-priority job submitted at 5 waits for job A, queued first.
+    let by_size =
+        "RMPOLLINTERVAL 10\nRESWEIGHT 1\nPROCWEIGHT 100\nSERVWEIGHT 1\nQUEUETIMEWEIGHT 1\n\
+                   XFACTORWEIGHT 0\nFSWEIGHT 0\nRESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\n";
+    let jobs = swf(&[(0, 1, 100, 100), (5, 4, 50, 50)]);
+    let run = |depth| {
+        let res = simulate(
+            &cfg(by_size),
+            &four_nodes(),
+            &jobs,
+            &grid_with_depth(depth),
+            |_| {},
+        )
+        .unwrap();
+        schedule(&res, &jobs)
+    };
+    assert_eq!(
+        run(1),
+        vec![row("1", 10, 110, false), row("2", 110, 160, false)]
+    );
+    // Without an initial queue both are seen at 10 and the larger goes first.
+    assert_eq!(
+        run(0),
+        vec![row("1", 60, 160, false), row("2", 10, 60, false)]
+    );
+}
+
+#[test]
+fn the_initial_queue_depth_comes_from_mauis_simulation_parameters() {
+    assert_eq!(grid_initial_queue_depth(&cfg("")), Ok(16), "Maui's default");
+    assert_eq!(
+        grid_initial_queue_depth(&cfg(
+            "SIMINITIALQUEUEDEPTH 100\nSIMJOBSUBMISSIONPOLICY NORMAL\n"
+        )),
+        Ok(100)
+    );
+    let e =
+        grid_initial_queue_depth(&cfg("SIMJOBSUBMISSIONPOLICY CONSTANTJOBDEPTH\n")).unwrap_err();
+    assert!(e.contains("SIMJOBSUBMISSIONPOLICY CONSTANTJOBDEPTH"), "{e}");
+    let e = grid_initial_queue_depth(&cfg("SIMINITIALQUEUEDEPTH many\n")).unwrap_err();
+    assert_eq!(
+        e,
+        "test.cfg: SIMINITIALQUEUEDEPTH: expected a number of jobs, got \"many\""
+    );
 }
 
 #[test]
@@ -226,6 +311,7 @@ fn skipping_no_op_polls_changes_nothing() {
             SimOptions {
                 clock,
                 every_poll: false,
+                initial_queue_depth: 0,
             },
         );
         let (_, every) = demo_run(
@@ -234,6 +320,7 @@ fn skipping_no_op_polls_changes_nothing() {
             SimOptions {
                 clock,
                 every_poll: true,
+                initial_queue_depth: 0,
             },
         );
         assert!(skip.skipped_polls > 0 && every.skipped_polls == 0);
