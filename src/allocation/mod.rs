@@ -52,6 +52,10 @@ pub struct TaskRequest {
     pub single_node: bool,
     /// Required features (all of them), by id ([`Cluster::feature_ids`]).
     pub features: Bits,
+    /// Required configured node memory.
+    pub node_mem: Option<crate::model::NodeAmount>,
+    /// Required configured node disk.
+    pub node_disk: Option<crate::model::NodeAmount>,
     /// Preferred features (PREF), by id: satisfied as well as possible.
     pub pref_features: Bits,
     /// Required partition.
@@ -84,6 +88,22 @@ pub enum Mismatch {
     /// In the job's exclude list.
     #[error("node is excluded by the job")]
     Excluded,
+    /// The node's configured memory does not meet the job's requirement.
+    #[error("node has {have} MB of memory, the job needs {want}")]
+    NodeMemory {
+        /// Configured memory of the node, MB.
+        have: u64,
+        /// The requirement.
+        want: crate::model::NodeAmount,
+    },
+    /// The node's configured disk does not meet the job's requirement.
+    #[error("node has {have} MB of disk, the job needs {want}")]
+    NodeDisk {
+        /// Configured disk of the node, MB.
+        have: u64,
+        /// The requirement.
+        want: crate::model::NodeAmount,
+    },
     /// EXACTPROC and the node's processors differ from the request per node.
     #[error("node has {have} processors, EXACTPROC needs {want}")]
     ExactProc {
@@ -129,6 +149,8 @@ impl TaskRequest {
             exact_proc: m.exact_proc,
             single_node: !p.enable_multi_node_jobs,
             features: cluster.feature_ids(&job.features),
+            node_mem: job.node_mem,
+            node_disk: job.node_disk,
             pref_features: cluster.feature_ids(&job.pref_features),
             partition: job.partition.clone(),
             partition_id: job.partition.as_deref().map(|p| cluster.partition_id(p)),
@@ -180,6 +202,18 @@ impl TaskRequest {
         }
         if !self.features.is_subset(&node.feature_ids) {
             return Err(Mismatch::Features);
+        }
+        if let Some(want) = self.node_mem {
+            let have = node.configured.mem;
+            if !want.cmp.holds(have, want.mb) {
+                return Err(Mismatch::NodeMemory { have, want });
+            }
+        }
+        if let Some(want) = self.node_disk {
+            let have = node.configured.disk;
+            if !want.cmp.holds(have, want.mb) {
+                return Err(Mismatch::NodeDisk { have, want });
+            }
         }
         if let Some(h) = &self.hosts {
             if h.binary_search(&node.index).is_err() {

@@ -1013,6 +1013,11 @@ fn jobs_copied_into_earlier_ones_are_the_snapshots() {
         nodes: Some(2),
         tasks_per_node: Some(2),
         features: vec!["a".into(), format!("f{k}")],
+        node_mem: Some(crate::model::NodeAmount {
+            cmp: crate::model::Cmp::Ge,
+            mb: 1,
+        }),
+        node_disk: None,
         pref_features: vec!["fast".into()],
         hostlist: vec!["n1".into(), "n2".into()],
         exclude_hosts: vec!["n3".into()],

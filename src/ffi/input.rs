@@ -386,6 +386,10 @@ pub unsafe fn job_from_c(p: *const mauisched_job_t) -> FfiResult<Job> {
         nodes: (j.nodes > 0).then_some(j.nodes),
         tasks_per_node: (j.tasks_per_node > 0).then_some(j.tasks_per_node),
         features: list_str(j.features, "job.features")?,
+        // Comparisons on a node's configured memory or disk are Maui trace
+        // fields; the RMs ask for amounts (in `task`).
+        node_mem: None,
+        node_disk: None,
         pref_features: list_str(j.pref_features, "job.pref_features")?,
         hostlist: list_str(j.hostlist, "job.hostlist")?,
         exclude_hosts: list_str(j.exclude_hosts, "job.exclude_hosts")?,

@@ -80,6 +80,67 @@ impl Clone for NodeTasks {
     }
 }
 
+/// How a node's configured amount must compare with a requirement (Maui's
+/// workload trace fields 16-19: `>=`, `>`, `=`, `<=`, `<`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Cmp {
+    /// `>`
+    #[serde(rename = ">")]
+    Gt,
+    /// `>=`
+    #[serde(rename = ">=")]
+    Ge,
+    /// `=`
+    #[serde(rename = "=")]
+    Eq,
+    /// `<=`
+    #[serde(rename = "<=")]
+    Le,
+    /// `<`
+    #[serde(rename = "<")]
+    Lt,
+}
+
+impl Cmp {
+    /// True when `have` compares with `want` as this says (`have >= want`...).
+    pub fn holds(self, have: u64, want: u64) -> bool {
+        match self {
+            Cmp::Gt => have > want,
+            Cmp::Ge => have >= want,
+            Cmp::Eq => have == want,
+            Cmp::Le => have <= want,
+            Cmp::Lt => have < want,
+        }
+    }
+
+    /// As Maui writes it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+            Cmp::Eq => "=",
+            Cmp::Le => "<=",
+            Cmp::Lt => "<",
+        }
+    }
+}
+
+/// A requirement on a node's configured memory or disk, in MB: the node
+/// qualifies when its amount compares with `mb` as `cmp` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct NodeAmount {
+    /// The comparison.
+    pub cmp: Cmp,
+    /// The amount, MB.
+    pub mb: u64,
+}
+
+impl std::fmt::Display for NodeAmount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} MB", self.cmp.symbol(), self.mb)
+    }
+}
+
 /// A job.
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -143,6 +204,13 @@ pub struct Job {
     pub tasks_per_node: Option<u32>,
     /// Required node features (all must be present).
     pub features: Vec<String>,
+    /// Required configured node memory (Maui's workload trace fields
+    /// 16-17): a node qualifies only when its memory compares so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_mem: Option<NodeAmount>,
+    /// Required configured node disk (fields 18-19).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_disk: Option<NodeAmount>,
     /// Preferred node features (PREF): satisfied as well as possible.
     pub pref_features: Vec<String>,
     /// Required hosts: the job runs on (a subset of) these nodes only.
@@ -195,6 +263,8 @@ impl Clone for Job {
             nodes: self.nodes,
             tasks_per_node: self.tasks_per_node,
             features: self.features.clone(),
+            node_mem: self.node_mem,
+            node_disk: self.node_disk,
             pref_features: self.pref_features.clone(),
             hostlist: self.hostlist.clone(),
             exclude_hosts: self.exclude_hosts.clone(),
@@ -237,6 +307,8 @@ impl Clone for Job {
             nodes,
             tasks_per_node,
             features,
+            node_mem,
+            node_disk,
             pref_features,
             hostlist,
             exclude_hosts,
@@ -272,6 +344,8 @@ impl Clone for Job {
         nodes.clone_from(&src.nodes);
         tasks_per_node.clone_from(&src.tasks_per_node);
         features.clone_from(&src.features);
+        *node_mem = src.node_mem;
+        *node_disk = src.node_disk;
         pref_features.clone_from(&src.pref_features);
         hostlist.clone_from(&src.hostlist);
         exclude_hosts.clone_from(&src.exclude_hosts);
@@ -312,6 +386,8 @@ impl Default for Job {
             nodes: None,
             tasks_per_node: None,
             features: Vec::new(),
+            node_mem: None,
+            node_disk: None,
             pref_features: Vec::new(),
             hostlist: Vec::new(),
             exclude_hosts: Vec::new(),

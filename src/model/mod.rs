@@ -18,7 +18,7 @@ pub use cluster::{Cluster, EffNode, NodeIdx};
 pub use cred::CredKind;
 pub use gres::{GresCounts, GresList, MAX_GRES};
 pub use hostlist::{HostList, HostPattern};
-pub use job::{HoldKind, Job, JobState, NodeTasks};
+pub use job::{Cmp, HoldKind, Job, JobState, NodeAmount, NodeTasks};
 pub use node::{Node, NodeState};
 pub use policy::{NodeAccessPolicy, NodeAllocationPolicy};
 pub use resources::Resources;

@@ -22,10 +22,16 @@
 //! colon, the form Slurm writes) is read as two tapes. Other extensions are
 //! ignored, as they are by Maui's simulator.
 //!
-//! What a record carries beyond the engine's model (operating system,
-//! architecture, network adapters, run classes of a node; a job's node
-//! memory and disk comparisons, executable, set constraints...) is kept in
-//! the typed record but not mapped.
+//! A job's node requirements are honoured as Maui's simulator honours them:
+//! the node memory and disk comparisons (fields 16-19) against the nodes'
+//! configured memory and disk, the required features, and the required
+//! network adapter, architecture and operating system (fields 13-15) as
+//! node features `network:NAME`, `arch:NAME` and `os:NAME`, which the nodes
+//! of a resource trace carry from their fields 14, 15 and 17. A job whose
+//! requirement no node meets is rejected with the reason (`NoFit`), never
+//! run elsewhere. What the engine has no use for (a node's run classes and
+//! frame, a job's executable and set constraints) is kept in the typed
+//! record only.
 
 use super::input::{self, InputError, LineReader, ReadOptions, ReadStats};
 use super::swf::FieldError;
@@ -239,7 +245,12 @@ impl ResourceRecord {
                 disk: self.disk,
                 ..Resources::ZERO
             },
-            features: self.features.clone(),
+            features: node_features(
+                &self.features,
+                self.arch.as_deref(),
+                self.os.as_deref(),
+                &self.networks,
+            ),
             speed: Some(self.speed),
             gres: self.gres.clone(),
             ..Node::default()
@@ -259,19 +270,7 @@ pub enum CompletionState {
 }
 
 /// Comparison of a node requirement (fields 16 and 18).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cmp {
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-    /// `=`
-    Eq,
-    /// `<=`
-    Le,
-    /// `<`
-    Lt,
-}
+pub use crate::model::Cmp;
 
 /// One workload trace line.
 #[derive(Clone, Debug, PartialEq)]
@@ -549,7 +548,14 @@ pub fn map_workload_record(rec: &WorkloadRecord, opts: &MapOptions) -> Result<Si
         },
         nodes: (rec.nodes > 0).then_some(rec.nodes),
         tasks_per_node: rec.tasks_per_node,
-        features: rec.features.clone(),
+        features: node_features(
+            &rec.features,
+            rec.arch.as_deref(),
+            rec.os.as_deref(),
+            rec.network.as_slice(),
+        ),
+        node_mem: node_amount(rec.node_mem),
+        node_disk: node_amount(rec.node_disk),
         hostlist: rec.host_mask.clone(),
         advres: rec.reservation.clone(),
         attributes: rec.flags.clone(),
@@ -561,6 +567,28 @@ pub fn map_workload_record(rec: &WorkloadRecord, opts: &MapOptions) -> Result<Si
         runtime,
         trace_wait: Some((rec.start - rec.submit).max(0)),
     })
+}
+
+/// A requirement on a node's memory or disk, unless it holds for every
+/// node (`>= 0`, which `[NONE]` also reads as).
+fn node_amount((cmp, mb): (Cmp, u64)) -> Option<crate::model::NodeAmount> {
+    (!(cmp == Cmp::Ge && mb == 0)).then_some(crate::model::NodeAmount { cmp, mb })
+}
+
+/// Features, then the architecture, operating system and network adapters
+/// as the features `arch:NAME`, `os:NAME` and `network:NAME`: how a node's
+/// resource trace fields meet a job's requirements of them.
+fn node_features(
+    features: &[String],
+    arch: Option<&str>,
+    os: Option<&str>,
+    networks: &[String],
+) -> Vec<String> {
+    let mut out = features.to_vec();
+    out.extend(arch.map(|a| format!("arch:{a}")));
+    out.extend(os.map(|o| format!("os:{o}")));
+    out.extend(networks.iter().map(|n| format!("network:{n}")));
+    out
 }
 
 /// Reads a workload trace, handing each record to `f`.

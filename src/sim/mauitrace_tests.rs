@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::NodeAmount;
 
 /// The guide's sample resource trace line (section 16.2).
 const RESOURCE_SAMPLE: &str = "COMPUTENODE AVAILABLE 0 cluster008 PBS1 423132 256 7140 2 -1 -1 1 LINUX62 AthlonK7 [s950][compute] [batch:2]  [ethernet][atm] 1.67 [NONE] [NONE] [NONE]";
@@ -35,7 +36,19 @@ fn the_guides_resource_sample_reads_field_by_field() {
             ..Resources::ZERO
         }
     );
-    assert_eq!(n.features, vec!["s950", "compute"]);
+    // Architecture, operating system and network adapters become features
+    // a job's requirements of them meet.
+    assert_eq!(
+        n.features,
+        vec![
+            "s950",
+            "compute",
+            "arch:AthlonK7",
+            "os:LINUX62",
+            "network:ethernet",
+            "network:atm"
+        ]
+    );
     assert_eq!(n.speed, Some(1.67));
 }
 
@@ -138,6 +151,21 @@ fn the_guides_workload_sample_reads_field_by_field() {
     assert!(r.flags.is_empty(), "numeric flag word of old traces");
     assert_eq!(r.account, None);
     assert_eq!(r.executable.as_deref(), Some("test.cmd"));
+    // Mapped, the requirements stay: a node of at least 256 MB with an
+    // ethernet adapter, R6000 architecture and AIX43.
+    let job = map_workload_record(&r, &MapOptions::default()).unwrap().job;
+    assert_eq!(
+        job.node_mem,
+        Some(NodeAmount {
+            cmp: Cmp::Ge,
+            mb: 256
+        })
+    );
+    assert_eq!(job.node_disk, None, ">= 0 holds for every node");
+    assert_eq!(
+        job.features,
+        vec!["arch:R6000", "os:AIX43", "network:ethernet"]
+    );
     assert_eq!(r.comment.as_deref(), Some("1001"));
     assert_eq!(r.bypass, Some(6));
     assert_eq!(r.proc_seconds, 678.08);
@@ -260,6 +288,20 @@ fn a_full_workload_line_maps_every_engine_field() {
     );
     assert_eq!(job.procs(), 16);
     assert_eq!(job.features, vec!["ib", "bigmem"]);
+    // Node memory and disk comparisons are kept as requirements.
+    assert_eq!(
+        (job.node_mem, job.node_disk),
+        (
+            Some(NodeAmount {
+                cmp: Cmp::Gt,
+                mb: 1024
+            }),
+            Some(NodeAmount {
+                cmp: Cmp::Le,
+                mb: 500
+            })
+        )
+    );
     assert_eq!(job.hostlist, vec!["n01", "n02", "n03"]);
     assert_eq!(job.advres.as_deref(), Some("resA"));
     assert_eq!(job.attributes, vec!["BACKFILL", "PREEMPTEE"]);

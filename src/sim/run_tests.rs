@@ -250,6 +250,55 @@ fn the_initial_queue_depth_comes_from_mauis_simulation_parameters() {
 }
 
 #[test]
+fn node_memory_requirements_send_jobs_to_big_memory_nodes_or_reject_them() {
+    // A small node first in RM order and a big one: job 1 needs a node of
+    // at least 4 GB and takes the big one although the small one is free;
+    // job 2 (no requirement) takes the small one; job 3 asks for more than
+    // any node has and is rejected, not run elsewhere; job 4 needs at most
+    // 2 GB, and waits for the small node.
+    let nodes = parse_cluster("small procs=1 mem=1G\nbig procs=1 mem=8G\n", "test").unwrap();
+    let mut jobs = swf(&[
+        (0, 1, 100, 100),
+        (0, 1, 100, 100),
+        (0, 1, 100, 100),
+        (1, 1, 50, 50),
+    ]);
+    let need = |cmp, mb| Some(crate::model::NodeAmount { cmp, mb });
+    jobs[0].job.node_mem = need(crate::model::Cmp::Ge, 4096);
+    jobs[2].job.node_mem = need(crate::model::Cmp::Gt, 8192);
+    jobs[3].job.node_mem = need(crate::model::Cmp::Le, 2048);
+    let res = simulate(&cfg(FCFS), &nodes, &jobs, &SimOptions::default(), |_| {}).unwrap();
+    assert_eq!(
+        schedule(&res, &jobs),
+        vec![
+            row("1", 0, 100, false),
+            row("2", 0, 100, false),
+            row("4", 100, 150, false)
+        ]
+    );
+    let on = |i: usize| res.records[i].as_ref().unwrap().nodes.clone();
+    // (node index, tasks): small is node 0, big node 1.
+    assert_eq!(
+        (on(0), on(1), on(3)),
+        (vec![(1, 1)], vec![(0, 1)], vec![(0, 1)])
+    );
+    assert_eq!(res.rejected, vec![2]);
+    // The reason names the requirement.
+    let mut e = Engine::new(cfg(FCFS));
+    let mut snap = Snapshot {
+        now: Some(0),
+        nodes: nodes.clone(),
+        jobs: vec![jobs[2].job.clone()],
+    };
+    snap.normalize().unwrap();
+    let plan = e.iterate(&snap, 0);
+    assert_eq!(
+        plan.jobs[0].reason.as_ref().map(|r| r.to_string()),
+        Some("NoFit no node meets its requirements (features, partition, host list, node memory > 8192 MB)".into())
+    );
+}
+
+#[test]
 fn jobs_run_for_their_runtime_cut_at_their_walltime() {
     // A job asking 60 s that ran 500 s is ended at its limit; one without
     // a requested time runs its runtime (the exact-estimate convention).

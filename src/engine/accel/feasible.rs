@@ -2,13 +2,14 @@
 //! requirement signature.
 
 use crate::allocation::TaskRequest;
-use crate::model::{Bits, Cluster, NodeIdx, Resources};
+use crate::model::{Bits, Cluster, NodeAmount, NodeIdx, Resources};
 
 /// The request fields `Feasible` depends on (those `check_node` reads),
 /// all ids: features, partition, host list, exclude list, EXACTPROC and
 /// the processors per node it compares.
 type FeasibleKey = (
     Bits,
+    (Option<NodeAmount>, Option<NodeAmount>),
     Option<u32>,
     Option<Vec<NodeIdx>>,
     Vec<NodeIdx>,
@@ -41,6 +42,7 @@ impl Feasible {
     pub(in crate::engine) fn id_of(&mut self, req: &TaskRequest, cluster: &Cluster) -> u32 {
         let key = (
             req.features.clone(),
+            (req.node_mem, req.node_disk),
             req.partition_id,
             req.hosts.clone(),
             req.excluded.clone(),

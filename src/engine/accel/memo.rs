@@ -18,7 +18,7 @@
 
 use super::*;
 use crate::allocation::TaskRequest;
-use crate::model::{Bits, Job, JobState};
+use crate::model::{Bits, Job, JobState, NodeAmount};
 use std::collections::BTreeMap;
 
 /// A hash map with the Fx hash (lookups only, never iterated).
@@ -82,6 +82,7 @@ pub(in crate::engine) struct Derived {
 #[derive(Clone, Debug, PartialEq)]
 struct Extra {
     features: Vec<String>,
+    node_req: (Option<NodeAmount>, Option<NodeAmount>),
     pref_features: Vec<String>,
     partition: Option<String>,
     hostlist: Vec<String>,
@@ -93,6 +94,7 @@ impl Extra {
     fn of(job: &Job) -> Extra {
         Extra {
             features: job.features.clone(),
+            node_req: (job.node_mem, job.node_disk),
             pref_features: job.pref_features.clone(),
             partition: job.partition.clone(),
             hostlist: job.hostlist.clone(),
@@ -105,6 +107,7 @@ impl Extra {
     fn is_of(&self, job: &Job) -> bool {
         self.walltime == job.walltime
             && self.features == job.features
+            && self.node_req == (job.node_mem, job.node_disk)
             && self.pref_features == job.pref_features
             && self.partition == job.partition
             && self.hostlist == job.hostlist
@@ -330,8 +333,15 @@ impl JobMemo {
         let fit = if let Some(e) = super::super::gres::request_error(job, cluster) {
             Some(Reason::NoFit { detail: e })
         } else if nodes_ok.is_empty() {
+            let mut what = String::from("features, partition, host list");
+            if let Some(m) = job.node_mem {
+                what.push_str(&format!(", node memory {m}"));
+            }
+            if let Some(d) = job.node_disk {
+                what.push_str(&format!(", node disk {d}"));
+            }
             Some(Reason::NoFit {
-                detail: "no node meets its requirements (features, partition, host list)".into(),
+                detail: format!("no node meets its requirements ({what})"),
             })
         } else if !req.task.gres.fits_in(&max.gres) {
             Some(Reason::NoFit {
