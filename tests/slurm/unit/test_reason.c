@@ -3,7 +3,11 @@
  * squeue's reason column and scontrol's Reason= show for a waiting job
  * when Slurm's own scheduler is off.
  */
+#include <stdlib.h>
+#include <time.h>
+
 #include "reason.h"
+#include "util.h"
 #include "mauisched.h"
 #include "unit.h"
 
@@ -57,5 +61,21 @@ int main(void)
 	CHECK_STR(of(MAUISCHED_REASON_NO_FIT, "NoFit 64 procs").desc, "mauisched: NoFit 64 procs");
 	CHECK_STR(of(MAUISCHED_REASON_STOPPED, "Stopped by root").desc, "mauisched: Stopped by root");
 	CHECK_STR(of(MAUISCHED_REASON_NEGATIVE_PRIORITY, "").desc, "mauisched: waiting");
+	/* Times in comments: local, in Maui's layout, the zone named
+	 * (US Central by POSIX rule: CST in November, CDT in July). */
+	{
+		char when[48];
+
+		setenv("TZ", "CST6CDT,M3.2.0,M11.1.0", 1);
+		tzset();
+		fmt_time((time_t) 1795691889, when, sizeof(when));
+		CHECK_STR(when, "Thu Nov 26 05:18:09 CST");
+		fmt_time((time_t) 1782912600, when, sizeof(when));
+		CHECK_STR(when, "Wed Jul  1 08:30:00 CDT");
+		setenv("TZ", "UTC", 1);
+		tzset();
+		fmt_time((time_t) 1795691889, when, sizeof(when));
+		CHECK_STR(when, "Thu Nov 26 11:18:09 UTC");
+	}
 	return finish();
 }
