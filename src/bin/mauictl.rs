@@ -572,10 +572,17 @@ fn convert(a: ConvertArgs) -> ExitCode {
         ConvertFormat::Sacct => Source::Sacct,
         ConvertFormat::TorqueAcct => Source::TorqueAcct,
     };
+    // sacct's and Torque's clock times are the site's: read them in this
+    // host's zone (TZ names another).
+    let (zone, problem) = mauisched::time::Zone::host();
+    if let Some(p) = problem {
+        eprintln!("mauictl convert: time zone: {p}");
+    }
     let opts = ConvertOptions {
         lenient: a.lenient,
         max_nodes: a.max_nodes,
         max_procs: a.max_procs,
+        zone,
     };
     let run = || -> Result<String, String> {
         let inputs = convert::open_inputs(&a.files).map_err(|e| e.to_string())?;

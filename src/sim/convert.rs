@@ -32,7 +32,7 @@
 
 use super::input::{self, InputError, LineReader, ReadOptions, ReadStats};
 use super::swf::{SwfRecord, SwfStatus};
-use crate::model::time::{civil_from_days, day_and_offset, days_from_civil, DAY};
+use crate::model::time::{civil_from_days, days_from_civil, Zone, DAY};
 use crate::model::{Secs, Time};
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
@@ -86,6 +86,10 @@ pub struct ConvertOptions {
     pub max_nodes: Option<u64>,
     /// `MaxProcs:` for the header (Torque: else counted from `exec_host`).
     pub max_procs: Option<u64>,
+    /// The zone the accounting's clock times are in (sacct's
+    /// `YYYY-MM-DDTHH:MM:SS`, Torque's record stamps): the site's; UTC by
+    /// default. Epoch seconds need none.
+    pub zone: Zone,
 }
 
 /// Names behind the SWF numbers: number `n` is `names[n - 1]`.
@@ -122,6 +126,8 @@ pub struct Conversion {
     pub read: ReadStats,
     /// Lines or jobs left out on purpose, by reason.
     pub skipped: BTreeMap<&'static str, u64>,
+    /// The zone of the header's dates (`TimeZoneString:`).
+    pub zone: Zone,
 }
 
 /// One job as read, before numbering.
@@ -160,12 +166,22 @@ pub fn convert(
         Source::Sacct => {
             let mut jobs = Vec::new();
             for (name, r) in inputs {
-                sacct(r, &name, read_opts, &mut st, &mut skipped, &mut jobs)?;
+                sacct(
+                    r,
+                    &name,
+                    (read_opts, &opts.zone),
+                    &mut st,
+                    &mut skipped,
+                    &mut jobs,
+                )?;
             }
             jobs
         }
         Source::TorqueAcct => {
-            let mut t = Torque::default();
+            let mut t = Torque {
+                zone: opts.zone.clone(),
+                ..Torque::default()
+            };
             for (name, r) in inputs {
                 t.read(r, &name, read_opts, &mut st)?;
             }
@@ -185,6 +201,7 @@ pub fn convert(
     c.max_procs = max_procs;
     c.read = st;
     c.skipped = skipped;
+    c.zone = opts.zone.clone();
     Ok(c)
 }
 
@@ -243,18 +260,21 @@ fn number(source: Source, inputs: Vec<String>, mut jobs: Vec<Acct>) -> Conversio
         max_procs: None,
         read: ReadStats::default(),
         skipped: BTreeMap::new(),
+        zone: Zone::utc(),
     }
 }
 
-/// `2024-03-01 10:00:00` (UTC).
-fn date(t: Time) -> String {
-    let (d, off) = day_and_offset(t);
-    let (y, m, dd) = civil_from_days(d);
+/// `2024-03-01 10:00:00`, local time in `zone`.
+fn date(t: Time, zone: &Zone) -> String {
+    let l = zone.local(t);
     format!(
-        "{y:04}-{m:02}-{dd:02} {:02}:{:02}:{:02}",
-        off / 3600,
-        off / 60 % 60,
-        off % 60
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        l.year,
+        l.month,
+        l.day,
+        l.secs / 3600,
+        l.secs / 60 % 60,
+        l.secs % 60
     )
 }
 
@@ -288,15 +308,15 @@ impl Conversion {
         put(&format!("MaxRecords: {n}"));
         put("Preemption: No");
         put(&format!("UnixStartTime: {}", self.origin));
-        put("TimeZoneString: UTC");
+        put(&format!("TimeZoneString: {}", self.zone.name()));
         if let (Some(f), Some(l)) = (self.records.first(), self.records.last()) {
             put(&format!(
                 "StartTime: {}",
-                date(self.origin + f.submit.unwrap_or(0))
+                date(self.origin + f.submit.unwrap_or(0), &self.zone)
             ));
             put(&format!(
                 "EndTime: {}",
-                date(self.origin + l.submit.unwrap_or(0))
+                date(self.origin + l.submit.unwrap_or(0), &self.zone)
             ));
         }
         if let Some(x) = self.max_nodes {
@@ -397,8 +417,8 @@ fn skip(skipped: &mut BTreeMap<&'static str, u64>, why: &'static str) {
     *skipped.entry(why).or_insert(0) += 1;
 }
 
-/// Epoch of a civil date and time read as UTC, checking ranges.
-fn civil(y: i64, mo: u32, d: u32, h: i64, mi: i64, s: i64) -> Option<Time> {
+/// Epoch of a civil date and clock time in `zone`, checking ranges.
+fn civil(zone: &Zone, y: i64, mo: u32, d: u32, h: i64, mi: i64, s: i64) -> Option<Time> {
     let ok = (1..=12).contains(&mo)
         && (1..=31).contains(&d)
         && (0..24).contains(&h)
@@ -406,7 +426,7 @@ fn civil(y: i64, mo: u32, d: u32, h: i64, mi: i64, s: i64) -> Option<Time> {
         && (0..=60).contains(&s);
     let days = days_from_civil(y, mo, d);
     // Reject 31 February and friends: the date must come back unchanged.
-    (ok && civil_from_days(days) == (y, mo, d)).then(|| days * DAY + h * 3600 + mi * 60 + s)
+    (ok && civil_from_days(days) == (y, mo, d)).then(|| zone.at(days, h * 3600 + mi * 60 + s))
 }
 
 fn digits(s: &str) -> Option<i64> {
@@ -416,8 +436,8 @@ fn digits(s: &str) -> Option<i64> {
 }
 
 /// A Slurm time stamp: epoch seconds (`SLURM_TIME_FORMAT=%s`) or
-/// `YYYY-MM-DDTHH:MM:SS` read as UTC. `Ok(None)` for `Unknown`, `None`, empty.
-fn slurm_time(s: &str) -> Result<Option<Time>, String> {
+/// `YYYY-MM-DDTHH:MM:SS` read in `zone`. `Ok(None)` for `Unknown`, `None`, empty.
+fn slurm_time(s: &str, zone: &Zone) -> Result<Option<Time>, String> {
     let t = s.trim();
     if t.is_empty() || t.eq_ignore_ascii_case("unknown") || t.eq_ignore_ascii_case("none") {
         return Ok(None);
@@ -434,6 +454,7 @@ fn slurm_time(s: &str) -> Result<Option<Time>, String> {
     }
     let n = |x: &str| digits(x).ok_or_else(bad);
     civil(
+        zone,
         n(dp[0])?,
         n(dp[1])? as u32,
         n(dp[2])? as u32,
@@ -561,7 +582,7 @@ impl Cols {
 fn sacct(
     r: Box<dyn BufRead + '_>,
     file: &str,
-    opts: ReadOptions,
+    (opts, zone): (ReadOptions, &Zone),
     st: &mut ReadStats,
     skipped: &mut BTreeMap<&'static str, u64>,
     jobs: &mut Vec<Acct>,
@@ -624,7 +645,7 @@ fn sacct(
             cols = Some(Cols::new(&SACCT_FIELDS, false));
         }
         let c = cols.as_ref().expect("set above");
-        match sacct_line(&fields, c) {
+        match sacct_line(&fields, c, zone) {
             Ok(Some(a)) => {
                 st.records += 1;
                 jobs.push(a);
@@ -645,7 +666,7 @@ enum SacctSkip {
 }
 
 /// One data line of sacct.
-fn sacct_line(fields: &[&str], c: &Cols) -> Result<Option<Acct>, SacctSkip> {
+fn sacct_line(fields: &[&str], c: &Cols, zone: &Zone) -> Result<Option<Acct>, SacctSkip> {
     if fields.len() != c.count {
         return Err(SacctSkip::Bad(
             1,
@@ -685,7 +706,7 @@ fn sacct_line(fields: &[&str], c: &Cols) -> Result<Option<Acct>, SacctSkip> {
     let time = |name: &str| -> Result<Option<Time>, SacctSkip> {
         match get(name) {
             None => Ok(None),
-            Some((_, v)) => slurm_time(v).map_err(|m| bad(name, m)),
+            Some((_, v)) => slurm_time(v, zone).map_err(|m| bad(name, m)),
         }
     };
     let dur = |name: &str| -> Result<Option<Secs>, SacctSkip> {
@@ -767,9 +788,11 @@ struct Torque {
     ended: BTreeMap<usize, Acct>,
     /// First-record order of every job id.
     order: HashMap<String, usize>,
-    /// `Q` record: time (as UTC wall clock) and queue.
+    /// The zone of the record stamps.
+    zone: Zone,
+    /// `Q` record: time and queue.
     queued: HashMap<String, (Time, Option<String>)>,
-    /// `D`/`A` records: time (as UTC wall clock).
+    /// `D`/`A` records: time.
     deleted: HashMap<String, Time>,
     /// Line time minus epoch, learnt from the first `E` record with an end.
     offset: Option<Secs>,
@@ -778,8 +801,8 @@ struct Torque {
     ids: Vec<String>,
 }
 
-/// `MM/DD/YYYY HH:MM:SS` read as UTC.
-fn torque_stamp(s: &str) -> Option<Time> {
+/// `MM/DD/YYYY HH:MM:SS` read in `zone`.
+fn torque_stamp(s: &str, zone: &Zone) -> Option<Time> {
     let (d, t) = s.split_once(' ')?;
     let dp: Vec<&str> = d.split('/').collect();
     let tp: Vec<&str> = t.split(':').collect();
@@ -787,6 +810,7 @@ fn torque_stamp(s: &str) -> Option<Time> {
         return None;
     }
     civil(
+        zone,
         digits(dp[2])?,
         digits(dp[0])? as u32,
         digits(dp[1])? as u32,
@@ -928,7 +952,7 @@ impl Torque {
             }
         };
         let attrs = parts.next().unwrap_or("");
-        let at = torque_stamp(stamp).ok_or_else(|| {
+        let at = torque_stamp(stamp, &self.zone).ok_or_else(|| {
             (
                 1,
                 format!("expected a time MM/DD/YYYY HH:MM:SS, got \"{stamp}\""),

@@ -1,5 +1,6 @@
 use super::*;
 use crate::config::{Config, DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL};
+use crate::model::time::Zone;
 use crate::sim::{cluster, run, workload, MapOptions, SkipReason};
 
 /// 2024-03-04 09:00:00 UTC.
@@ -158,6 +159,39 @@ fn sacct_header_may_reorder_and_drop_columns_and_take_epochs() {
 }
 
 #[test]
+fn clock_times_are_read_in_the_sites_zone() {
+    // The same sacct output from a site in Stockholm (CET, UTC+1 in
+    // March; by POSIX rule): every time is an hour earlier in UTC, the
+    // header's dates stay the site's and name its zone.
+    let zone = Zone::named("CET-1CEST,M3.5.0,M10.5.0/3").unwrap();
+    let c = convert(
+        Source::Sacct,
+        inputs(&[("sacct.txt", SACCT)]),
+        &ConvertOptions {
+            zone: zone.clone(),
+            ..ConvertOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(c.origin, T0 - 3600);
+    assert_eq!(data_lines(&c.swf()), SACCT_SWF, "relative times unchanged");
+    let swf = c.swf();
+    for want in [
+        "; UnixStartTime: 1709539200\n",
+        "; TimeZoneString: CET-1CEST,M3.5.0,M10.5.0/3\n",
+        "; StartTime: 2024-03-04 09:00:00\n",
+    ] {
+        assert!(swf.contains(want), "{want:?} missing from\n{swf}");
+    }
+    // Summer time from 31 March 2024: two hours ahead of UTC.
+    assert_eq!(
+        slurm_time("2024-04-02T09:00:00", &zone),
+        Ok(Some(T0 + 29 * 86_400 - 2 * 3600))
+    );
+    assert_eq!(torque_stamp("03/04/2024 09:00:00", &zone), Some(T0 - 3600));
+}
+
+#[test]
 fn sacct_time_and_memory_forms() {
     assert_eq!(slurm_duration("1-02:03:04"), Ok(Some(93_784)));
     assert_eq!(slurm_duration("02:03:04"), Ok(Some(7_384)));
@@ -167,11 +201,14 @@ fn sacct_time_and_memory_forms() {
     assert_eq!(slurm_duration("UNLIMITED"), Ok(None));
     assert_eq!(slurm_duration("Partition_Limit"), Ok(None));
     assert!(slurm_duration("1:2:3:4").is_err());
-    assert_eq!(slurm_time("2024-03-04T09:00:00"), Ok(Some(T0)));
-    assert_eq!(slurm_time("1709542800"), Ok(Some(T0)));
-    assert_eq!(slurm_time("Unknown"), Ok(None));
-    assert_eq!(slurm_time("None"), Ok(None));
-    assert!(slurm_time("2024-02-30T09:00:00").is_err());
+    assert_eq!(
+        slurm_time("2024-03-04T09:00:00", &Zone::utc()),
+        Ok(Some(T0))
+    );
+    assert_eq!(slurm_time("1709542800", &Zone::utc()), Ok(Some(T0)));
+    assert_eq!(slurm_time("Unknown", &Zone::utc()), Ok(None));
+    assert_eq!(slurm_time("None", &Zone::utc()), Ok(None));
+    assert!(slurm_time("2024-02-30T09:00:00", &Zone::utc()).is_err());
     assert_eq!(slurm_mem("4000M"), Ok(Some((4000, MemPer::Job))));
     assert_eq!(slurm_mem("4G"), Ok(Some((4096, MemPer::Job))));
     assert_eq!(slurm_mem("4000Mn"), Ok(Some((4000, MemPer::Node))));
@@ -285,8 +322,8 @@ fn torque_field_forms() {
     assert_eq!(torque_size_kb("4gb"), Some(4 << 20));
     assert_eq!(torque_size_kb("1500b"), Some(2));
     assert_eq!(torque_size_kb("lots"), None);
-    assert_eq!(torque_stamp("03/04/2024 09:00:00"), Some(T0));
-    assert_eq!(torque_stamp("13/04/2024 09:00:00"), None);
+    assert_eq!(torque_stamp("03/04/2024 09:00:00", &Zone::utc()), Some(T0));
+    assert_eq!(torque_stamp("13/04/2024 09:00:00", &Zone::utc()), None);
 }
 
 #[test]
