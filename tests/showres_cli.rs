@@ -59,7 +59,8 @@ fn chicago() -> &'static str {
 
 #[test]
 fn standing_reservations_and_times_follow_the_hosts_zone() {
-    let d = dir().join("zone");
+    // Its own directory: the other test removes dir() when it ends.
+    let d = std::env::temp_dir().join(format!("mauictl-showres-zone-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     let cfg = d.join("maui.cfg");
     let snap = d.join("snap.json");
@@ -83,19 +84,20 @@ fn standing_reservations_and_times_follow_the_hosts_zone() {
     assert_eq!(inter["start"], 966_607_200);
     assert_eq!(inter["start_iso"], "2000-08-18T09:00:00-05:00");
     // mauictl check names the zone it will use, and warns about a bad TZ.
-    let (code, out, _) = mauictl_in(tz, &["check", "-c", c]);
-    assert_eq!(code, 0);
+    let (code, out, err) = mauictl_in(tz, &["check", "-c", c]);
+    assert_eq!(code, 0, "{err}");
     assert!(
         out.contains(&format!(": note: times are local to {tz} ")),
         "{out}"
     );
-    let (code, out, _) = mauictl_in("Nowhere/Land", &["check", "-c", c]);
-    assert_eq!(code, 0);
+    let (code, out, err) = mauictl_in("Nowhere/Land", &["check", "-c", c]);
+    assert_eq!(code, 0, "{err}");
     assert!(
         out.contains(": warning: time zone: TZ=Nowhere/Land: unknown time zone \"Nowhere/Land\""),
         "{out}"
     );
     assert!(out.contains("0 error(s), 1 warning(s)"), "{out}");
+    std::fs::remove_dir_all(&d).ok();
 }
 
 #[test]
