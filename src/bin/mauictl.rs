@@ -637,8 +637,7 @@ fn load(path: &Option<PathBuf>) -> Result<Loaded, String> {
         Some(p) => Config::load(p).map_err(|e| e.to_string())?,
         None => Config::parse(DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL),
     };
-    let zone = loaded.config.use_host_zone();
-    loaded.diagnostics.insert(0, zone);
+    loaded.use_host_zone();
     Ok(loaded)
 }
 
@@ -1249,7 +1248,8 @@ fn showres(
         }
     }
     Ok(if json {
-        let j = showres::showres_json(&v.reservations, &v.cluster, v.now, &loaded.config.zone, id);
+        let mut j = showres::showres_json(&v.reservations, &v.cluster, v.now, id);
+        mauisched::views::with_local_times(&mut j, &loaded.config.zone);
         format!("{}\n", serde_json::to_string_pretty(&j).unwrap_or_default())
     } else if per_node {
         showres::showres_nodes(&v.reservations, &v.cluster, v.now, &loaded.config.zone, id)

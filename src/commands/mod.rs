@@ -424,7 +424,7 @@ fn execute_raw(
             }
             let now = last.plan.now;
             if json {
-                let mut v = showres::showres_json(&table, &last.view.cluster, now, &last.zone, id);
+                let mut v = showres::showres_json(&table, &last.view.cluster, now, id);
                 if !ctx.is_admin() {
                     // ACLs say who may use what: for administrators only.
                     if let Some(rows) = v["reservations"].as_array_mut() {
@@ -529,7 +529,6 @@ fn diagnose(ctx: &Context, args: &[&str], json: bool) -> Result<Output, CommandE
                     &table,
                     &last.view.cluster,
                     last.plan.now,
-                    &last.zone,
                     id,
                 ))
             } else {

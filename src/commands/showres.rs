@@ -224,7 +224,6 @@ pub fn showres_json(
     reservations: &[Reservation],
     cluster: &Cluster,
     now: Time,
-    zone: &Zone,
     id: Option<&str>,
 ) -> Value {
     let has_gres = !cluster.gres_names.is_empty();
@@ -264,9 +263,7 @@ pub fn showres_json(
             v
         })
         .collect();
-    let mut v = json!({ "now": now, "reservations": rows });
-    super::with_local_times(&mut v, zone);
-    v
+    json!({ "now": now, "reservations": rows })
 }
 
 /// The reservations showres lists, in Maui's order: the jobs' (running
@@ -441,7 +438,7 @@ node001          Job              12946    Running    2   -00:05:01  1:06:00:00 
 1 node reserved
 ";
         assert_eq!(nodes, want);
-        let j = showres_json(&rs, &c, now, &Zone::utc(), None);
+        let j = showres_json(&rs, &c, now, None);
         assert_eq!(j["reservations"][0]["procs"], 25);
         assert_eq!(j["reservations"][4]["state"], "Idle");
     }

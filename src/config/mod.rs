@@ -118,6 +118,35 @@ impl Loaded {
     pub fn is_ok(&self) -> bool {
         self.errors().next().is_none()
     }
+
+    /// Sets the site's zone to the scheduler host's ([`Zone::host`]: `TZ`,
+    /// else the system's): for front ends (the command line, the RM
+    /// plugins), never the core. The first diagnostic then names the zone
+    /// the times will follow, about the file as a whole (line 0); a warning
+    /// when the host's zone could not be used and UTC is.
+    pub fn use_host_zone(&mut self) {
+        let (zone, problem) = Zone::host();
+        self.config.zone = zone;
+        let (severity, message) = match problem {
+            Some(p) => (Severity::Warning, format!("time zone: {p}")),
+            None => (
+                Severity::Note,
+                format!(
+                    "times are local to {} (SRCFG days and clocks, setres, every time shown); set TZ to use another zone",
+                    self.config.zone.name()
+                ),
+            ),
+        };
+        let d = Diagnostic {
+            severity,
+            file: self.config.source.clone(),
+            line: 0,
+            col: 0,
+            param: None,
+            message,
+        };
+        self.diagnostics.insert(0, d);
+    }
 }
 
 /// A configuration that cannot be used.
@@ -837,34 +866,6 @@ impl Config {
             Ok((loaded.config, loaded.diagnostics))
         } else {
             Err(ConfigError::Invalid(loaded.errors().cloned().collect()))
-        }
-    }
-
-    /// Sets the site's zone to the scheduler host's ([`Zone::host`]: `TZ`,
-    /// else the system's): for front ends (the command line, the RM
-    /// plugins), never the core. Returns a diagnostic about the file as a
-    /// whole (line 0) naming the zone the times will follow; a warning when
-    /// the host's zone could not be used and UTC is.
-    pub fn use_host_zone(&mut self) -> Diagnostic {
-        let (zone, problem) = Zone::host();
-        self.zone = zone;
-        let (severity, message) = match problem {
-            Some(p) => (Severity::Warning, format!("time zone: {p}")),
-            None => (
-                Severity::Note,
-                format!(
-                    "times are local to {} (SRCFG days and clocks, setres, every time shown); set TZ to use another zone",
-                    self.zone.name()
-                ),
-            ),
-        };
-        Diagnostic {
-            severity,
-            file: self.source.clone(),
-            line: 0,
-            col: 0,
-            param: None,
-            message,
         }
     }
 

@@ -251,6 +251,10 @@ pub enum NotUsed {
     MoabOnly,
 }
 
+/// Why LOGFILEMAXSIZE and LOGFILEROLLDEPTH do nothing.
+const LOGS_ROLLED_BY_LOGROTATE: &str =
+    "the Slurm plugin logs to slurmctld's log, the PBS scheduler to its -l file: logrotate rolls them";
+
 /// Known parameters that are accepted and reported, never rejected.
 /// Names ending in `*` are prefixes (`SIM*`).
 pub static NOT_USED: &[(&str, NotUsed)] = &[
@@ -469,15 +473,11 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
     ),
     (
         "LOGFILEMAXSIZE",
-        NotUsed::NotApplicable(
-            "the Slurm plugin logs to slurmctld's log, the PBS scheduler to its -l file: logrotate rolls them",
-        ),
+        NotUsed::NotApplicable(LOGS_ROLLED_BY_LOGROTATE),
     ),
     (
         "LOGFILEROLLDEPTH",
-        NotUsed::NotApplicable(
-            "the Slurm plugin logs to slurmctld's log, the PBS scheduler to its -l file: logrotate rolls them",
-        ),
+        NotUsed::NotApplicable(LOGS_ROLLED_BY_LOGROTATE),
     ),
     ("PREEMPTPOLICY", NotUsed::Unsupported("preemption")),
     ("BFPRIORITYPOLICY", NotUsed::Unsupported("preemption")),

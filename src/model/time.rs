@@ -264,9 +264,7 @@ impl Zone {
         let info = self.tz.to_offset_info(Zone::ts(t));
         let a = info.abbreviation();
         if a.is_empty() || a.starts_with(['+', '-']) {
-            let o = self.offset(t);
-            let (sign, o) = if o < 0 { ('-', -o) } else { ('+', o) };
-            format!("{sign}{:02}{:02}", o / 3600, (o / 60) % 60)
+            fmt_offset(self.offset(t), "")
         } else {
             a.to_string()
         }
@@ -345,20 +343,27 @@ impl Zone {
     /// ISO 8601 with the local offset: `2026-11-26T05:18:09-06:00`.
     pub fn iso(&self, t: Time) -> String {
         let l = self.local(t);
-        let o = l.offset;
-        let (sign, a) = if o < 0 { ('-', -o) } else { ('+', o) };
         format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{}",
             l.year,
             l.month,
             l.day,
             l.secs / 3600,
             (l.secs / 60) % 60,
             l.secs % 60,
-            a / 3600,
-            (a / 60) % 60
+            fmt_offset(l.offset, ":")
         )
     }
+}
+
+/// An offset from UTC as `+0530` (`sep` "") or `+05:30` (`sep` ":").
+fn fmt_offset(offset: Secs, sep: &str) -> String {
+    let (sign, o) = if offset < 0 {
+        ('-', -offset)
+    } else {
+        ('+', offset)
+    };
+    format!("{sign}{:02}{sep}{:02}", o / 3600, (o / 60) % 60)
 }
 
 const WEEKDAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];

@@ -33,14 +33,12 @@ pub(super) fn load(path: &Path) -> Result<(Config, Vec<Diagnostic>, Vec<u8>), Er
             source,
         })
     })?;
-    let loaded = Config::parse_bytes(&bytes, &path.display().to_string());
+    let mut loaded = Config::parse_bytes(&bytes, &path.display().to_string());
     if !loaded.is_ok() {
         let errors = loaded.errors().cloned().collect();
         return Err(config_error(ConfigError::Invalid(errors)));
     }
-    let mut loaded = loaded;
-    let zone = loaded.config.use_host_zone();
-    loaded.diagnostics.insert(0, zone);
+    loaded.use_host_zone();
     Ok((loaded.config, loaded.diagnostics, bytes))
 }
 
