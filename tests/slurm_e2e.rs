@@ -19,7 +19,7 @@
 //! 2. backfill: a short narrow job starts beside a blocked wide job, a long
 //!    narrow one does not, and the wide job starts at its reserved time;
 //! 3. a standing reservation (SRCFG CLASSLIST + HOSTLIST) keeps other classes off its nodes;
-//! 4. NODEALLOCATIONPOLICY MINRESOURCE places a small-memory job on the small-memory node;
+//! 4. NODEALLOCATIONPOLICY MINRESOURCE walks Maui's memory tiers: a small-memory job on the small-memory node;
 //! 5. fairshare usage persists: FS.<epoch> files, across a slurmctld restart;
 //! 6. a user's release/priority change is refused, root's is accepted;
 //!    holds are told apart (user, system), survive a restart; operator
@@ -1101,7 +1101,7 @@ fn s3_standing_reservation_keeps_other_classes_off() {
 // ------------------------------------------------------------ scenario 4
 
 #[test]
-fn s4_minresource_uses_the_smallest_node_that_fits() {
+fn s4_minresource_walks_maui_memory_tiers() {
     let _serial = serial();
     let Some(setup) = setup() else { return };
     let mut c = Cluster::start(
@@ -1123,9 +1123,11 @@ fn s4_minresource_uses_the_smallest_node_that_fits() {
             "{name} memory"
         );
     }
-    // 1.5 GB fits the 2 GB node; 20 GB fits best on a 32 GB node; 40 GB on
-    // a 64 GB one (LASTAVAILABLE would take the last fitting node, n012
-    // with 256 GB, for the latter).
+    // Maui's MINRESOURCE walk: memory tiers of 64 MB to 8 GB, every larger
+    // node in the last tier, each tier from its last node. 1.5 GB: n016
+    // (the 2 GB tier). 20 GB and 40 GB: the last tier (n001-n015), from
+    // n015 down: n015 (32 GB) holds 20 GB; 40 GB first fits on n012
+    // (256 GB).
     let small = c.submit(USER_A, &["-n", "1", "--mem=1500", "--wrap", "sleep 60"]);
     let mid = c.submit(USER_B, &["-n", "1", "--mem=20000", "--wrap", "sleep 60"]);
     let big = c.submit(USER_A, &["-n", "1", "--mem=40000", "--wrap", "sleep 60"]);
@@ -1135,9 +1137,15 @@ fn s4_minresource_uses_the_smallest_node_that_fits() {
     let node = |id: &str| c.field(id, "NodeList");
     assert_eq!(node(&small), "n016", "the small-memory node");
     let mid_node = node(&mid);
-    assert_eq!(want[&mid_node]["RealMemory"], "32000", "{mid_node}");
+    assert_eq!(
+        mid_node, "n015",
+        "the last node of the last tier with 20 GB"
+    );
     let big_node = node(&big);
-    assert_eq!(want[&big_node]["RealMemory"], "64000", "{big_node}");
+    assert_eq!(
+        big_node, "n012",
+        "the last node of the last tier with 40 GB"
+    );
     assert!(c.starts().iter().any(|(j, _, _)| *j == small));
     say(&format!(
         "slurm_e2e s4: 1.5 GB -> {}, 20 GB -> {mid_node}, 40 GB -> {big_node}",

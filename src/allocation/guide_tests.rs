@@ -448,20 +448,20 @@ fn policy_minresource_picks_the_smallest_sufficient_node() {
             &candidates(&c, &small, &all),
             P::MinResource
         ),
-        Some(vec![(12, 1)]),
-        "n13: 2 procs, 2 GB"
+        Some(vec![(15, 1)]),
+        "n16: the smallest memory tier (2 GB), walked from its end"
     );
     let mid = job("mid", 1, Resources::procs_mem(2, 3000));
     assert_eq!(
         run(&c, &conf, &mid, &candidates(&c, &mid, &all), P::MinResource),
-        Some(vec![(0, 1)]),
-        "n01: 4 procs, 4 GB"
+        Some(vec![(3, 1)]),
+        "n04: the 4 GB tier, walked from its end"
     );
     let big = job("big", 1, Resources::procs_mem(4, 20000));
     assert_eq!(
         run(&c, &conf, &big, &candidates(&c, &big, &all), P::MinResource),
-        Some(vec![(8, 1)]),
-        "n09: the first 64 GB node"
+        Some(vec![(11, 1)]),
+        "n12: 16 and 64 GB nodes share the last tier (8 GB and over); n12 is its last that fits"
     );
 }
 
@@ -475,9 +475,10 @@ fn policy_cpuload_immediate_only() {
     let now = allocate(&req, &cands, &c, P::CpuLoad, true, None).unwrap();
     assert_eq!(now.nodes, vec![(9, 1)]);
     assert_eq!(now.policy, P::CpuLoad);
-    // A future reservation uses MINRESOURCE: the first 8-processor node.
+    // A future reservation uses MINRESOURCE: the 16 GB and 64 GB nodes
+    // are one memory tier (8 GB and over), walked from its end: n12.
     let later = allocate(&req, &cands, &c, P::CpuLoad, false, None).unwrap();
-    assert_eq!(later.nodes, vec![(4, 1)]);
+    assert_eq!(later.nodes, vec![(11, 1)]);
     assert_eq!(later.policy, P::MinResource);
 }
 
@@ -945,13 +946,14 @@ fn check_allocation(
         if let (true, Some(x)) = (m.exact_proc, j.tasks_per_node) {
             assert_eq!(n.configured.procs, x * j.task.procs, "EXACTPROC");
         }
-        if let Some(x) = j.tasks_per_node {
-            if m.exact_node {
-                assert!(t == x || t == j.tasks % x, "exact tasks per node");
-            } else {
-                assert!(t >= x.min(j.tasks), "at least ppn tasks per node");
-            }
+        if let (true, Some(x)) = (m.exact_node, j.tasks_per_node) {
+            assert!(t == x || t == j.tasks % x, "exact tasks per node");
         }
+    }
+    if let (false, Some(x)) = (m.exact_node, j.tasks_per_node) {
+        let x = x.clamp(1, j.tasks.max(1));
+        let odd = got.iter().filter(|g| g.1 % x != 0).count();
+        assert!(odd <= 1, "blocks of ppn tasks per node");
     }
     if let (true, Some(n)) = (m.exact_node, j.nodes) {
         assert_eq!(got.len(), n as usize, "EXACTNODE node count");

@@ -37,11 +37,12 @@ pub struct TaskRequest {
     pub tasks: u32,
     /// Resources of one task (a task never spans nodes).
     pub task: Resources,
-    /// Tasks per node: at least this many on every node used, or exactly
-    /// this many when `exact_tpn` is set.
+    /// Tasks per node: every node used takes a multiple of this many (one
+    /// may take the remainder of the task count), or exactly this many
+    /// when `exact_tpn` is set.
     pub tasks_per_node: Option<u32>,
     /// Tasks per node are exact (JOBNODEMATCHPOLICY EXACTNODE; Maui otherwise
-    /// reads `nodes=N:ppn=X` as "at least X tasks per node").
+    /// reads `nodes=N:ppn=X` as "blocks of X tasks per node").
     pub exact_tpn: bool,
     /// Exact number of distinct nodes (EXACTNODE with a node count).
     pub node_count: Option<u32>,
@@ -160,8 +161,9 @@ impl TaskRequest {
         }
     }
 
-    /// The fewest tasks a node of a plain placement takes: the tasks per
-    /// node asked for, at least one and at most the job's tasks.
+    /// The block of tasks a node of a plain placement takes multiples of:
+    /// the tasks per node asked for, at least one and at most the job's
+    /// tasks.
     pub(crate) fn min_tasks_per_node(&self) -> u32 {
         self.tasks_per_node.unwrap_or(1).clamp(1, self.tasks.max(1))
     }
@@ -169,10 +171,10 @@ impl TaskRequest {
     /// True when the allocator places this request whenever its candidates
     /// hold it: then a request of this shape that does not fit does not
     /// fit either with more tasks, larger tasks or less free (the
-    /// accelerated placer's dominance rests on it). Not so with a minimum
-    /// of tasks per node above one, where the walk in policy order can
-    /// strand a remainder below the minimum that another choice of nodes
-    /// would have avoided, nor with a fixed node count.
+    /// accelerated placer's dominance rests on it). Not so with a fixed
+    /// node count, where the nodes first in order may not add up; blocks of
+    /// tasks per node above one are left out too (the dominance is kept to
+    /// the shapes it was shown for).
     pub(crate) fn fit_is_monotone(&self) -> bool {
         self.node_count.is_none() && (self.exact_tpn || self.min_tasks_per_node() == 1)
     }

@@ -79,6 +79,12 @@ fn total_bits(x: f64) -> u64 {
     ((b ^ ((((b >> 63) as u64) >> 1) as i64)) as u64) ^ (1 << 63)
 }
 
+/// MINRESOURCE's memory tier of a node with `mem` MB configured: the
+/// smallest of 64, 128, ..., 8,192 MB that holds it, 8,192 for any larger.
+pub(crate) fn memory_tier(mem: u64) -> u64 {
+    mem.clamp(64, 8192).next_power_of_two().min(8192)
+}
+
 /// Sort key of a slot under a policy other than PRIORITY: reservation
 /// affinity, preferred features (more first), the policy's own criteria,
 /// node index. Computed once per slot instead of once per comparison.
@@ -96,12 +102,8 @@ fn key(req: &TaskRequest, s: &Slot<'_>, policy: NodeAllocationPolicy) -> Key {
             k[..6].copy_from_slice(&[none as u64, g as u64, f.0 as u64, f.1, f.2, f.3]);
         }
         _ => {
-            let (lead, by_free) = node_rank(s.node, policy).expect("a policy led by the node");
+            let lead = node_rank(s.node, policy).expect("a policy led by the node");
             k[..4].copy_from_slice(&lead);
-            if by_free {
-                let f = free_key(s);
-                k[4..].copy_from_slice(&[f.0 as u64, f.1, f.2, f.3]);
-            }
         }
     }
     (
@@ -113,50 +115,53 @@ fn key(req: &TaskRequest, s: &Slot<'_>, policy: NodeAllocationPolicy) -> Key {
 }
 
 /// The part of a slot's key, after reservation affinity and preferred
-/// features, that the node alone decides, and whether what is free on it
-/// comes next (else the node index does): FIRSTAVAILABLE (nothing),
-/// MINRESOURCE (configured resources, generic ones first, fewest first,
-/// then the free ones),
+/// features, that the node alone decides (the node index comes next):
+/// FIRSTAVAILABLE (nothing),
+/// MINRESOURCE (generic resources, fewest first, then Maui's memory tier,
+/// then the highest index: what is free does not count),
 /// CPULOAD (most unloaded processors first), FASTEST (speed, PROCSPEED, a
 /// fixed shuffle). `None` for the policies whose order the node alone does
 /// not lead: LASTAVAILABLE (the gap after the job first), PRIORITY (the
 /// site's expression), and those that place by their own search.
-pub(crate) fn node_rank(node: &EffNode, policy: NodeAllocationPolicy) -> Option<([u64; 4], bool)> {
+pub(crate) fn node_rank(node: &EffNode, policy: NodeAllocationPolicy) -> Option<[u64; 4]> {
     use NodeAllocationPolicy as P;
     match policy {
-        P::FirstAvailable => Some(([0; 4], false)),
+        P::FirstAvailable => Some([0; 4]),
         P::MinResource => {
-            // Generic resources first: a job goes to a node without GPUs
-            // while one is free, whatever the processors.
+            // Maui's walk (MJobAllocMNL): memory tiers of 64, 128, ...,
+            // 8,192 MB, the last taking every larger node; within a tier
+            // the feasible list is walked from its end, so the highest
+            // node index first. Generic resources lead, a mauisched
+            // addition Maui had no rule for: a job goes to a node without
+            // GPUs while one is free.
             let c = &node.configured;
-            let gres = node.gres_devices(&c.gres).min(u32::MAX as u64);
-            Some(([gres << 32 | c.procs as u64, c.mem, c.swap, c.disk], true))
+            let gres = node.gres_devices(&c.gres);
+            Some([
+                gres,
+                memory_tier(c.mem),
+                u64::from(u32::MAX - node.index),
+                0,
+            ])
         }
         // Highest (configured processors - load) first.
-        P::CpuLoad => Some((
-            [
-                !total_bits(node.configured.procs as f64 - node.load),
-                0,
-                0,
-                0,
-            ],
-            false,
-        )),
+        P::CpuLoad => Some([
+            !total_bits(node.configured.procs as f64 - node.load),
+            0,
+            0,
+            0,
+        ]),
         P::Fastest => {
             // Higher PROCSPEED first, unknown last (None < Some, reversed).
             let procspeed = match node.procspeed {
                 Some(p) => u64::MAX - 1 - p as u64,
                 None => u64::MAX,
             };
-            Some((
-                [
-                    !total_bits(node.speed),
-                    procspeed,
-                    shuffle_rank(node.index),
-                    0,
-                ],
-                false,
-            ))
+            Some([
+                !total_bits(node.speed),
+                procspeed,
+                shuffle_rank(node.index),
+                0,
+            ])
         }
         P::LastAvailable | P::Contiguous | P::MaxBalance | P::Local | P::Priority => None,
     }

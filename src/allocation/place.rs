@@ -3,8 +3,9 @@
 //! Shapes:
 //! - exact tasks per node X (EXACTNODE with ppn): every node takes X tasks,
 //!   one node may take the remainder when the task count is not a multiple;
-//! - at least X tasks per node (Maui's default reading of ppn; X = 1 without
-//!   ppn): every node used takes X or more;
+//! - blocks of X tasks per node (Maui's default reading of ppn; X = 1
+//!   without ppn): every node used takes a multiple of X, but for one that
+//!   may take what is left when the task count is not a multiple;
 //! - an exact node count N (EXACTNODE with a node count): N distinct nodes;
 //! - one node only (ENABLEMULTINODEJOBS FALSE).
 
@@ -36,16 +37,14 @@ pub(crate) fn place(req: &TaskRequest, slots: &[Slot<'_>], block: bool) -> Optio
         let s = slots.iter().find(|s| s.cap >= tasks)?;
         return Some(vec![(s.node.index, tasks)]);
     }
+    // Maui's walk (MJobAllocMNL, MJobDistributeTasks): each node in order
+    // gives what it has room for in whole blocks of the tasks per node,
+    // the last node only what is still needed.
     let mut out = Vec::new();
     let mut remaining = tasks;
     for s in slots {
-        let mut take = s.cap.min(remaining);
-        let left = remaining - take;
-        if left > 0 && left < x {
-            // Leave enough for the next node to get its minimum.
-            take = remaining.saturating_sub(x);
-        }
-        if take == 0 || take < x {
+        let take = (s.cap - s.cap % x).min(remaining);
+        if take == 0 {
             if block {
                 return None;
             }
@@ -261,8 +260,10 @@ pub(crate) fn valid(req: &TaskRequest, slots: &[Slot<'_>], nodes: &[(NodeIdx, u3
             odd.is_empty() || (odd.len() == 1 && odd[0] == rem)
         }
         (x, _) => {
+            // Blocks of the tasks per node, but for the node that takes
+            // what is left.
             let x = x.unwrap_or(1).clamp(1, req.tasks);
-            nodes.iter().all(|n| n.1 >= x)
+            nodes.iter().filter(|n| n.1 % x != 0).count() <= 1
         }
     }
 }

@@ -52,12 +52,6 @@ pub(crate) struct NowIndex {
     f0: Vec<Resources>,
     t1: Vec<Time>,
     g: Vec<Resources>,
-    /// Per node, a time before which nothing of what is free drops
-    /// (processors, memory, swap or disk): `t1` or the first drop in swap
-    /// or disk before it when the search found the drop or looked at every
-    /// boundary, else the first boundary it did not look at (the bounds
-    /// only need `t1`; a start now's shortlist needs this).
-    steady: Vec<Time>,
     /// Nodes with free processors, and with anything free.
     open: Vec<NodeIdx>,
     open_any: Vec<NodeIdx>,
@@ -87,7 +81,6 @@ impl NowIndex {
             f0: vec![Resources::ZERO; n],
             t1: vec![Time::MAX; n],
             g: vec![Resources::ZERO; n],
-            steady: vec![Time::MAX; n],
             open: Vec::new(),
             open_any: Vec::new(),
             order: Vec::new(),
@@ -148,16 +141,9 @@ impl NowIndex {
         let (mut t1, mut g) = (Time::MAX, f0);
         // Nothing free now: nothing to drop from.
         let scan = if f0.is_zero() { 0 } else { SCAN };
-        let mut looked = 0;
-        // The first drop in swap or disk (the bounds do not count them).
-        let mut other_drop = Time::MAX;
-        for (c, f) in steps.by_ref().take(scan) {
-            looked += 1;
+        for (c, f) in steps.take(scan) {
             if c == Time::MAX {
                 break;
-            }
-            if other_drop == Time::MAX && (f.swap < f0.swap || f.disk < f0.disk) {
-                other_drop = c;
             }
             if f.procs < f0.procs || f.mem < f0.mem {
                 t1 = c;
@@ -165,11 +151,6 @@ impl NowIndex {
                 break;
             }
         }
-        let steady = match steps.next() {
-            Some((c, _)) if t1 == Time::MAX && looked == scan => c,
-            _ => t1,
-        }
-        .min(other_drop);
         let old = self.f0[k];
         let (w, b) = (k / 64, 1u64 << (k % 64));
         if self.dirty[w] & b == 0 {
@@ -179,7 +160,6 @@ impl NowIndex {
         self.f0[k] = f0;
         self.t1[k] = t1;
         self.g[k] = g;
-        self.steady[k] = steady;
         // Cannot happen while the passes only add work, but keep the open
         // lists supersets whatever the caller does.
         if old.procs == 0 && f0.procs > 0 {
@@ -289,13 +269,6 @@ impl NowIndex {
     /// bound on what any job can use there from now on).
     pub fn free_now(&self, node: NodeIdx) -> Resources {
         self.f0.get(node as usize).copied().unwrap_or_default()
-    }
-
-    /// A time before which what is free on `node` now does not drop in
-    /// processors or memory (on a node the passes have placed nothing
-    /// on later than now: those placements are not refreshed).
-    pub fn steady_until(&self, node: NodeIdx) -> Time {
-        self.steady.get(node as usize).copied().unwrap_or(self.now)
     }
 
     /// Nodes where a task of `task` could start now, in node order: those

@@ -1337,55 +1337,38 @@ fn shortlist_orders_equal_nodes_by_free_disk() {
     }
 }
 
-/// What is free over a job's window, not what is free now, orders
-/// MINRESOURCE: 200 eight-processor nodes, 199 of them with 2 processors
-/// free for hours; n200 has 6 free now, but W (7 processors, blocked now)
-/// is reserved there from 1 h, when X ends (after A started on n1). J
-/// (1 processor, 3 h) then has
-/// 1 processor on n200 over its window, the least anywhere: it goes
-/// there, not to the first of the 199 nodes a walk by what is free now
-/// would stop among.
+/// MINRESOURCE as Maui walks it (MJobAllocMNL), through the shortlist and
+/// through scoring every node alike: the smallest memory tier first (here
+/// 4 GB for n1-n100, the 8 GB-and-over tier for n101-n200), within a tier
+/// the highest index first, each node giving all the tasks it has room
+/// for and the last only what is still needed.
 #[test]
-fn shortlist_orders_by_what_is_free_over_the_window() {
-    let ns = nodes(200, 8);
-    let mut jobs: Vec<Job> = (1..=199)
-        .map(|k| {
-            running(
-                idle(&format!("r{k}"), "r", 6, 10 * H, -2 * H),
-                -H,
-                &[(&format!("n{k}"), 6)],
-            )
-        })
-        .collect();
-    jobs.push(running(
-        idle("X", "r", 2, 2 * H, -2 * H),
-        -H,
-        &[("n200", 2)],
-    ));
-    // A starts first and fills n1: the shortlist's walk exists before W
-    // is reserved, and must learn of W's placement.
-    let mut a = idle("A", "t", 1, H, -900);
-    a.task = Resources::procs(2);
-    jobs.push(a);
-    let mut w = idle("W", "u", 1, H, -600);
-    w.task = Resources::procs(7);
-    jobs.push(w);
-    jobs.push(idle("J", "v", 1, 3 * H, -60));
-    let s = snap(ns, jobs);
-    let c = cfg("NODEALLOCATIONPOLICY MINRESOURCE\nRESERVATIONDEPTH 1\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n");
+fn minresource_walks_memory_tiers_from_the_end() {
+    let mut ns = nodes(200, 8);
+    for n in &mut ns[..100] {
+        n.configured.mem = 4000;
+    }
+    let a = idle("A", "t", 1, H, -900);
+    let b = idle("B", "u", 10, H, -600);
+    let mut c = idle("C", "v", 1, H, -300);
+    c.task = Resources::procs_mem(1, 6000);
+    let s = snap(ns, vec![a, b, c]);
+    let conf = cfg("NODEALLOCATIONPOLICY MINRESOURCE\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n");
     for mode in [Mode::Normal, Mode::Always, Mode::Off] {
-        let p = with_mode(mode, || Engine::new(c.clone()).iterate(&s, 0));
-        let w = p
-            .reservations
-            .iter()
-            .find(|r| r.job.as_deref() == Some("W"));
-        assert_eq!(
-            w.map(|r| (r.start, r.allocation[0].node.as_str())),
-            Some((H, "n200"))
-        );
+        let p = with_mode(mode, || Engine::new(conf.clone()).iterate(&s, 0));
         assert_eq!(
             started_on(&p),
-            vec![("A", vec!["n1"]), ("J", vec!["n200"])],
+            vec![
+                ("A", vec!["n100"]),
+                ("B", vec!["n99", "n100"]),
+                ("C", vec!["n200"])
+            ],
+            "{mode:?}"
+        );
+        let b = &p.starts[1].allocation;
+        assert_eq!(
+            b.iter().map(|a| a.tasks).collect::<Vec<_>>(),
+            vec![3, 7],
             "{mode:?}"
         );
     }

@@ -64,9 +64,6 @@ pub(super) struct Iter<'a> {
     orders: shortlist::NodeOrders,
     /// Nodes reservations claim anything on, once a shortlist needs them.
     claimed: Option<shortlist::Claimed>,
-    /// Nodes the passes placed a job on later than now (the indexes are
-    /// not refreshed for those).
-    later: crate::model::Bits,
     /// The shortlists' node orders, per policy, once one needs them.
     walks: Vec<shortlist::Walk>,
 }
@@ -114,7 +111,6 @@ impl<'a> Iter<'a> {
             fits: std::mem::take(&mut carried.fits),
             orders,
             claimed: None,
-            later: Default::default(),
             walks: Vec::new(),
         }
     }
@@ -384,11 +380,7 @@ impl<'a> Placer<'a> for Iter<'a> {
         }
         // What is free now only changes with a start now; later
         // placements would only tighten the bounds, which stay bounds.
-        if window.0 != self.cx.now {
-            for &(node, _) in nodes {
-                self.later.insert(node);
-            }
-        } else {
+        if window.0 == self.cx.now {
             let profile = &self.cx.view.profile;
             for ix in std::iter::once(&mut self.now_ix).chain(&mut self.open_ix) {
                 let ix = Arc::make_mut(ix);
@@ -397,8 +389,8 @@ impl<'a> Placer<'a> for Iter<'a> {
                 }
                 ix.maybe_resort();
             }
+            self.update_walks(nodes);
         }
-        self.update_walks(nodes);
         true
     }
 

@@ -9,10 +9,8 @@
 //! rank, best run first, until the runs taken hold `k` slots. A slot on an
 //! unclaimed node has no affinity and, without preferred features, the
 //! same features count as every other, so its place in the order is its
-//! rank, then (MINRESOURCE) what is free on it, then its index: no slot in
-//! a later run can come before `k` slots of earlier runs. Where ranks are
-//! all the node decides (not MINRESOURCE), a run is in index order too, and
-//! the walk stops within it.
+//! rank, then its index: no slot in a later run can come before `k` slots
+//! of earlier runs. A run is in index order, and the walk stops within it.
 //!
 //! The walk's order ([`Walk`]) is kept through the iteration: built at a
 //! policy's first shortlist, updated on the nodes of each placement, so a
@@ -39,7 +37,6 @@ pub(super) struct NodeOrders {
 struct RankOrder {
     /// Each node's run (`u32::MAX`: not usable).
     run_of: Vec<u32>,
-    by_free: bool,
 }
 
 impl NodeOrders {
@@ -60,11 +57,8 @@ impl NodeOrders {
 impl RankOrder {
     fn new(policy: NodeAllocationPolicy, cluster: &Cluster) -> Option<RankOrder> {
         let mut keyed: Vec<([u64; 4], NodeIdx)> = Vec::with_capacity(cluster.nodes.len());
-        let mut by_free = false;
         for n in cluster.nodes.iter().filter(|n| n.usable) {
-            let (rank, f) = node_rank(n, policy)?;
-            by_free = f;
-            keyed.push((rank, n.index));
+            keyed.push((node_rank(n, policy)?, n.index));
         }
         keyed.sort_unstable();
         let mut run_of = vec![u32::MAX; cluster.nodes.len()];
@@ -75,7 +69,7 @@ impl RankOrder {
             }
             run_of[keyed[w].1 as usize] = run;
         }
-        Some(RankOrder { run_of, by_free })
+        Some(RankOrder { run_of })
     }
 }
 
@@ -98,33 +92,20 @@ impl Claimed {
     }
 }
 
-/// What a walk orders nodes by within a run: free processors, memory, swap
-/// and disk (all 0 for policies not ordered by what is free).
-type FreeKey = (u32, [u64; 3]);
-
-/// A node's place in a walk: (run, free key, node).
-type WalkKey = (u32, FreeKey, NodeIdx);
-
-fn free_key(f: &Resources) -> FreeKey {
-    (f.procs, [f.mem, f.swap, f.disk])
-}
+/// A node's place in a walk: (run, node).
+type WalkKey = (u32, NodeIdx);
 
 /// The unclaimed nodes with processors free now in one policy's order:
-/// by run of equal rank, then (policies ordered by free) what is free now,
-/// then index. Built at a policy's first shortlist in an iteration and
-/// kept up to date by [`Iter::update_walks`] at each placement, so a
-/// shortlist walks only as far as it needs.
+/// by run of equal rank, then index. Built at a policy's first shortlist
+/// in an iteration and kept up to date by [`Iter::update_walks`] at each
+/// placement, so a shortlist walks only as far as it needs.
 pub(super) struct Walk {
     policy: NodeAllocationPolicy,
-    by_free: bool,
     /// Each node's run ([`RankOrder::run_of`]).
     run_of: Vec<u32>,
     order: std::collections::BTreeSet<WalkKey>,
-    /// (steady until, node) for policies ordered by free: a node placed on
-    /// later than now in this iteration has `Time::MIN`.
-    steady: std::collections::BTreeSet<(Time, NodeIdx)>,
-    /// Each node's entry in both.
-    entry: Vec<Option<(WalkKey, Time)>>,
+    /// Whether each node is in `order`.
+    entered: Vec<bool>,
 }
 
 impl Walk {
@@ -133,61 +114,34 @@ impl Walk {
         order: &RankOrder,
         claimed: &Claimed,
         ix: &NowIndex,
-        later: &Bits,
     ) -> Walk {
         let mut w = Walk {
             policy,
-            by_free: order.by_free,
             run_of: order.run_of.clone(),
             order: Default::default(),
-            steady: Default::default(),
-            entry: vec![None; order.run_of.len()],
+            entered: vec![false; order.run_of.len()],
         };
         for &node in ix.open(&Resources::procs(1)) {
-            w.set(node, claimed, ix, later.contains(node));
+            w.set(node, claimed, ix);
         }
         w
     }
 
-    fn run_of(&self, node: NodeIdx) -> u32 {
-        self.run_of[node as usize]
-    }
-
-    fn steady_until(&self, node: NodeIdx) -> Time {
-        self.entry[node as usize].map_or(Time::MIN, |(_, t)| t)
-    }
-
-    /// Node `node`'s entry from the index (`later`: a placement later than
-    /// now was made on it in this iteration).
-    fn set(&mut self, node: NodeIdx, claimed: &Claimed, ix: &NowIndex, later: bool) {
+    /// Node `node`'s entry from the index.
+    fn set(&mut self, node: NodeIdx, claimed: &Claimed, ix: &NowIndex) {
         let k = node as usize;
-        if k >= self.entry.len() {
+        if k >= self.entered.len() {
             return;
-        }
-        if let Some((key, t)) = self.entry[k].take() {
-            self.order.remove(&key);
-            self.steady.remove(&(t, node));
         }
         let run = self.run_of[k];
-        let f = ix.free_now(node);
-        if run == u32::MAX || claimed.contains(node) || f.procs == 0 {
+        if std::mem::take(&mut self.entered[k]) {
+            self.order.remove(&(run, node));
+        }
+        if run == u32::MAX || claimed.contains(node) || ix.free_now(node).procs == 0 {
             return;
         }
-        let (key, t) = if self.by_free {
-            let t = if later {
-                Time::MIN
-            } else {
-                ix.steady_until(node)
-            };
-            ((run, free_key(&f), node), t)
-        } else {
-            ((run, (0, [0; 3]), node), Time::MAX)
-        };
-        self.order.insert(key);
-        if self.by_free {
-            self.steady.insert((t, node));
-        }
-        self.entry[k] = Some((key, t));
+        self.order.insert((run, node));
+        self.entered[k] = true;
     }
 }
 
@@ -300,7 +254,7 @@ impl Iter<'_> {
         let w = match self.walks.iter().position(|w| w.policy == policy) {
             Some(w) => w,
             None => {
-                let walk = Walk::new(policy, order, claimed, &self.now_ix, &self.later);
+                let walk = Walk::new(policy, order, claimed, &self.now_ix);
                 self.walks.push(walk);
                 self.walks.len() - 1
             }
@@ -343,15 +297,9 @@ impl Iter<'_> {
     /// A plain placement takes the slots in order until the job is placed
     /// ([`crate::allocation::first_slots`]): once `k` slots, or slots whose
     /// counts add up to the job's tasks
-    /// ([`crate::allocation::counts_toward`]), are certainly ahead of a
-    /// node, neither that node nor any after it matters. Only nodes with
-    /// room for a task now are looked at. Within a run ordered by what is
-    /// free (MINRESOURCE: processors, memory, swap, disk, then node index),
-    /// what is free over the job's window is what is free now on a node
-    /// where nothing drops before the job would end
-    /// ([`NowIndex::steady_until`], and nothing placed there later than now
-    /// in this iteration): such nodes are taken in the walk's order, and
-    /// the others are all scored first.
+    /// ([`crate::allocation::counts_toward`]), are ahead of a node, neither
+    /// that node nor any after it matters. Only nodes with room for a task
+    /// now are looked at.
     fn shortlist(
         &self,
         i: usize,
@@ -364,20 +312,12 @@ impl Iter<'_> {
         let adm = self.cx.adm(it.j);
         let ix = self.index_for(i);
         let task = &it.req.task;
-        let full = Ahead {
-            slots: k as u64,
-            tasks: u64::from(it.req.tasks),
-        };
         // Claimed nodes with room, and about k others (more where k slots
         // need more nodes): grown, the vector would copy its candidates.
         let mut out = Vec::with_capacity(claimed.nodes.len() + k.min(walk.order.len()) + 16);
         // A node's candidate, and when it is a slot (an unclaimed node's
-        // candidate the job can use), what is free on it over the window
-        // and what it counts toward the job's tasks.
-        let push = |out: &mut Vec<Candidate>,
-                    node: NodeIdx,
-                    is_claimed: bool|
-         -> Option<(Resources, u64)> {
+        // candidate the job can use), what it counts toward the job's tasks.
+        let push = |out: &mut Vec<Candidate>, node: NodeIdx, is_claimed: bool| -> Option<u64> {
             let free = self.cx.view.profile.free(node, window.0, window.1, &adm);
             let tasks = task.times_fits_in(&free);
             if tasks == 0 {
@@ -393,7 +333,7 @@ impl Iter<'_> {
             };
             out.push(c);
             let counts = crate::allocation::counts_toward(it.req, cap);
-            (cap > 0).then_some((free, u64::from(counts)))
+            (cap > 0).then_some(u64::from(counts))
         };
         let has_room = |node: NodeIdx| task.fits_in(&ix.free_now(node)) && self.suitable(i, node);
         for &node in &claimed.nodes {
@@ -401,111 +341,32 @@ impl Iter<'_> {
                 push(&mut out, node, true);
             }
         }
-        // The nodes where what is free may drop before the job would end,
-        // all scored: (run, what is free over the window, what it counts)
-        // of those that are slots, in order, and what those before each
-        // come to.
-        let mut scored: Vec<(u32, FreeKey, u64)> = Vec::new();
-        if walk.by_free {
-            for &(_, node) in walk.steady.range(..(window.1, 0)) {
-                if has_room(node) {
-                    if let Some((f, counts)) = push(&mut out, node, false) {
-                        scored.push((walk.run_of(node), free_key(&f), counts));
-                    }
-                }
-            }
-            scored.sort_unstable();
-        }
-        let mut upto = Vec::with_capacity(scored.len() + 1);
-        upto.push(Ahead::default());
-        for (n, s) in scored.iter().enumerate() {
-            upto.push(Ahead {
-                slots: n as u64 + 1,
-                tasks: upto[n].tasks + s.2,
-            });
-        }
-        // The run walked and where its scored slots are in `scored`; the
-        // slots taken in earlier runs and in this one.
-        let (mut run, mut run_scored) = (u32::MAX, 0..0);
-        let (mut taken_before, mut taken) = (Ahead::default(), Ahead::default());
-        // The last key taken and this run's scored slots before it.
-        let mut last: Option<(FreeKey, Ahead)> = None;
-        for &(r, here, node) in &walk.order {
-            if walk.by_free && walk.steady_until(node) < window.1 || !has_room(node) {
-                continue;
-            }
-            if r != run {
-                (run, taken_before, taken, last) =
-                    (r, taken_before.plus(taken), Ahead::default(), None);
-                let lo = scored.partition_point(|s| s.0 < r);
-                let hi = scored.partition_point(|s| s.0 <= r);
-                run_scored = lo..hi;
-            }
-            // The slots certainly before this node: earlier runs' (taken
-            // and scored), those taken in this run, and this run's scored
-            // ones with less free (ties go by node index, which is the
-            // walk's order among equal keys).
-            let before = match last {
-                Some((l, b)) if l == here => b,
-                _ => {
-                    let n = scored[run_scored.clone()].partition_point(|s| s.1 < here);
-                    upto[run_scored.start + n].minus(upto[run_scored.start])
-                }
-            };
-            let ahead = taken_before
-                .plus(upto[run_scored.start])
-                .plus(taken)
-                .plus(before);
-            if ahead.slots >= full.slots || ahead.tasks >= full.tasks {
+        let (mut slots, mut tasks) = (0u64, 0u64);
+        for &(_, node) in &walk.order {
+            if slots >= k as u64 || tasks >= u64::from(it.req.tasks) {
                 return (out, false);
             }
-            if let Some((f, counts)) = push(&mut out, node, false) {
-                debug_assert!(!walk.by_free || free_key(&f) == here);
-                taken = taken.plus(Ahead {
-                    slots: 1,
-                    tasks: counts,
-                });
+            if !has_room(node) {
+                continue;
             }
-            last = Some((here, before));
+            if let Some(counts) = push(&mut out, node, false) {
+                slots += 1;
+                tasks += counts;
+            }
         }
         (out, true)
     }
 
-    /// Brings the walks up to date on `nodes` after a placement there
-    /// (what is free now changed, or a placement later than now was
-    /// added: see [`Iter::later`]).
+    /// Brings the walks up to date on `nodes` after a start now there
+    /// (what is free now changed).
     pub(super) fn update_walks(&mut self, nodes: &[(NodeIdx, u32)]) {
         let Some(claimed) = &self.claimed else {
             return;
         };
         for walk in &mut self.walks {
             for &(node, _) in nodes {
-                walk.set(node, claimed, &self.now_ix, self.later.contains(node));
+                walk.set(node, claimed, &self.now_ix);
             }
-        }
-    }
-}
-
-/// Slots ahead of a node in a walk, and what they count toward the job's
-/// tasks ([`crate::allocation::counts_toward`]).
-#[derive(Clone, Copy, Default, Debug, PartialEq)]
-struct Ahead {
-    slots: u64,
-    tasks: u64,
-}
-
-impl Ahead {
-    fn plus(self, o: Ahead) -> Ahead {
-        Ahead {
-            slots: self.slots + o.slots,
-            tasks: self.tasks + o.tasks,
-        }
-    }
-
-    fn minus(self, o: Ahead) -> Ahead {
-        Ahead {
-            slots: self.slots - o.slots,
-            tasks: self.tasks - o.tasks,
         }
     }
 }
