@@ -271,6 +271,10 @@ pub struct Candidate {
     /// Time from the job's end to the next reservation or usage change on
     /// the node (LASTAVAILABLE); `None` when nothing follows.
     pub gap: Option<Secs>,
+    /// When the node frees up for the job, for a future start under
+    /// RESERVATIONNODEPOLICY LATESTFREED: the nodes freed last come first
+    /// (after reservation affinity); `None` otherwise.
+    pub freed_at: Option<crate::model::Time>,
     /// Jobs on the node now (PRIORITYF JOBCOUNT).
     pub job_count: u32,
     /// Other jobs holding resources on the node during the window.
@@ -286,6 +290,7 @@ impl Candidate {
             free,
             affinity: None,
             gap: None,
+            freed_at: None,
             job_count: 0,
             occupants: Vec::new(),
         }
@@ -517,6 +522,9 @@ fn allocate_with(
     let chosen = match policy {
         NodeAllocationPolicy::Contiguous => place::contiguous(req, &slots),
         NodeAllocationPolicy::MaxBalance => place::max_balance(req, &slots),
+        p if !immediate && slots.iter().any(|s| s.cand.freed_at.is_some()) => {
+            place::place(req, &order::latest_freed_first(req, &slots, p), false)
+        }
         p => {
             // The first slots in order, without sorting every candidate,
             // when they suffice.

@@ -190,6 +190,20 @@ pub(crate) fn ordered<'a>(
     v.into_iter().map(|(_, s)| s).collect()
 }
 
+/// RESERVATIONNODEPOLICY LATESTFREED: reservation affinity first, then
+/// the nodes that free up last before the start, each group in the
+/// policy's order: a future reservation leaves the nodes idle now, and
+/// those freeing early, to backfill.
+pub(crate) fn latest_freed_first<'a>(
+    req: &TaskRequest,
+    slots: &[Slot<'a>],
+    policy: NodeAllocationPolicy,
+) -> Vec<Slot<'a>> {
+    let mut v = ordered(req, slots, policy);
+    v.sort_by_key(|s| (affinity_rank(s.cand.affinity), Reverse(s.cand.freed_at)));
+    v
+}
+
 /// The first `k` slots of [`ordered`] (any policy but PRIORITY): keys are
 /// distinct, so selecting the `k` smallest and sorting them gives exactly
 /// the head of the full order.

@@ -179,6 +179,10 @@ scalar_params! {
     bf_chunk_size: u32 = 0 => ["BFCHUNKSIZE"];
     /// Which jobs get priority reservations.
     reservation_policy: ReservationPolicy = ReservationPolicy::CurrentHighest => ["RESERVATIONPOLICY"];
+    /// Which nodes a job's future reservation takes first: those
+    /// NODEALLOCATIONPOLICY chooses (Maui), or LATESTFREED, the nodes that free up last before its
+    /// start, leaving nodes idle now to backfill (a mauisched addition).
+    reservation_node_policy: ReservationNodePolicy = ReservationNodePolicy::Allocation => ["RESERVATIONNODEPOLICY"];
     /// Maximum number of reservations on one node.
     res_depth: u32 = 24 => ["RESDEPTH"];
     /// Who may create administrative reservations.

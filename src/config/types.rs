@@ -18,6 +18,12 @@ keywords!(
 );
 
 keywords!(
+    /// RESERVATIONNODEPOLICY (a mauisched addition): which nodes a job's
+    /// future reservation takes first.
+    ReservationNodePolicy { Allocation = "ALLOCATIONPOLICY", LatestFreed = "LATESTFREED" }
+);
+
+keywords!(
     /// RESERVATIONPOLICY.
     ReservationPolicy { CurrentHighest = "CURRENTHIGHEST", Highest = "HIGHEST", Never = "NEVER" }
 );

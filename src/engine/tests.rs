@@ -1374,6 +1374,54 @@ fn minresource_walks_memory_tiers_from_the_end() {
     }
 }
 
+/// Issue 28's reproduction of plain EASY's first divergence: ten
+/// one-processor nodes, J2 (8 processors) runs on n3-n10 until t = 1000,
+/// n1 and n2 are idle. J3 (8 processors) is reserved for t = 1000. Under
+/// the policy's order alone its reservation takes idle n1 and n2, and J4
+/// (2 processors, 5000 s) waits; RESERVATIONNODEPOLICY LATESTFREED takes
+/// the nodes freeing last before the start (J2's), and J4 backfills at
+/// once onto n1 and n2, without delaying J3.
+#[test]
+fn latest_freed_reservation_leaves_idle_nodes_to_backfill() {
+    let ns = nodes(10, 1);
+    let on: Vec<(String, u32)> = (3..=10).map(|k| (format!("n{k}"), 1)).collect();
+    let on: Vec<(&str, u32)> = on.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+    let jobs = vec![
+        running(idle("J2", "a", 8, 1030, -100), -30, &on),
+        idle("J3", "b", 8, 1000, -60),
+        idle("J4", "c", 2, 5000, 0),
+    ];
+    let s = snap(ns, jobs);
+    for policy in ["FIRSTAVAILABLE", "LASTAVAILABLE"] {
+        let base = format!("NODEALLOCATIONPOLICY {policy}\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n");
+        let p = Engine::new(cfg(&base)).iterate(&s, 0);
+        let j3 = p
+            .reservations
+            .iter()
+            .find(|r| r.job.as_deref() == Some("J3"))
+            .unwrap();
+        assert_eq!(j3.start, 1000, "{policy}");
+        assert!(j3.allocation.iter().any(|a| a.node == "n1"), "{policy}");
+        assert!(started_on(&p).is_empty(), "{policy}: J4 waits");
+
+        let p =
+            Engine::new(cfg(&format!("{base}RESERVATIONNODEPOLICY LATESTFREED\n"))).iterate(&s, 0);
+        let j3 = p
+            .reservations
+            .iter()
+            .find(|r| r.job.as_deref() == Some("J3"))
+            .unwrap();
+        let mut held: Vec<&str> = j3.allocation.iter().map(|a| a.node.as_str()).collect();
+        held.sort_by_key(|n| n[1..].parse::<u32>().unwrap());
+        assert_eq!(
+            (j3.start, held),
+            (1000, on.iter().map(|x| x.0).collect()),
+            "{policy}"
+        );
+        assert_eq!(started_on(&p), vec![("J4", vec!["n1", "n2"])], "{policy}");
+    }
+}
+
 /// What ranking derives from each idle job alone is carried between
 /// iterations for jobs that did not change. Every field it reads changes
 /// in turn, as do the parameters it reads and the nodes: the carrying

@@ -1095,6 +1095,36 @@ impl Profile {
         None
     }
 
+    /// When `node` frees up for a job that would run over `[start, end)`:
+    /// the last segment boundary in `(from, start]` at which what the job
+    /// may use there grows in processors or memory, else `from` (free all
+    /// along). For RESERVATIONNODEPOLICY LATESTFREED.
+    pub fn freed_at<A: Admits + ?Sized>(
+        &self,
+        node: NodeIdx,
+        from: Time,
+        (start, end): (Time, Time),
+        adm: &A,
+    ) -> Time {
+        let Some(line) = self.line(node) else {
+            return from;
+        };
+        let from = from.max(self.origin);
+        let (mut last, mut prev) = (from, None::<Resources>);
+        for seg in &line.segs[Self::seg_at(line, from)..] {
+            let t = seg.start.max(from);
+            if t > start {
+                break;
+            }
+            let f = self.seg_free(seg, adm, start, end);
+            if prev.is_some_and(|p| f.procs > p.procs || f.mem > p.mem) {
+                last = t;
+            }
+            prev = Some(f);
+        }
+        last
+    }
+
     /// The jobs placed on `node` whose placement overlaps `[start, end)`, in
     /// placement order (for SINGLEJOB, SINGLEUSER, SINGLETASK and JOBCOUNT).
     pub fn occupants(&self, node: NodeIdx, start: Time, end: Time) -> Vec<&Occupant> {

@@ -88,6 +88,12 @@ impl Ctx<'_> {
         if need_gap {
             c.gap = profile.gap_after(node, start, end, &it.req.task, adm);
         }
+        if start > self.now
+            && self.cfg.params.reservation_node_policy
+                == crate::config::ReservationNodePolicy::LatestFreed
+        {
+            c.freed_at = Some(profile.freed_at(node, self.now, (start, end), adm));
+        }
         if occupants_matter(n, it.req.access) {
             let occ = profile.occupants(node, start, end);
             c.job_count = occ.len() as u32;
