@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# usage: run_maui.sh MAUI DIR WORKLOAD RESOURCES CFG
+#
+# Runs Maui 3.3's simulator (SERVERMODE SIMULATION) on a Maui workload and
+# resource trace with the scheduling parameters of CFG, writing DIR/stats/
+# simstat.out (the workload trace with Maui's start times and hosts).
+#
+# Maui's simulator sets its clock to the wall clock when it starts and
+# submits the initial queue (SIMINITIALQUEUEDEPTH jobs) then; later jobs are
+# released when their trace submission time is reached. A trace from the
+# past is therefore submitted all at once. faketime (Debian package
+# `faketime`) starts Maui's clock at the latest submission of the initial
+# queue, which is where `mauictl simulate --grid` starts too.
+set -euo pipefail
+MAUI=$1 D=$2 W=$(realpath "$3") R=$(realpath "$4") C=$5
+command -v faketime > /dev/null || { echo "run_maui.sh: needs faketime (apt-get install faketime)" >&2; exit 2; }
+depth=$(awk '$1 == "SIMINITIALQUEUEDEPTH" {print $2}' "$C"); depth=${depth:-16}
+t0=$(grep -v '^VERSION\|^#' "$W" | head -"$depth" | awk '{print $9}' | sort -n | tail -1)
+rm -rf "$D"; mkdir -p "$D/stats" "$D/spool" "$D/log"; D=$(realpath "$D")
+{ cat "$C"; cat <<EOC
+SERVERHOST            $(hostname)
+SERVERMODE            SIMULATION
+SERVERPORT            $((40000 + RANDOM % 20000))
+SIMRESOURCETRACEFILE  $R
+SIMWORKLOADTRACEFILE  $W
+SIMAUTOSHUTDOWN       TRUE
+STATDIR               $D/stats
+LOGFILE               $D/log/maui.log
+LOGLEVEL              0
+EOC
+} > "$D/maui.cfg"
+cd "$D"
+TZ=UTC MAUIHOMEDIR="$D" timeout 1800 \
+    faketime -f "@$(TZ=UTC date -d "@$t0" '+%Y-%m-%d %H:%M:%S')" "$MAUI" -C "$D/maui.cfg" -d > "$D/run.out" 2>&1 || true
+test -s "$D/stats/simstat.out" || { echo "run_maui.sh: Maui wrote no stats/simstat.out (see $D/run.out)" >&2; exit 1; }
