@@ -50,9 +50,9 @@ fn first(req: &TaskRequest, c: &Cluster, cands: &[Candidate]) -> Option<Vec<(Nod
 }
 
 #[test]
-fn ppn_is_a_minimum_unless_exactnode() {
+fn ppn_is_a_block_unless_exactnode() {
     // nodes=2:ppn=2 on 4-processor nodes: Maui by default packs all four
-    // tasks on one node ("at least X tasks per node").
+    // tasks on one node (blocks of X tasks per node).
     let cfg = Config::default();
     let c = cluster(&[4, 4, 4], &cfg);
     let cands = free_candidates(&c, true);
@@ -70,8 +70,8 @@ fn ppn_is_a_minimum_unless_exactnode() {
 }
 
 #[test]
-fn at_least_ppn_never_leaves_a_short_node() {
-    // 6 tasks, at least 3 per node, node caps 4 and 4: 3 + 3, never 4 + 2.
+fn ppn_blocks_never_leave_a_short_node() {
+    // 6 tasks in blocks of 3, node caps 4 and 4: 3 + 3, never 4 + 2.
     let cfg = Config::default();
     let c = cluster(&[4, 4], &cfg);
     let cands = free_candidates(&c, true);
@@ -79,6 +79,43 @@ fn at_least_ppn_never_leaves_a_short_node() {
     j.tasks_per_node = Some(3);
     let req = TaskRequest::from_job(&j, &c, &cfg);
     assert_eq!(first(&req, &c, &cands), Some(vec![(0, 3), (1, 3)]));
+}
+
+#[test]
+fn ppn_blocks_as_maui_distributes_them() {
+    // 12 tasks, ppn=4, nodes with 6 and 8 free (MJobAllocMNL rounds each
+    // node down to whole blocks, MJobDistributeTasks gives the last node
+    // what is left): 4 + 8, not 6 + 6.
+    let cfg = Config::default();
+    let c = cluster(&[6, 8], &cfg);
+    let cands = free_candidates(&c, true);
+    let mut j = job(12);
+    j.tasks_per_node = Some(4);
+    let req = TaskRequest::from_job(&j, &c, &cfg);
+    assert_eq!(first(&req, &c, &cands), Some(vec![(0, 4), (1, 8)]));
+    // 10 tasks: 4 on the first node, what is left (6) on the second.
+    j.tasks = 10;
+    let req = TaskRequest::from_job(&j, &c, &cfg);
+    assert_eq!(first(&req, &c, &cands), Some(vec![(0, 4), (1, 6)]));
+}
+
+#[test]
+fn minresource_memory_tiers_are_mauis() {
+    use super::order::memory_tier;
+    for (mem, tier) in [
+        (0, 64),
+        (64, 64),
+        (65, 128),
+        (2000, 2048),
+        (2048, 2048),
+        (4096, 4096),
+        (4097, 8192),
+        (8192, 8192),
+        (16384, 8192),
+        (1 << 20, 8192),
+    ] {
+        assert_eq!(memory_tier(mem), tier, "{mem} MB");
+    }
 }
 
 #[test]
