@@ -15,7 +15,7 @@ set -euo pipefail
 MAUI=$1 D=$2 W=$(realpath "$3") R=$(realpath "$4") C=$5
 command -v faketime > /dev/null || { echo "run_maui.sh: needs faketime (apt-get install faketime)" >&2; exit 2; }
 depth=$(awk '$1 == "SIMINITIALQUEUEDEPTH" {print $2}' "$C"); depth=${depth:-16}
-t0=$(grep -v '^VERSION\|^#' "$W" | head -"$depth" | awk '{print $9}' | sort -n | tail -1)
+t0=$(awk -v d="$depth" '!/^(VERSION|#)/ && NF && n < d {n++; if ($9 > t) t = $9} END {print t}' "$W")
 rm -rf "$D"; mkdir -p "$D/stats" "$D/spool" "$D/log"; D=$(realpath "$D")
 { cat "$C"; cat <<EOC
 SERVERHOST            $(hostname)
