@@ -343,3 +343,51 @@ fn operators_commands_apply_at_their_time() {
         "{err}"
     );
 }
+
+/// `--hosts` adds where each job ran to jobs.csv (to compare with Maui's
+/// simulator, whose trace output lists the hosts): every job's tasks, on
+/// as many distinct nodes as the `nodes` column says.
+#[test]
+fn hosts_column_on_request() {
+    let dir = temp_dir("hosts");
+    let out_dir = dir.join("out");
+    let (code, _, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "200",
+        "--hosts",
+        "-q",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let csv = std::fs::read_to_string(out_dir.join("jobs.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("id,user,submit,start,end,procs,nodes,wait,bounded_slowdown,backfilled,gres,hosts")
+    );
+    let mut rows = 0;
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let hosts: Vec<(&str, u64)> = f[11]
+            .split('+')
+            .map(|h| {
+                let (n, t) = h.split_once(':').unwrap();
+                (n, t.parse().unwrap())
+            })
+            .collect();
+        let names: std::collections::BTreeSet<&str> = hosts.iter().map(|h| h.0).collect();
+        assert_eq!(names.len().to_string(), f[6], "{line}");
+        // The demo's jobs have one processor per task.
+        assert_eq!(
+            hosts.iter().map(|h| h.1).sum::<u64>().to_string(),
+            f[5],
+            "{line}"
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, 200);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,7 +4,7 @@
 usage: compare.py SIMSTAT JOBS_CSV [--procs N] [--list K]
 
 SIMSTAT: Maui's stats/simstat.out. JOBS_CSV: mauictl simulate --grid
---out's jobs.csv (with a `hosts` column when the run writes one). Prints
+--out's jobs.csv (with --hosts, the hosts are compared too). Prints
 how many jobs start at the same time, the first jobs that do not, whether
 the hosts agree, and mean wait and utilization of both runs.
 """

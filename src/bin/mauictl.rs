@@ -292,6 +292,10 @@ struct SimulateArgs {
     /// Print summary.json instead of the text summary.
     #[arg(long)]
     json: bool,
+    /// Add the gres and hosts columns (node:tasks where each job ran) to
+    /// jobs.csv, as for runs with generic resources.
+    #[arg(long)]
+    hosts: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -426,7 +430,7 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
         report::render(&s, 10)
     };
     if let Some(dir) = &a.out {
-        let files = report::write_dir(dir, &s, &w.jobs, &nodes, &res, &chart)
+        let files = report::write_dir(dir, &s, &w.jobs, &nodes, &res, &chart, a.hosts)
             .map_err(|e| format!("{}: {e}", dir.display()))?;
         if !a.json {
             text.push_str("\nwrote ");

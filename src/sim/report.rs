@@ -355,12 +355,20 @@ pub fn jobs_csv(jobs: &[SimJob], res: &SimResult) -> String {
 }
 
 /// `jobs.csv` as [`write_dir`] writes it: [`jobs_csv`], and when the
-/// cluster or a job has generic resources, two more columns: `gres`, the
-/// job's request (`gpu:2/task`, `gpu:4/node`, `gpu:8/job`, space-separated
-/// when several) and `hosts`, where it ran (`g01:2+g02:2`, node:tasks in
-/// node order). Runs without generic resources keep the ten columns.
-pub fn jobs_csv_with_nodes(jobs: &[SimJob], nodes: &[Node], res: &SimResult) -> String {
-    let any = nodes.iter().any(|n| !n.gres.is_empty()) || jobs.iter().any(|j| j.job.wants_gres());
+/// cluster or a job has generic resources, or `hosts` asks for them, two
+/// more columns: `gres`, the job's request (`gpu:2/task`, `gpu:4/node`,
+/// `gpu:8/job`, space-separated when several) and `hosts`, where it ran
+/// (`g01:2+g02:2`, node:tasks in node order). Other runs keep the ten
+/// columns.
+pub fn jobs_csv_with_nodes(
+    jobs: &[SimJob],
+    nodes: &[Node],
+    res: &SimResult,
+    hosts: bool,
+) -> String {
+    let any = hosts
+        || nodes.iter().any(|n| !n.gres.is_empty())
+        || jobs.iter().any(|j| j.job.wants_gres());
     if !any {
         return jobs_csv(jobs, res);
     }
@@ -559,8 +567,10 @@ impl ChartChoice {
     }
 }
 
-/// Writes `jobs.csv`, `summary.json`, `utilization.svg` and `nodes.svg`
-/// into `dir` (created if missing), each atomically. Returns the paths.
+/// Writes `jobs.csv` (with the `hosts` column when `hosts` is set, see
+/// [`jobs_csv_with_nodes`]), `summary.json`, `utilization.svg` and
+/// `nodes.svg` into `dir` (created if missing), each atomically. Returns
+/// the paths.
 pub fn write_dir(
     dir: &std::path::Path,
     s: &Summary,
@@ -568,11 +578,12 @@ pub fn write_dir(
     nodes: &[Node],
     res: &SimResult,
     chart: &ChartChoice,
+    hosts: bool,
 ) -> std::io::Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let win = chart.window(s);
     let files = [
-        ("jobs.csv", jobs_csv_with_nodes(jobs, nodes, res)),
+        ("jobs.csv", jobs_csv_with_nodes(jobs, nodes, res, hosts)),
         ("summary.json", summary_json(s)),
         (
             "utilization.svg",
