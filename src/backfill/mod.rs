@@ -45,6 +45,81 @@ fn free_for(profile: &Profile, n: NodeIdx, now: Time) -> (u32, Secs) {
     (f0, t - now)
 }
 
+/// How long node `n`'s free processors count as available to Maui's
+/// backfill window search (`MBFGetWindow`, which takes the length of the
+/// first range `MJobGetNRange` finds for a one-processor task): until the
+/// first change in the processors free (reservations count as taken) when
+/// it is a drop, else until the second change, since Maui's range merge
+/// (`MJobGetSNRange`) joins only the first later range to the current one.
+/// `(free processors now, seconds)`, `Secs::MAX` when nothing ends it.
+pub fn maui_available(profile: &Profile, n: NodeIdx, now: Time) -> (u32, Secs) {
+    let f0 = profile.free(n, now, now + 1, &Unreserved).procs;
+    if f0 == 0 {
+        return (0, 0);
+    }
+    let (mut t, mut count, mut grown) = (now, f0, false);
+    for _ in 0..64 {
+        match profile.next_change(n, t) {
+            None | Some(INFINITY) => return (f0, Secs::MAX),
+            Some(c) => {
+                let fc = profile.free(n, c, c + 1, &Unreserved).procs;
+                if fc != count {
+                    if fc < count || grown {
+                        return (f0, c - now);
+                    }
+                    grown = true;
+                    count = fc;
+                }
+                t = c;
+            }
+        }
+    }
+    (f0, t - now)
+}
+
+/// Maui's next FIRSTFIT backfill window (`MBFGetWindow`): the usable nodes
+/// with processors free now whose availability ([`maui_available`]) lasts
+/// longer than `longer_than`, for as long as the shortest of them; `None`
+/// when there is none. Maui's backfill takes these windows one after the
+/// other, each time starting from the last one's duration.
+#[cfg(test)]
+pub fn maui_window(
+    cluster: &Cluster,
+    profile: &Profile,
+    now: Time,
+    longer_than: Secs,
+) -> Option<Window> {
+    let avail: Vec<(NodeIdx, u32, Secs)> = cluster
+        .nodes
+        .iter()
+        .filter(|n| n.usable)
+        .map(|n| {
+            let (p, d) = maui_available(profile, n.index, now);
+            (n.index, p, d)
+        })
+        .collect();
+    maui_window_of(&avail, longer_than)
+}
+
+/// [`maui_window`] from each node's `(node, free processors, availability)`
+/// ([`maui_available`]), in node order.
+pub fn maui_window_of(avail: &[(NodeIdx, u32, Secs)], longer_than: Secs) -> Option<Window> {
+    let mut nodes = Vec::new();
+    let (mut procs, mut duration) = (0u64, Secs::MAX);
+    for &(n, p, d) in avail {
+        if p > 0 && d > longer_than {
+            nodes.push(n);
+            procs += p as u64;
+            duration = duration.min(d);
+        }
+    }
+    (!nodes.is_empty()).then_some(Window {
+        nodes,
+        procs,
+        duration,
+    })
+}
+
 /// The backfill windows at `now`, widest (most processors) first.
 pub fn windows(cluster: &Cluster, profile: &Profile, now: Time) -> Vec<Window> {
     let mut free: Vec<(Secs, NodeIdx, u32)> = cluster

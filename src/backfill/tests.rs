@@ -127,3 +127,63 @@ fn greedy_fills_the_window_best() {
     assert_eq!(best_first(&jobs, BackfillMetric::Procs)[0], 0);
     assert!(greedy(&jobs, 0, BackfillMetric::Procs).is_empty());
 }
+
+/// Maui's window availability (`MBFGetWindow` on `MJobGetNRange`'s first
+/// range): until the first change in free processors when it is a drop,
+/// else until the second change. On 8-processor nodes at t = 0:
+/// n1 idle; n2 with 1 free and jobs of 1, 2 and 4 processors ending at
+/// 1740 s, 14280 s and 28680 s (the case seen in Maui's log: "supports 1
+/// task for 3:58:00"); n3 with 2 free, jobs of 2 and 4 ending at 14400 s
+/// and 28800 s ("2 tasks for 8:00:00"); n4 with 6 free (a job of 2 ends
+/// at 7200 s) and a reservation taking 2 from 3600 s (the drop comes first:
+/// 3600 s).
+#[test]
+fn maui_windows_end_at_a_drop_or_the_second_change() {
+    let nodes: Vec<Node> = (0..4)
+        .map(|i| Node {
+            name: format!("n{}", i + 1),
+            configured: Resources::procs(8),
+            ..Node::default()
+        })
+        .collect();
+    let c = Cluster::build(&nodes, &Config::default());
+    let mut p = Profile::from_cluster(&c, 0);
+    let occ = |job, e, tasks| Occupant {
+        job,
+        start: -60,
+        end: e,
+        task: Resources::procs(1),
+        tasks,
+    };
+    for (job, e, t) in [(0, 1740, 1), (1, 14280, 2), (2, 28680, 4)] {
+        p.add_running_job(1, occ(job, e, t), &Unreserved);
+    }
+    for (job, e, t) in [(3, 14400, 2), (4, 28800, 4)] {
+        p.add_running_job(2, occ(job, e, t), &Unreserved);
+    }
+    p.add_running_job(3, occ(5, 7200, 2), &Unreserved);
+    let r = Occupant {
+        job: 6,
+        start: 3600,
+        end: 90_000,
+        task: Resources::procs(1),
+        tasks: 2,
+    };
+    p.add_job(3, r, &Unreserved).unwrap();
+    let avail: Vec<(u32, Secs)> = (0..4).map(|n| maui_available(&p, n, 0)).collect();
+    assert_eq!(
+        avail,
+        vec![(8, Secs::MAX), (1, 14280), (2, 28800), (6, 3600)]
+    );
+    // The windows one after the other: all four nodes for 3600 s, then
+    // the three others for 14280 s, n1 and n3 for 28800 s, n1 alone.
+    let w = maui_window(&c, &p, 0, 0).unwrap();
+    assert_eq!((w.nodes.len(), w.procs, w.duration), (4, 17, 3600));
+    let w = maui_window(&c, &p, 0, 3600).unwrap();
+    assert_eq!((w.nodes, w.procs, w.duration), (vec![0, 1, 2], 11, 14280));
+    let w = maui_window(&c, &p, 0, 14280).unwrap();
+    assert_eq!((w.nodes, w.procs, w.duration), (vec![0, 2], 10, 28800));
+    let w = maui_window(&c, &p, 0, 28800).unwrap();
+    assert_eq!((w.nodes, w.duration), (vec![0], Secs::MAX));
+    assert!(maui_window(&c, &p, 0, Secs::MAX).is_none());
+}

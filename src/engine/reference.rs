@@ -101,19 +101,25 @@ impl<'a> Placer<'a> for Plain<'a> {
         self.cx.view.profile.earliest_start(req, &adm, may_use)
     }
 
-    /// Every node with room is a candidate (`only` is a hint for the
-    /// accelerated placer); the allocation policy chooses among them.
+    /// Every node with room (among `only`) is a candidate; the
+    /// allocation policy chooses among them.
     fn place(
         &mut self,
         i: usize,
         start: Time,
-        _only: Option<&[NodeIdx]>,
+        only: Option<&[NodeIdx]>,
     ) -> Option<Vec<(NodeIdx, u32)>> {
         let cx = &self.cx;
         let it = &cx.idle[i];
         let window = (start, start.saturating_add(it.wall));
         let need = it.req.tasks as u64;
-        let cands: Vec<Candidate> = match self.room(i, window) {
+        let room = self.room(i, window).map(|mut r| {
+            if let Some(o) = only {
+                r.retain(|x| o.contains(&x.0));
+            }
+            r
+        });
+        let cands: Vec<Candidate> = match room {
             None if need == 0 => Vec::new(),
             None => return None,
             Some(room) => {

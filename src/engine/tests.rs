@@ -1422,6 +1422,56 @@ fn latest_freed_reservation_leaves_idle_nodes_to_backfill() {
     }
 }
 
+/// FIRSTFIT as Maui runs it, in the case where mauisched first parted
+/// from Maui 3.3 on a 1,000-job comparison. Four 8-processor nodes: n1
+/// idle; n2 with 1 free and jobs of 1, 2 and 4 processors ending at 29 min,
+/// 3:58 and 7:58; n3 and n4 full until 1 h. T (16 processors) is reserved
+/// for 1 h on n3 and n4. U (32) can neither start nor get a reservation
+/// (RESERVATIONDEPTH 1): from there Maui's priority pass starts nothing
+/// ("Idle Job Reached"). Backfill's first window is n1 and n2, 9
+/// processors for 3:58 (n2's availability ends at its second change): A
+/// (8 processors, 8 h) does not fit its time, B (8, 2 h) does and takes
+/// n2's processor and 7 of n1's (MINRESOURCE: the highest node first). The
+/// next window, n1 alone, has 1 processor left: A waits, though it would
+/// have fitted on n1 before B.
+#[test]
+fn maui_first_fit_goes_window_by_window() {
+    let ns = nodes(4, 8);
+    let m = 60;
+    let jobs = vec![
+        running(idle("r1", "r", 1, 31 * m, -2 * m), -2 * m, &[("n2", 1)]),
+        running(idle("r2", "r", 2, 4 * H, -2 * m), -2 * m, &[("n2", 2)]),
+        running(idle("r3", "r", 4, 8 * H, -2 * m), -2 * m, &[("n2", 4)]),
+        running(idle("r4", "r", 8, H + 2 * m, -2 * m), -2 * m, &[("n3", 8)]),
+        running(idle("r5", "r", 8, H + 2 * m, -2 * m), -2 * m, &[("n4", 8)]),
+        idle("T", "t", 16, H, -4000),
+        idle("U", "u", 32, H, -3000),
+        idle("A", "a", 8, 8 * H, -2000),
+        idle("B", "b", 8, 2 * H, -1000),
+    ];
+    let s = snap(ns, jobs);
+    let c = cfg("NODEALLOCATIONPOLICY MINRESOURCE\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n");
+    for mode in [Mode::Normal, Mode::Off] {
+        let p = with_mode(mode, || Engine::new(c.clone()).iterate(&s, 0));
+        let t = p
+            .reservations
+            .iter()
+            .find(|r| r.job.as_deref() == Some("T"))
+            .unwrap();
+        let mut held: Vec<&str> = t.allocation.iter().map(|a| a.node.as_str()).collect();
+        held.sort();
+        assert_eq!((t.start, held), (H, vec!["n3", "n4"]), "{mode:?}");
+        assert_eq!(started_on(&p), vec![("B", vec!["n1", "n2"])], "{mode:?}");
+        let b = &p.starts[0].allocation;
+        assert_eq!(
+            b.iter().map(|a| a.tasks).collect::<Vec<_>>(),
+            vec![7, 1],
+            "{mode:?}"
+        );
+        assert!(p.starts[0].backfill);
+    }
+}
+
 /// What ranking derives from each idle job alone is carried between
 /// iterations for jobs that did not change. Every field it reads changes
 /// in turn, as do the parameters it reads and the nodes: the carrying

@@ -254,7 +254,7 @@ impl<'a> Iter<'a> {
     }
 
     /// False when job `i` certainly cannot start now (aggregate bound).
-    fn may_fit_now(&self, i: usize) -> bool {
+    fn may_fit_now_bound(&self, i: usize) -> bool {
         let it = &self.cx.idle[i];
         self.index_for(i).may_fit(
             it.req.tasks,
@@ -301,8 +301,12 @@ impl<'a> Placer<'a> for Iter<'a> {
         &mut self.cx
     }
 
+    fn may_fit_now(&self, i: usize) -> bool {
+        self.may_fit_now_bound(i)
+    }
+
     fn fits_now(&self, i: usize) -> bool {
-        if !self.may_fit_now(i) {
+        if !self.may_fit_now_bound(i) {
             return false;
         }
         let now = self.cx.now;
@@ -315,7 +319,7 @@ impl<'a> Placer<'a> for Iter<'a> {
         if self.dominated(i) {
             return None;
         }
-        let nodes = if self.may_fit_now(i) {
+        let nodes = if self.may_fit_now_bound(i) {
             self.place(i, self.cx.now, None)
         } else {
             None

@@ -4,6 +4,7 @@
 use super::{Passes, Placer};
 use crate::backfill::{self, BfJob};
 use crate::config::BackfillPolicy;
+use crate::model::{NodeIdx, Secs};
 use std::collections::BTreeSet;
 
 impl<'a, P: Placer<'a>> Passes<'_, P> {
@@ -13,16 +14,12 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             return;
         }
         for hard in [false, true] {
-            let order = self.backfill_order(hard);
             match p.backfill_policy {
-                BackfillPolicy::FirstFit => {
-                    for i in order {
-                        if self.admissible(i, hard) {
-                            self.start(i, true);
-                        }
-                    }
+                BackfillPolicy::FirstFit => self.first_fit_by_window(hard),
+                policy => {
+                    let order = self.backfill_order(hard);
+                    self.choose_by_window(order, policy, hard)
                 }
-                policy => self.choose_by_window(order, policy, hard),
             }
         }
     }
@@ -30,23 +27,111 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
     /// The jobs the backfill round (`hard`: the one under hard limits)
     /// considers, in priority order, up to BACKFILLDEPTH.
     fn backfill_order(&self, hard: bool) -> Vec<usize> {
-        let p = &self.p.cx().cfg.params;
-        let idle = self.idle();
-        (0..idle.len())
-            .filter(|&i| {
-                let x = &idle[i];
-                x.blocked.is_none()
-                    && !self.started.contains_key(&x.j)
-                    && !self.reserved.contains_key(&x.j)
-                    && (hard || !self.soft_deferred.contains_key(&i))
-                    && (!self.chunk_on || x.procs >= p.bf_chunk_size as u64)
-            })
-            .take(if p.backfill_depth == 0 {
-                usize::MAX
-            } else {
-                p.backfill_depth as usize
-            })
+        let depth = self.backfill_depth();
+        (0..self.idle().len())
+            .filter(|&i| self.may_backfill(i, hard))
+            .take(depth)
             .collect()
+    }
+
+    /// BACKFILLDEPTH as a count (0: every job).
+    fn backfill_depth(&self) -> usize {
+        match self.p.cx().cfg.params.backfill_depth {
+            0 => usize::MAX,
+            d => d as usize,
+        }
+    }
+
+    /// Job `i` waits, holds no reservation and may be backfilled in this
+    /// round (`hard`: the one under hard limits) as far as chunking goes.
+    fn may_backfill(&self, i: usize, hard: bool) -> bool {
+        let p = &self.p.cx().cfg.params;
+        let x = &self.idle()[i];
+        x.blocked.is_none()
+            && !self.started.contains_key(&x.j)
+            && !self.reserved.contains_key(&x.j)
+            && (hard || !self.soft_deferred.contains_key(&i))
+            && (!self.chunk_on || x.procs >= p.bf_chunk_size as u64)
+    }
+
+    /// FIRSTFIT as Maui's `MQueueBackFill` and `MBFFirstFit` run it: window
+    /// after window ([`backfill::maui_window`]: every node with processors
+    /// free, for as long as the first of them stays available, then the
+    /// nodes available longer, for as long as the first of those, and so
+    /// on), the jobs in priority order whose walltime (at the window's
+    /// fastest node's speed) and processors fit the window, up to
+    /// BACKFILLDEPTH of them, each started on the window's nodes if it fits
+    /// there now.
+    ///
+    /// A job is tried in one window at most: the next windows hold some of
+    /// this one's nodes (a node's availability only shortens as jobs start)
+    /// with no more free, so where it did not fit it would not fit again.
+    fn first_fit_by_window(&mut self, hard: bool) {
+        let depth = self.backfill_depth();
+        let mut longer_than: Secs = 0;
+        let mut tried = vec![false; self.idle().len()];
+        let mut first = true;
+        // Each usable node with processors free: (node, free processors,
+        // availability), brought up to date on the nodes of each start.
+        let cx = self.p.cx();
+        let (profile, now) = (&cx.view.profile, cx.now);
+        let mut avail: Vec<(NodeIdx, u32, Secs)> = cx
+            .view
+            .cluster
+            .nodes
+            .iter()
+            .filter(|n| n.usable)
+            .map(|n| {
+                let (p, d) = backfill::maui_available(profile, n.index, now);
+                (n.index, p, d)
+            })
+            .filter(|a| a.1 > 0)
+            .collect();
+        loop {
+            let cx = self.p.cx();
+            let Some(w) = backfill::maui_window_of(&avail, longer_than) else {
+                break;
+            };
+            let speed = w
+                .nodes
+                .iter()
+                .map(|&n| cx.view.cluster.nodes[n as usize].speed)
+                .fold(f64::MIN, f64::max);
+            let limit = match w.duration {
+                Secs::MAX => Secs::MAX,
+                d => (d as f64 * speed) as Secs,
+            };
+            let idle = self.idle();
+            let fits: Vec<usize> = (0..idle.len())
+                .filter(|&i| {
+                    self.may_backfill(i, hard) && idle[i].wall <= limit && idle[i].procs <= w.procs
+                })
+                .take(depth)
+                .collect();
+            for i in fits {
+                if std::mem::replace(&mut tried[i], true) {
+                    continue;
+                }
+                if self.started.contains_key(&self.idle()[i].j) || !self.admissible(i, hard) {
+                    continue;
+                }
+                // The first window holds every node with processors free
+                // that no reservation claims: for a job no reservation
+                // admits, that is every node it could use.
+                let everywhere = first && !self.p.cx().admitted_anywhere(i);
+                if let Some(placed) = self.start_within(i, (!everywhere).then_some(&w.nodes[..])) {
+                    let cx = self.p.cx();
+                    for a in avail.iter_mut().filter(|a| placed.contains(&a.0)) {
+                        (a.1, a.2) = backfill::maui_available(&cx.view.profile, a.0, cx.now);
+                    }
+                }
+            }
+            first = false;
+            if w.duration == Secs::MAX {
+                break;
+            }
+            longer_than = w.duration;
+        }
     }
 
     /// BESTFIT / GREEDY: traverse the backfill windows widest first; choose

@@ -113,6 +113,18 @@ impl Ctx<'_> {
         c
     }
 
+    /// Some reservation admits job `i` over [now, now + wall): then nodes
+    /// whose free processors are all reserved may still hold it.
+    pub fn admitted_anywhere(&self, i: usize) -> bool {
+        let it = &self.idle[i];
+        let job = &self.jobs[it.j];
+        let end = self.now.saturating_add(it.wall);
+        self.view
+            .table
+            .iter()
+            .any(|r| crate::reservation::access(r, job, self.now, end).is_granted())
+    }
+
     /// Only LASTAVAILABLE orders candidates by the gap after the job (LOCAL
     /// offers the candidates to the site, and falls back to LASTAVAILABLE).
     pub fn needs_gap(&self, job: &Job) -> bool {

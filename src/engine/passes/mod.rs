@@ -81,6 +81,11 @@ pub(super) trait Placer<'a> {
     /// Could job `i` start now if it were its turn (enough free resources
     /// for it, reservations respected)?
     fn fits_now(&self, i: usize) -> bool;
+    /// False when job `i` certainly cannot start now on any nodes (a bound
+    /// the accelerated placer keeps; true when there is none).
+    fn may_fit_now(&self, _i: usize) -> bool {
+        true
+    }
     /// Starts job `i` now if the allocation policy finds it nodes: those
     /// nodes, committed.
     fn start_now(&mut self, i: usize) -> Option<Vec<(NodeIdx, u32)>>;
@@ -93,8 +98,8 @@ pub(super) trait Placer<'a> {
         advres: Option<&std::collections::BTreeSet<NodeIdx>>,
     ) -> Option<Fit>;
     /// Places job `i` over [start, start + wall) by its allocation policy
-    /// and commits it. `only`: the caller knows that the nodes with room
-    /// are among these (sorted).
+    /// and commits it. `only`: on these nodes alone, which
+    /// replace the job's host list (the caller intersects them).
     fn place(
         &mut self,
         i: usize,

@@ -2,15 +2,19 @@
 //!
 //! Jobs start in priority order while they fit. From the first job that
 //! cannot start, every later start is out of order, that is backfill: it
-//! follows BACKFILLPOLICY (FIRSTFIT continues in order here; BESTFIT and
-//! GREEDY choose in the backfill phase) and chunking, while blocked jobs
-//! keep getting reservations until RESERVATIONDEPTH is used.
+//! follows BACKFILLPOLICY and chunking, while blocked jobs keep getting
+//! reservations until RESERVATIONDEPTH is used. Under FIRSTFIT later jobs
+//! still start here in order, as in Maui's `MQueueScheduleIJobs`, until a
+//! job can neither start nor get a reservation ("Idle Job Reached"); from
+//! then on only the backfill phase starts jobs. BESTFIT and GREEDY choose
+//! in the backfill phase.
 
 use super::rank::verdict_reason;
 use super::reserve::Reserve;
 use super::{Passes, Placer};
 use crate::config::{BackfillPolicy, ReservationPolicy};
 use crate::engine::plan::{Reason, Start};
+use crate::model::NodeIdx;
 use crate::profile::Admits;
 use crate::throttle::{self, Totals, Verdict};
 
@@ -22,6 +26,8 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         let stacks = cfg.reservation_stacks();
         let mut stack_left: Vec<u32> = stacks.iter().map(|(_, s)| s.depth).collect();
         let mut blocked_seen = false;
+        // A job could neither start nor get a reservation.
+        let mut idle_found = false;
         let chunking = p.bf_chunk_size > 0
             && p.bf_chunk_duration.0 > 0
             && p.backfill_policy == BackfillPolicy::FirstFit;
@@ -32,8 +38,8 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             }
             let procs = self.idle()[i].procs;
             let small = self.chunk_on && procs < p.bf_chunk_size as u64;
-            let may_start =
-                !blocked_seen || (p.backfill_policy == BackfillPolicy::FirstFit && !small);
+            let may_start = !blocked_seen
+                || (p.backfill_policy == BackfillPolicy::FirstFit && !small && !idle_found);
             if may_start && self.start(i, blocked_seen) {
                 continue;
             }
@@ -49,14 +55,21 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 self.chunk_on = now < since + p.bf_chunk_duration.0;
             }
             if p.reservation_policy == ReservationPolicy::Never {
+                idle_found = true;
                 continue;
             }
-            if let Some(k) = self.reservation_stack(i, &stacks, &stack_left) {
-                self.decisive = Some(i);
-                if self.reserve_turn(i, may_start) {
-                    stack_left[k] = stack_left[k].saturating_sub(1);
+            let reserved = match self.reservation_stack(i, &stacks, &stack_left) {
+                Some(k) => {
+                    self.decisive = Some(i);
+                    let made = self.reserve_turn(i, may_start);
+                    if made {
+                        stack_left[k] = stack_left[k].saturating_sub(1);
+                    }
+                    made
                 }
-            }
+                None => false,
+            };
+            idle_found |= !reserved;
         }
         if !chunk_triggered {
             self.state.chunk_since = None;
@@ -153,6 +166,39 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         let Some(nodes) = self.p.start_now(i) else {
             return false;
         };
+        self.note_start(i, backfill, nodes)
+    }
+
+    /// Backfills job `i` now on `window`'s nodes (sorted; `None`: any) if
+    /// it fits there (its host list still applies). Unlike
+    /// [`Passes::start`], what the placer learnt from failed starts is not
+    /// consulted.
+    pub(super) fn start_within(
+        &mut self,
+        i: usize,
+        window: Option<&[NodeIdx]>,
+    ) -> Option<Vec<NodeIdx>> {
+        let only: Option<Vec<NodeIdx>> = window.map(|w| match &self.idle()[i].req.hosts {
+            Some(h) => w
+                .iter()
+                .copied()
+                .filter(|n| h.binary_search(n).is_ok())
+                .collect(),
+            None => w.to_vec(),
+        });
+        if !self.p.may_fit_now(i) {
+            return None;
+        }
+        let now = self.p.cx().now;
+        let nodes = self.p.place(i, now, only.as_deref())?;
+        let placed = nodes.iter().map(|n| n.0).collect();
+        self.note_start(i, true, nodes);
+        Some(placed)
+    }
+
+    /// Counts job `i`, started on `nodes`, against the active limits and
+    /// notes the start.
+    fn note_start(&mut self, i: usize, backfill: bool, nodes: Vec<(NodeIdx, u32)>) -> bool {
         let cx = self.p.cx();
         let (j, now, wall) = (cx.idle[i].j, cx.now, cx.idle[i].wall);
         let job = &cx.jobs[j];
