@@ -89,7 +89,17 @@ pub fn maui_window(
     now: Time,
     longer_than: Secs,
 ) -> Option<Window> {
-    let avail: Vec<(NodeIdx, u32, Secs)> = cluster
+    maui_window_of(&maui_availability(cluster, profile, now), longer_than)
+}
+
+/// `(node, free processors, availability)` ([`maui_available`]) of each
+/// usable node with processors free, in node order.
+pub fn maui_availability(
+    cluster: &Cluster,
+    profile: &Profile,
+    now: Time,
+) -> Vec<(NodeIdx, u32, Secs)> {
+    cluster
         .nodes
         .iter()
         .filter(|n| n.usable)
@@ -97,12 +107,12 @@ pub fn maui_window(
             let (p, d) = maui_available(profile, n.index, now);
             (n.index, p, d)
         })
-        .collect();
-    maui_window_of(&avail, longer_than)
+        .filter(|a| a.1 > 0)
+        .collect()
 }
 
-/// [`maui_window`] from each node's `(node, free processors, availability)`
-/// ([`maui_available`]), in node order.
+/// Maui's next window ([`maui_available`]'s rule) from
+/// [`maui_availability`]'s list, kept up to date by the caller.
 pub fn maui_window_of(avail: &[(NodeIdx, u32, Secs)], longer_than: Secs) -> Option<Window> {
     let mut nodes = Vec::new();
     let (mut procs, mut duration) = (0u64, Secs::MAX);

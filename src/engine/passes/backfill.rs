@@ -4,7 +4,7 @@
 use super::{Passes, Placer};
 use crate::backfill::{self, BfJob};
 use crate::config::BackfillPolicy;
-use crate::model::{NodeIdx, Secs};
+use crate::model::Secs;
 use std::collections::BTreeSet;
 
 impl<'a, P: Placer<'a>> Passes<'_, P> {
@@ -55,7 +55,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
     }
 
     /// FIRSTFIT as Maui's `MQueueBackFill` and `MBFFirstFit` run it: window
-    /// after window ([`backfill::maui_window`]: every node with processors
+    /// after window ([`backfill::maui_window_of`]: every node with processors
     /// free, for as long as the first of them stays available, then the
     /// nodes available longer, for as long as the first of those, and so
     /// on), the jobs in priority order whose walltime (at the window's
@@ -74,19 +74,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         // Each usable node with processors free: (node, free processors,
         // availability), brought up to date on the nodes of each start.
         let cx = self.p.cx();
-        let (profile, now) = (&cx.view.profile, cx.now);
-        let mut avail: Vec<(NodeIdx, u32, Secs)> = cx
-            .view
-            .cluster
-            .nodes
-            .iter()
-            .filter(|n| n.usable)
-            .map(|n| {
-                let (p, d) = backfill::maui_available(profile, n.index, now);
-                (n.index, p, d)
-            })
-            .filter(|a| a.1 > 0)
-            .collect();
+        let mut avail = backfill::maui_availability(&cx.view.cluster, &cx.view.profile, cx.now);
         loop {
             let cx = self.p.cx();
             let Some(w) = backfill::maui_window_of(&avail, longer_than) else {
