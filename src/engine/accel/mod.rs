@@ -40,10 +40,13 @@ pub(super) use feasible::Feasible;
 pub(super) struct Iter<'a> {
     cx: Ctx<'a>,
     feasible: Feasible,
-    /// Smallest failed request per requirement signature id: a job needing
-    /// at least as much as a failed one cannot start either, since
-    /// resources only shrink during the passes.
-    failed: Vec<Vec<(u64, Resources, Secs)>>,
+    /// Smallest failed request per requirement signature id, with the
+    /// [`NodeSet`] id of the nodes it may use: a job needing at least as
+    /// much as a failed one, on the same nodes, cannot start either, since
+    /// resources only shrink during the passes. (The signature leaves out
+    /// node minimums such as a trace's required node memory, which the
+    /// node set holds.)
+    failed: Vec<Vec<(u64, Resources, Secs, u32)>>,
     /// Some request failed (some entry of `failed` is not empty).
     any_failed: bool,
     /// Bounds on what can start now, kept up to date as jobs are placed:
@@ -264,7 +267,8 @@ impl<'a> Iter<'a> {
     }
 
     /// Did a job asking for no more than job `i`, with the same
-    /// requirement signature, already fail to start?
+    /// requirement signature and the same usable nodes, already fail to
+    /// start?
     fn dominated(&self, i: usize) -> bool {
         if !self.any_failed {
             return false;
@@ -273,8 +277,11 @@ impl<'a> Iter<'a> {
         it.req.fit_is_monotone()
             && self.failed[it.sig as usize]
                 .iter()
-                .any(|(tasks, task, wall)| {
-                    it.req.tasks as u64 >= *tasks && task.fits_in(&it.req.task) && it.wall >= *wall
+                .any(|&(tasks, task, wall, nodes)| {
+                    nodes == it.nodes
+                        && it.req.tasks as u64 >= tasks
+                        && task.fits_in(&it.req.task)
+                        && it.wall >= wall
                 })
     }
 
@@ -283,7 +290,7 @@ impl<'a> Iter<'a> {
         if !it.req.fit_is_monotone() {
             return;
         }
-        let entry = (it.req.tasks as u64, it.req.task, it.wall);
+        let entry = (it.req.tasks as u64, it.req.task, it.wall, it.nodes);
         let v = &mut self.failed[it.sig as usize];
         if v.len() < 64 {
             v.push(entry);
