@@ -47,11 +47,18 @@ fn free_for(profile: &Profile, n: NodeIdx, now: Time) -> (u32, Secs) {
 
 /// How long node `n`'s free processors count as available to Maui's
 /// backfill window search (`MBFGetWindow`, which takes the length of the
-/// first range `MJobGetNRange` finds for a one-processor task): until the
-/// first change in the processors free (reservations count as taken) when
-/// it is a drop, else until the second change, since Maui's range merge
-/// (`MJobGetSNRange`) joins only the first later range to the current one.
-/// `(free processors now, seconds)`, `Secs::MAX` when nothing ends it.
+/// first range `MJobGetNRange` finds for a one-processor task).
+///
+/// `MJobGetSNRange` opens a range with the processors free now and splits
+/// it where the count changes, by its own rule: at a time when something
+/// takes resources (a job or reservation starts), only a drop splits the
+/// range, and a net gain is ignored (the range keeps its count); at a time
+/// when resources are only released, a gain splits it. Its merge pass then
+/// joins the first range to the second only when the second is no smaller
+/// (it compares against the already zeroed slot after that), so the
+/// availability ends at the first split when that is a drop, else at the
+/// second split. `(free processors now, seconds)`, `Secs::MAX` when nothing
+/// ends it.
 pub fn maui_available(profile: &Profile, n: NodeIdx, now: Time) -> (u32, Secs) {
     let f0 = profile.free(n, now, now + 1, &Unreserved).procs;
     if f0 == 0 {
@@ -63,10 +70,10 @@ pub fn maui_available(profile: &Profile, n: NodeIdx, now: Time) -> (u32, Secs) {
             None | Some(INFINITY) => return (f0, Secs::MAX),
             Some(c) => {
                 let fc = profile.free(n, c, c + 1, &Unreserved).procs;
-                if fc != count {
-                    if fc < count || grown {
-                        return (f0, c - now);
-                    }
+                if fc < count || (fc > count && grown && !profile.takes_at(n, c)) {
+                    return (f0, c - now);
+                }
+                if fc > count && !profile.takes_at(n, c) {
                     grown = true;
                     count = fc;
                 }

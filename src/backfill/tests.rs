@@ -187,3 +187,36 @@ fn maui_windows_end_at_a_drop_or_the_second_change() {
     assert_eq!((w.nodes, w.duration), (vec![0], Secs::MAX));
     assert!(maui_window(&c, &p, 0, Secs::MAX).is_none());
 }
+
+/// Maui's range search ignores a net gain at a time when something also
+/// starts: on n1, a 5-processor job ends as a 3-processor reservation
+/// begins, and the range of the 3 free processors goes on until the
+/// reservation ends (a gain, joined with the range after it: no end). On
+/// n2 the same is followed by two plain gains, and the second ends it.
+#[test]
+fn maui_availability_ignores_a_gain_when_something_starts() {
+    let nodes: Vec<Node> = (0..2)
+        .map(|i| Node {
+            name: format!("n{}", i + 1),
+            configured: Resources::procs(8),
+            ..Node::default()
+        })
+        .collect();
+    let c = Cluster::build(&nodes, &Config::default());
+    let mut p = Profile::from_cluster(&c, 0);
+    let occ = |job, start, end, tasks| Occupant {
+        job,
+        start,
+        end,
+        task: Resources::procs(1),
+        tasks,
+    };
+    p.add_running_job(0, occ(0, -60, 480, 5), &Unreserved);
+    p.add_job(0, occ(1, 480, 14_880, 3), &Unreserved).unwrap();
+    p.add_running_job(1, occ(2, -60, 480, 4), &Unreserved);
+    p.add_running_job(1, occ(3, -60, 5000, 1), &Unreserved);
+    p.add_running_job(1, occ(4, -60, 9000, 1), &Unreserved);
+    p.add_job(1, occ(5, 480, 20_000, 3), &Unreserved).unwrap();
+    assert_eq!(maui_available(&p, 0, 0), (3, Secs::MAX));
+    assert_eq!(maui_available(&p, 1, 0), (2, 9000));
+}

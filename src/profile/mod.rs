@@ -1063,6 +1063,28 @@ impl Profile {
         })
     }
 
+    /// Something takes resources on `node` at `t`: a placement starts then,
+    /// or a reservation's claim begins or grows (Maui's reservation start
+    /// events, which its range search treats apart from ends).
+    pub fn takes_at(&self, node: NodeIdx, t: Time) -> bool {
+        let Some(line) = self.line(node) else {
+            return false;
+        };
+        if line.jobs.iter().any(|o| o.start == t) {
+            return true;
+        }
+        let (i, before) = (Self::seg_at(line, t), Self::seg_at(line, t - 1));
+        i != before
+            && line.segs[i].cells.iter().any(|c| {
+                c.stack != UNCLAIMED
+                    && line.segs[before]
+                        .cells
+                        .iter()
+                        .find(|b| b.stack == c.stack)
+                        .is_none_or(|b| c.cap.procs > b.cap.procs)
+            })
+    }
+
     /// The first segment boundary after `after` on `node`: the next time a
     /// claim or job usage changes there. `None` if nothing changes any more.
     pub fn next_change(&self, node: NodeIdx, after: Time) -> Option<Time> {
