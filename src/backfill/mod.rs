@@ -9,7 +9,7 @@
 //! traverses them widest first.
 
 use crate::config::BackfillMetric;
-use crate::model::{Cluster, NodeIdx, Secs, Time};
+use crate::model::{Cluster, NodeIdx, Resources, Secs, Time};
 use crate::profile::{Profile, Unreserved, INFINITY};
 
 /// A backfill window.
@@ -47,41 +47,15 @@ fn free_for(profile: &Profile, n: NodeIdx, now: Time) -> (u32, Secs) {
 
 /// How long node `n`'s free processors count as available to Maui's
 /// backfill window search (`MBFGetWindow`, which takes the length of the
-/// first range `MJobGetNRange` finds for a one-processor task).
-///
-/// `MJobGetSNRange` opens a range with the processors free now and splits
-/// it where the count changes, by its own rule: at a time when something
-/// takes resources (a job or reservation starts), only a drop splits the
-/// range, and a net gain is ignored (the range keeps its count); at a time
-/// when resources are only released, a gain splits it. Its merge pass then
-/// joins the first range to the second only when the second is no smaller
-/// (it compares against the already zeroed slot after that), so the
-/// availability ends at the first split when that is a drop, else at the
-/// second split. `(free processors now, seconds)`, `Secs::MAX` when nothing
-/// ends it.
+/// first range `MJobGetNRange` finds for a one-processor task lasting a
+/// second): until the first drop in the processors free, or until the
+/// second change when the first is a gain, a gain at a time when something
+/// also starts not counting ([`Profile::maui_range`]). `(free processors
+/// now, seconds)`, `Secs::MAX` when nothing ends it.
 pub fn maui_available(profile: &Profile, n: NodeIdx, now: Time) -> (u32, Secs) {
-    let f0 = profile.free(n, now, now + 1, &Unreserved).procs;
-    if f0 == 0 {
-        return (0, 0);
-    }
-    let (mut t, mut count, mut grown) = (now, f0, false);
-    for _ in 0..64 {
-        match profile.next_change(n, t) {
-            None | Some(INFINITY) => return (f0, Secs::MAX),
-            Some(c) => {
-                let fc = profile.free(n, c, c + 1, &Unreserved).procs;
-                if fc < count || (fc > count && grown && !profile.takes_at(n, c)) {
-                    return (f0, c - now);
-                }
-                if fc > count && !profile.takes_at(n, c) {
-                    grown = true;
-                    count = fc;
-                }
-                t = c;
-            }
-        }
-    }
-    (f0, t - now)
+    profile
+        .maui_range(n, now, &Resources::procs(1), 1, 1, 1, &Unreserved)
+        .unwrap_or((0, 0))
 }
 
 /// Maui's next FIRSTFIT backfill window (`MBFGetWindow`): the usable nodes

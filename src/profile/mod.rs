@@ -62,6 +62,7 @@ use crate::model::{Cluster, NodeIdx, Resources, Secs, Time};
 use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
+mod maui;
 #[cfg(test)]
 mod tests;
 

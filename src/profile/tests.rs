@@ -597,3 +597,28 @@ fn node_offers_are_kept_only_while_they_are_reused() {
     }
     assert!(r.missed <= 1 << 16);
 }
+
+/// Maui's availability of an 8-processor node (`MJobGetNRange`): 4 free
+/// now, 8 from t+1000 (a release: a new range), 2 from t+2000 (a
+/// reservation of 6 starts: a drop), 8 again from t+5000. For a 4-task job
+/// of 1,500 s the first range merges the gain and ends at the drop: 4 tasks
+/// for 2,000 s. For 2,500 s, 3 tasks are not free that long (the range
+/// ends for good at the drop to 2), so the bisection settles on 2, whose
+/// range is merged on through the drop while shorter than the walltime:
+/// 2 tasks for 5,000 s. A job of 4 tasks of 2 processors gets 2 of them.
+#[test]
+fn maui_availability_merges_and_bisects_as_maui() {
+    let mut pr = Profile::new(T0, [p(8)]);
+    pr.add_running_job(0, job(0, T0 - 60, T0 + 1000, 4), &Unreserved);
+    pr.add_job(0, job(1, T0 + 2000, T0 + 5000, 6), &Unreserved)
+        .unwrap();
+    let avail =
+        |task: Resources, wall| pr.maui_availability(0, T0, &task, 4, None, wall, &Unreserved);
+    assert_eq!(avail(p(1), 1500), Some((4, 2000)));
+    assert_eq!(avail(p(1), 2500), Some((2, 5000)));
+    assert_eq!(avail(p(2), 1500), Some((2, 2000)));
+    // Nothing is free for 6,000 s without a break but what the reservation
+    // leaves: 2 processors, with no end.
+    assert_eq!(avail(p(1), 6000), Some((2, Secs::MAX)));
+    assert_eq!(avail(p(4), 6000), None);
+}
