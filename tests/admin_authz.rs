@@ -150,7 +150,7 @@ fn matrix() -> Vec<(Vec<&'static str>, u8)> {
         (vec!["releasehold", "H"], 2),
         (vec!["setres", "-n", "res-{u}", "n4"], 2),
         (vec!["releaseres", "res-{u}"], 2),
-        (vec!["runjob", "-n", "n4", "C"], 1),
+        (vec!["runjob", "-n", "n2", "C"], 1),
         (vec!["schedctl", "-s"], 1),
         (vec!["schedctl", "-R"], 1),
         (vec!["schedctl", "-r"], 1),

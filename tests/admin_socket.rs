@@ -13,7 +13,10 @@ use std::os::unix::net::UnixStream;
 use std::process::Command;
 use std::time::Duration;
 
-const CFG: &str = "RESERVATIONDEPTH 2\n";
+/// FIRSTAVAILABLE: the scenarios name the nodes jobs land on, in index
+/// order (the default LASTAVAILABLE walks nodes available equally long
+/// from the highest index, as Maui's code does).
+const CFG: &str = "RESERVATIONDEPTH 2\nNODEALLOCATIONPOLICY FIRSTAVAILABLE\n";
 
 /// The queue plus D, a one-task job after C.
 fn queue_d() -> Vec<JobSpec> {

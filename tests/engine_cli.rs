@@ -270,7 +270,7 @@ fn maxgres_holds_jobs_over_a_users_gpu_limit() {
         out.contains("5                           1  Policy MAXGRES[gpu] user u"),
         "{out}"
     );
-    assert!(out.contains("  4                g1:1"), "{out}");
+    assert!(out.contains("  4                g2:1"), "{out}");
     let (_, out, _) = run_gpu(&["checkjob", "-c", cfg, "3"]);
     assert!(
         out.contains(

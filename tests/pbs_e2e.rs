@@ -557,10 +557,17 @@ fn ppn_packing_host_ppn_locations_and_comments_written_once() {
         job("24.vm", 104, &["Resource_List.nodes = 2:bigmem"]),
         job("25.vm", 105, &["Resource_List.procs = 3"]),
     ) + &job("26.vm", 106, &["Resource_List.nodes = 1:ppn=4"]);
-    let d = Daemon::start("packing", &fixture, &["--allow-unprivileged", "-v"]);
+    let d = Daemon::start_full(
+        "packing",
+        &fixture,
+        "LASTAVAILABLEORDER BESTFIT\n",
+        &[],
+        &["--allow-unprivileged", "-v"],
+    );
     d.wait_iterations(1);
 
-    // Maui's defaults: queue time orders the jobs, LASTAVAILABLE packs them.
+    // Maui's defaults but for the guide's LASTAVAILABLE (best fit in time,
+    // then in space): queue time orders the jobs, and the best fit packs them.
     // 20 and 21 share n1; 22 needs bigmem (n2); 23 names its hosts (the
     // location lists them in the RM's node order, as the engine gives them;
     // the placeholder this replaced wrote the request's order); 24 wants two

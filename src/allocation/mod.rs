@@ -269,8 +269,16 @@ pub struct Candidate {
     /// `None` when no reservation is involved.
     pub affinity: Option<Affinity>,
     /// Time from the job's end to the next reservation or usage change on
-    /// the node (LASTAVAILABLE); `None` when nothing follows.
+    /// the node (LASTAVAILABLE under LASTAVAILABLEORDER BESTFIT); `None`
+    /// when nothing follows.
     pub gap: Option<Secs>,
+    /// LASTAVAILABLE in Maui's order (LASTAVAILABLEORDER LONGESTFIRST):
+    /// how long the node stays available to the job from now, as Maui
+    /// measures it ([`crate::profile::Profile::maui_availability`];
+    /// `Secs::MAX` for no end), for a start now; 0 for a future start,
+    /// where only the node index orders. When set, LASTAVAILABLE orders by
+    /// it, longest first, then the highest index, instead of by `gap`.
+    pub maui_avail: Option<Secs>,
     /// When the node frees up for the job, for a future start under
     /// RESERVATIONNODEPOLICY LATESTFREED: the nodes freed last come first
     /// (after reservation affinity); `None` otherwise.
@@ -290,6 +298,7 @@ impl Candidate {
             free,
             affinity: None,
             gap: None,
+            maui_avail: None,
             freed_at: None,
             job_count: 0,
             occupants: Vec::new(),

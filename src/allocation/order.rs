@@ -95,7 +95,17 @@ fn key(req: &TaskRequest, s: &Slot<'_>, policy: NodeAllocationPolicy) -> Key {
     let mut k = [0u64; 8];
     match policy {
         P::Contiguous | P::MaxBalance | P::Local | P::Priority => {}
-        // Best fit in time, then best fit in space (pack SMP nodes).
+        // Maui's code: available longest first, then the highest index
+        // (MNodeSelectIdleTasks sorts by availability, MJobAllocMNL walks
+        // the list from its end). Generic resources lead, fewest first, as
+        // under MINRESOURCE (a mauisched addition).
+        P::LastAvailable if s.cand.maui_avail.is_some() => {
+            let a = s.cand.maui_avail.unwrap_or(0);
+            let gres = s.node.gres_devices(&s.node.configured.gres);
+            k[..3].copy_from_slice(&[gres, !(a.max(0) as u64), u64::from(u32::MAX - s.node.index)]);
+        }
+        // The guide's reading: best fit in time, then best fit in space
+        // (pack SMP nodes).
         P::LastAvailable => {
             let (none, g) = gap_key(s);
             let f = free_key(s);

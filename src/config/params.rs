@@ -190,6 +190,10 @@ scalar_params! {
     // ---- nodes and allocation --------------------------------------------------
     /// How nodes are chosen for a job.
     node_allocation_policy: NodeAllocationPolicy = NodeAllocationPolicy::LastAvailable => ["NODEALLOCATIONPOLICY", "ALLOCATIONPOLICY"];
+    /// How LASTAVAILABLE orders nodes: LONGESTFIRST (Maui's code: for a start now the nodes
+    /// available longest first, for a future start the highest index first) or BESTFIT (the
+    /// guide's reading: the node whose free time ends soonest after the job first).
+    last_available_order: LastAvailableOrder = LastAvailableOrder::LongestFirst => ["LASTAVAILABLEORDER"];
     /// How a node is shared between jobs.
     node_access_policy: NodeAccessPolicy = NodeAccessPolicy::Shared => ["NODEACCESSPOLICY"];
     /// How availability is judged per resource.

@@ -24,6 +24,16 @@ keywords!(
 );
 
 keywords!(
+    /// LASTAVAILABLEORDER (a mauisched addition): how NODEALLOCATIONPOLICY
+    /// LASTAVAILABLE orders the nodes. LONGESTFIRST is Maui 3.3's code
+    /// (`MNodeSelectIdleTasks`, `MJobAllocMNL`): for a start now, the nodes
+    /// available longest first; for a future start, the highest node
+    /// index first. BESTFIT is the guide's reading: the nodes whose free
+    /// time ends soonest after the job first (best fit in time).
+    LastAvailableOrder { LongestFirst = "LONGESTFIRST", BestFit = "BESTFIT" }
+);
+
+keywords!(
     /// RESERVATIONPOLICY.
     ReservationPolicy { CurrentHighest = "CURRENTHIGHEST", Highest = "HIGHEST", Never = "NEVER" }
 );

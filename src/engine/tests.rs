@@ -395,7 +395,9 @@ fn advres_job_runs_only_in_its_reservation() {
     a.advres = Some(id.clone());
     let b = idle("B", "bob", 1, H, -50);
     let p = e.iterate(&snap(nodes(3, 1), vec![a, b]), 10);
-    assert_eq!(started_on(&p), vec![("A", vec!["n2"]), ("B", vec!["n1"])]);
+    // B, outside it, on the highest index (LASTAVAILABLE as Maui's code
+    // walks nodes available equally long).
+    assert_eq!(started_on(&p), vec![("A", vec!["n2"]), ("B", vec!["n3"])]);
     assert_eq!(p.starts[0].reservation.as_deref(), Some(id.as_str()));
     // A job asking for a reservation that does not exist can never run.
     let mut x = idle("X", "alice", 1, H, 0);
@@ -1386,7 +1388,8 @@ fn minresource_walks_memory_tiers_from_the_end() {
 /// the policy's order alone its reservation takes idle n1 and n2, and J4
 /// (2 processors, 5000 s) waits; RESERVATIONNODEPOLICY LATESTFREED takes
 /// the nodes freeing last before the start (J2's), and J4 backfills at
-/// once onto n1 and n2, without delaying J3.
+/// once onto n1 and n2, without delaying J3. LASTAVAILABLE as Maui's code
+/// orders a future start (the highest index first) takes J2's nodes too.
 #[test]
 fn latest_freed_reservation_leaves_idle_nodes_to_backfill() {
     let ns = nodes(10, 1);
@@ -1398,7 +1401,28 @@ fn latest_freed_reservation_leaves_idle_nodes_to_backfill() {
         idle("J4", "c", 2, 5000, 0),
     ];
     let s = snap(ns, jobs);
-    for policy in ["FIRSTAVAILABLE", "LASTAVAILABLE"] {
+    let held_by_j3 = |p: &Plan| {
+        let j3 = p
+            .reservations
+            .iter()
+            .find(|r| r.job.as_deref() == Some("J3"))
+            .unwrap();
+        let mut held: Vec<&str> = j3.allocation.iter().map(|a| a.node.as_str()).collect();
+        held.sort_by_key(|n| n[1..].parse::<u32>().unwrap());
+        (
+            j3.start,
+            held.into_iter().map(String::from).collect::<Vec<_>>(),
+        )
+    };
+    let j2_nodes: Vec<String> = on.iter().map(|x| x.0.to_string()).collect();
+    let maui = "NODEALLOCATIONPOLICY LASTAVAILABLE\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n";
+    let p = Engine::new(cfg(maui)).iterate(&s, 0);
+    assert_eq!(held_by_j3(&p), (1000, j2_nodes.clone()));
+    assert_eq!(started_on(&p), vec![("J4", vec!["n1", "n2"])]);
+    for policy in [
+        "FIRSTAVAILABLE",
+        "LASTAVAILABLE\nLASTAVAILABLEORDER BESTFIT",
+    ] {
         let base = format!("NODEALLOCATIONPOLICY {policy}\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n");
         let p = Engine::new(cfg(&base)).iterate(&s, 0);
         let j3 = p
@@ -1412,18 +1436,7 @@ fn latest_freed_reservation_leaves_idle_nodes_to_backfill() {
 
         let p =
             Engine::new(cfg(&format!("{base}RESERVATIONNODEPOLICY LATESTFREED\n"))).iterate(&s, 0);
-        let j3 = p
-            .reservations
-            .iter()
-            .find(|r| r.job.as_deref() == Some("J3"))
-            .unwrap();
-        let mut held: Vec<&str> = j3.allocation.iter().map(|a| a.node.as_str()).collect();
-        held.sort_by_key(|n| n[1..].parse::<u32>().unwrap());
-        assert_eq!(
-            (j3.start, held),
-            (1000, on.iter().map(|x| x.0).collect()),
-            "{policy}"
-        );
+        assert_eq!(held_by_j3(&p), (1000, j2_nodes.clone()), "{policy}");
         assert_eq!(started_on(&p), vec![("J4", vec!["n1", "n2"])], "{policy}");
     }
 }
@@ -1476,6 +1489,50 @@ fn maui_first_fit_goes_window_by_window() {
         );
         assert!(p.starts[0].backfill);
     }
+}
+
+/// LASTAVAILABLE as Maui 3.3's code runs it (`MNodeSelectIdleTasks` sorts
+/// the idle nodes by how long they stay available to the job, and
+/// `MJobAllocMNL` walks that list from its end) against the guide's best
+/// fit in time (LASTAVAILABLEORDER BESTFIT). Four one-processor nodes;
+/// administrative reservations take n3 from 2 h and n4 from 3 h. Four
+/// one-hour jobs start now. Maui: n1 and n2 stay available for ever, so
+/// they go first, the highest index first (n2, n1), then n4 (3 h), then
+/// n3 (2 h). The guide: the least time left after the job first: n3
+/// (1 h), n4 (2 h), then n1 and n2 (nothing follows), by index.
+#[test]
+fn last_available_walks_the_longest_available_first_as_maui() {
+    let ns = nodes(4, 1);
+    let jobs: Vec<Job> = (1..=4)
+        .map(|k| idle(&format!("S{k}"), "u", 1, H, -100 + k as i64))
+        .collect();
+    let s = snap(ns.clone(), jobs);
+    let order = |extra: &str| {
+        let mut e = Engine::new(cfg(&format!(
+            "NODEALLOCATIONPOLICY LASTAVAILABLE\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n{extra}"
+        )));
+        admin_reservation(&mut e, &ns, "n3", "x", 2 * H, 10);
+        admin_reservation(&mut e, &ns, "n4", "x", 3 * H, 10);
+        let p = e.iterate(&s, 0);
+        let mut v = started_on(&p);
+        v.sort();
+        v.into_iter()
+            .map(|(j, n)| (j.to_string(), n[0].to_string()))
+            .collect::<Vec<_>>()
+    };
+    let pairs = |v: [(&str, &str); 4]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        order(""),
+        pairs([("S1", "n2"), ("S2", "n1"), ("S3", "n4"), ("S4", "n3")])
+    );
+    assert_eq!(
+        order("LASTAVAILABLEORDER BESTFIT\n"),
+        pairs([("S1", "n3"), ("S2", "n4"), ("S3", "n1"), ("S4", "n2")])
+    );
 }
 
 /// A job that failed to start says nothing of one that may use other

@@ -86,7 +86,24 @@ impl Ctx<'_> {
             c.affinity = profile.reserved_affinity(node, start, end, adm);
         }
         if need_gap {
-            c.gap = profile.gap_after(node, start, end, &it.req.task, adm);
+            use crate::config::LastAvailableOrder as O;
+            match self.cfg.params.last_available_order {
+                O::BestFit => c.gap = profile.gap_after(node, start, end, &it.req.task, adm),
+                O::LongestFirst if start > self.now => c.maui_avail = Some(0),
+                O::LongestFirst => {
+                    let (req, job) = (&it.req, &self.jobs[it.j]);
+                    let avail = profile.maui_availability(
+                        node,
+                        start,
+                        &req.task,
+                        req.tasks,
+                        job.tasks_per_node,
+                        it.wall,
+                        adm,
+                    );
+                    c.maui_avail = Some(avail.map_or(0, |a| a.1));
+                }
+            }
         }
         if start > self.now
             && self.cfg.params.reservation_node_policy
