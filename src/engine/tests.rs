@@ -1535,6 +1535,30 @@ fn last_available_walks_the_longest_available_first_as_maui() {
     );
 }
 
+/// Maui 3.3 draws a job to the nodes of a reservation that admits it even
+/// when the reservation begins only after the job would end
+/// (`MJobGetSNRange` takes a non-overlapping reservation's whole length as
+/// the overlap): between two periods of a daily standing reservation, its
+/// users' jobs go to its nodes first. At 17:30, after the period (08:00 to
+/// 17:00 on n3 and n4, for user a), A (user a) starts on n3 ahead of n1
+/// under FIRSTAVAILABLE, and B, whom it does not admit, on n1.
+#[test]
+fn a_later_reservation_draws_its_users_to_its_nodes_as_maui() {
+    let c = cfg(
+        "NODEALLOCATIONPOLICY FIRSTAVAILABLE\nSRCFG[day] HOSTLIST=n3,n4 PERIOD=DAY \
+                 STARTTIME=08:00:00 ENDTIME=17:00:00 USERLIST=a\n",
+    );
+    let now = 17 * H + H / 2;
+    let jobs = vec![
+        idle("A", "a", 1, H, now - 200),
+        idle("B", "b", 1, H, now - 100),
+    ];
+    let p = Engine::new(c).iterate(&snap(nodes(4, 1), jobs), now);
+    let mut got = started_on(&p);
+    got.sort();
+    assert_eq!(got, vec![("A", vec!["n3"]), ("B", vec!["n1"])]);
+}
+
 /// A job that failed to start says nothing of one that may use other
 /// nodes: M needs a big-memory node (a trace's required node memory), all
 /// of which are busy, and S, of the same user, no smaller and no shorter,

@@ -26,7 +26,7 @@
 //! `MJobGetNRange` then searches by bisection for the most tasks such a
 //! range holds, up to the job's task count.
 
-use super::{Admits, Profile, INFINITY};
+use super::{Admits, Affinity, Profile, Rank, INFINITY, UNCLAIMED};
 use crate::model::{NodeIdx, Resources, Secs, Time};
 
 /// Reservation events Maui considers on a node (`MSched.ResDepth << 1`
@@ -141,5 +141,45 @@ impl Profile {
             min -= min % tpn;
         }
         (max > 0 && length > 0).then_some((min, length))
+    }
+
+    /// The reservation affinity Maui 3.3 gives a job on `node` for a
+    /// reservation that begins only after the job would end (`start`,
+    /// `end`): `MJobGetSNRange` checks access to every reservation it meets
+    /// on the node's event list, and for one that does not overlap the job
+    /// it takes the whole reservation as the overlap ("be generous"), so a
+    /// job a later reservation admits is drawn to its nodes, a standing
+    /// reservation's users to its nodes between two of its periods. The
+    /// first such reservation after `end` that admits the job gives the
+    /// affinity; `None` when none comes before a time the job's task would
+    /// not fit on the node (where Maui's range search stops).
+    pub fn affinity_after<A: Admits + ?Sized>(
+        &self,
+        node: NodeIdx,
+        (start, end): (Time, Time),
+        task: &Resources,
+        adm: &A,
+    ) -> Option<Affinity> {
+        let line = self.line(node)?;
+        let from = Self::seg_at(line, end.max(self.origin));
+        for seg in line.segs[from..].iter().take(EVENTS) {
+            let t = seg.start.max(end);
+            if !task.fits_in(&self.seg_free(seg, adm, t, t.saturating_add(1))) {
+                return None;
+            }
+            for c in &seg.cells {
+                if c.stack == UNCLAIMED || c.cap.is_zero() {
+                    continue;
+                }
+                if let Some(r) = self.rank(c.stack, adm, start, end) {
+                    return Some(match r {
+                        Rank::Positive => Affinity::Positive,
+                        Rank::Negative => Affinity::Negative,
+                        _ => Affinity::Neutral,
+                    });
+                }
+            }
+        }
+        None
     }
 }

@@ -83,7 +83,9 @@ impl Ctx<'_> {
         let profile = &self.view.profile;
         let mut c = Candidate::new(node, tasks, free);
         if claimed {
-            c.affinity = profile.reserved_affinity(node, start, end, adm);
+            c.affinity = profile
+                .reserved_affinity(node, start, end, adm)
+                .or_else(|| profile.affinity_after(node, (start, end), &it.req.task, adm));
         }
         if need_gap {
             use crate::config::LastAvailableOrder as O;
