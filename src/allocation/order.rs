@@ -131,7 +131,7 @@ fn key(req: &TaskRequest, s: &Slot<'_>, policy: NodeAllocationPolicy) -> Key {
 /// then the highest index: what is free does not count),
 /// CPULOAD (most unloaded processors first), FASTEST (speed, PROCSPEED, a
 /// fixed shuffle). `None` for the policies whose order the node alone does
-/// not lead: LASTAVAILABLE (the gap after the job first), PRIORITY (the
+/// not lead: LASTAVAILABLE (availability, or the gap after the job), PRIORITY (the
 /// site's expression), and those that place by their own search.
 pub(crate) fn node_rank(node: &EffNode, policy: NodeAllocationPolicy) -> Option<[u64; 4]> {
     use NodeAllocationPolicy as P;
