@@ -139,15 +139,7 @@ fn greedy_fills_the_window_best() {
 /// 3600 s).
 #[test]
 fn maui_windows_end_at_a_drop_or_the_second_change() {
-    let nodes: Vec<Node> = (0..4)
-        .map(|i| Node {
-            name: format!("n{}", i + 1),
-            configured: Resources::procs(8),
-            ..Node::default()
-        })
-        .collect();
-    let c = Cluster::build(&nodes, &Config::default());
-    let mut p = Profile::from_cluster(&c, 0);
+    let (c, mut p) = eight_processor_nodes(4);
     let occ = |job, e, tasks| Occupant {
         job,
         start: -60,
@@ -195,15 +187,7 @@ fn maui_windows_end_at_a_drop_or_the_second_change() {
 /// n2 the same is followed by two plain gains, and the second ends it.
 #[test]
 fn maui_availability_ignores_a_gain_when_something_starts() {
-    let nodes: Vec<Node> = (0..2)
-        .map(|i| Node {
-            name: format!("n{}", i + 1),
-            configured: Resources::procs(8),
-            ..Node::default()
-        })
-        .collect();
-    let c = Cluster::build(&nodes, &Config::default());
-    let mut p = Profile::from_cluster(&c, 0);
+    let (_, mut p) = eight_processor_nodes(2);
     let occ = |job, start, end, tasks| Occupant {
         job,
         start,
@@ -219,4 +203,18 @@ fn maui_availability_ignores_a_gain_when_something_starts() {
     p.add_job(1, occ(5, 480, 20_000, 3), &Unreserved).unwrap();
     assert_eq!(maui_available(&p, 0, 0), (3, Secs::MAX));
     assert_eq!(maui_available(&p, 1, 0), (2, 9000));
+}
+
+/// `n` idle 8-processor nodes and their empty profile at time 0.
+fn eight_processor_nodes(n: usize) -> (Cluster, Profile) {
+    let nodes: Vec<Node> = (0..n)
+        .map(|i| Node {
+            name: format!("n{}", i + 1),
+            configured: Resources::procs(8),
+            ..Node::default()
+        })
+        .collect();
+    let c = Cluster::build(&nodes, &Config::default());
+    let p = Profile::from_cluster(&c, 0);
+    (c, p)
 }
