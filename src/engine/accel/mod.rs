@@ -236,24 +236,19 @@ impl<'a> Iter<'a> {
     /// The index bounding what job `i` may use from now: unclaimed
     /// capacity only when no reservation admits it.
     fn index_for(&self, i: usize) -> &NowIndex {
-        let c = &self.unreserved[i];
-        if c.get() == 0 {
-            let it = &self.cx.idle[i];
-            let job = &self.cx.jobs[it.j];
-            let now = self.cx.now;
-            let end = now.saturating_add(it.wall);
-            let any = self
-                .cx
-                .view
-                .table
-                .iter()
-                .any(|r| crate::reservation::access(r, job, now, end).is_granted());
-            c.set(if any { 2 } else { 1 });
-        }
         match &self.open_ix {
-            Some(open) if c.get() == 1 => open,
+            Some(open) if !self.admitted(i) => open,
             _ => &self.now_ix,
         }
+    }
+
+    /// [`Ctx::admitted_anywhere`] for job `i`, asked once per iteration.
+    fn admitted(&self, i: usize) -> bool {
+        let c = &self.unreserved[i];
+        if c.get() == 0 {
+            c.set(if self.cx.admitted_anywhere(i) { 2 } else { 1 });
+        }
+        c.get() == 2
     }
 
     /// False when job `i` certainly cannot start now (aggregate bound).
@@ -310,6 +305,10 @@ impl<'a> Placer<'a> for Iter<'a> {
 
     fn may_fit_now(&self, i: usize) -> bool {
         self.may_fit_now_bound(i)
+    }
+
+    fn admitted_anywhere(&self, i: usize) -> bool {
+        self.admitted(i)
     }
 
     fn fits_now(&self, i: usize) -> bool {

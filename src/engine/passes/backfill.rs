@@ -106,7 +106,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 // The first window holds every node with processors free
                 // that no reservation claims: for a job no reservation
                 // admits, that is every node it could use.
-                let everywhere = first && !self.p.cx().admitted_anywhere(i);
+                let everywhere = first && !self.p.admitted_anywhere(i);
                 if let Some(placed) = self.start_within(i, (!everywhere).then_some(&w.nodes[..])) {
                     let cx = self.p.cx();
                     for a in avail.iter_mut().filter(|a| placed.contains(&a.0)) {

@@ -86,6 +86,12 @@ pub(super) trait Placer<'a> {
     fn may_fit_now(&self, _i: usize) -> bool {
         true
     }
+    /// Some reservation admits job `i` over [now, now + wall)
+    /// ([`Ctx::admitted_anywhere`]; the accelerated placer answers from the
+    /// cache it keeps for its bounds).
+    fn admitted_anywhere(&self, i: usize) -> bool {
+        self.cx().admitted_anywhere(i)
+    }
     /// Starts job `i` now if the allocation policy finds it nodes: those
     /// nodes, committed.
     fn start_now(&mut self, i: usize) -> Option<Vec<(NodeIdx, u32)>>;
