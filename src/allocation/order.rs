@@ -95,22 +95,28 @@ fn key(req: &TaskRequest, s: &Slot<'_>, policy: NodeAllocationPolicy) -> Key {
     let mut k = [0u64; 8];
     match policy {
         P::Contiguous | P::MaxBalance | P::Local | P::Priority => {}
-        // Maui's code: available longest first, then the highest index
-        // (MNodeSelectIdleTasks sorts by availability, MJobAllocMNL walks
-        // the list from its end). Generic resources lead, fewest first, as
-        // under MINRESOURCE (a mauisched addition).
-        P::LastAvailable if s.cand.maui_avail.is_some() => {
-            let a = s.cand.maui_avail.unwrap_or(0);
-            let gres = s.node.gres_devices(&s.node.configured.gres);
-            k[..3].copy_from_slice(&[gres, !(a.max(0) as u64), u64::from(u32::MAX - s.node.index)]);
-        }
-        // The guide's reading: best fit in time, then best fit in space
-        // (pack SMP nodes).
-        P::LastAvailable => {
-            let (none, g) = gap_key(s);
-            let f = free_key(s);
-            k[..6].copy_from_slice(&[none as u64, g as u64, f.0 as u64, f.1, f.2, f.3]);
-        }
+        P::LastAvailable => match s.cand.maui_avail {
+            // Maui's code: available longest first, then the highest
+            // index (MNodeSelectIdleTasks sorts by availability,
+            // MJobAllocMNL walks the list from its end). Generic resources
+            // lead, fewest first, as under MINRESOURCE (a mauisched
+            // addition).
+            Some(a) => {
+                let gres = s.node.gres_devices(&s.node.configured.gres);
+                k[..3].copy_from_slice(&[
+                    gres,
+                    !(a.max(0) as u64),
+                    u64::from(u32::MAX - s.node.index),
+                ]);
+            }
+            // The guide's reading: best fit in time, then best fit in
+            // space (pack SMP nodes).
+            None => {
+                let (none, g) = gap_key(s);
+                let f = free_key(s);
+                k[..6].copy_from_slice(&[none as u64, g as u64, f.0 as u64, f.1, f.2, f.3]);
+            }
+        },
         _ => {
             let lead = node_rank(s.node, policy).expect("a policy led by the node");
             k[..4].copy_from_slice(&lead);

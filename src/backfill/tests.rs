@@ -4,10 +4,15 @@ use crate::model::{Node, Resources};
 use crate::profile::{ClaimMode, Occupant};
 
 fn cluster(n: usize) -> Cluster {
+    cluster_of(n, 1)
+}
+
+/// `n` nodes of `procs` processors each.
+fn cluster_of(n: usize, procs: u32) -> Cluster {
     let nodes: Vec<Node> = (0..n)
         .map(|i| Node {
             name: format!("n{}", i + 1),
-            configured: Resources::procs(1),
+            configured: Resources::procs(procs),
             ..Node::default()
         })
         .collect();
@@ -207,14 +212,7 @@ fn maui_availability_ignores_a_gain_when_something_starts() {
 
 /// `n` idle 8-processor nodes and their empty profile at time 0.
 fn eight_processor_nodes(n: usize) -> (Cluster, Profile) {
-    let nodes: Vec<Node> = (0..n)
-        .map(|i| Node {
-            name: format!("n{}", i + 1),
-            configured: Resources::procs(8),
-            ..Node::default()
-        })
-        .collect();
-    let c = Cluster::build(&nodes, &Config::default());
+    let c = cluster_of(n, 8);
     let p = Profile::from_cluster(&c, 0);
     (c, p)
 }

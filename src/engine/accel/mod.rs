@@ -237,28 +237,9 @@ impl<'a> Iter<'a> {
     /// capacity only when no reservation admits it.
     fn index_for(&self, i: usize) -> &NowIndex {
         match &self.open_ix {
-            Some(open) if !self.admitted(i) => open,
+            Some(open) if !self.admitted_anywhere(i) => open,
             _ => &self.now_ix,
         }
-    }
-
-    /// [`Ctx::admitted_anywhere`] for job `i`, asked once per iteration.
-    fn admitted(&self, i: usize) -> bool {
-        let c = &self.unreserved[i];
-        if c.get() == 0 {
-            c.set(if self.cx.admitted_anywhere(i) { 2 } else { 1 });
-        }
-        c.get() == 2
-    }
-
-    /// False when job `i` certainly cannot start now (aggregate bound).
-    fn may_fit_now_bound(&self, i: usize) -> bool {
-        let it = &self.cx.idle[i];
-        self.index_for(i).may_fit(
-            it.req.tasks,
-            &it.req.task,
-            self.cx.now.saturating_add(it.wall),
-        )
     }
 
     /// Did a job asking for no more than job `i`, with the same
@@ -303,16 +284,27 @@ impl<'a> Placer<'a> for Iter<'a> {
         &mut self.cx
     }
 
+    /// False when job `i` certainly cannot start now (aggregate bound).
     fn may_fit_now(&self, i: usize) -> bool {
-        self.may_fit_now_bound(i)
+        let it = &self.cx.idle[i];
+        self.index_for(i).may_fit(
+            it.req.tasks,
+            &it.req.task,
+            self.cx.now.saturating_add(it.wall),
+        )
     }
 
+    /// [`Ctx::admitted_anywhere`] for job `i`, asked once per iteration.
     fn admitted_anywhere(&self, i: usize) -> bool {
-        self.admitted(i)
+        let c = &self.unreserved[i];
+        if c.get() == 0 {
+            c.set(if self.cx.admitted_anywhere(i) { 2 } else { 1 });
+        }
+        c.get() == 2
     }
 
     fn fits_now(&self, i: usize) -> bool {
-        if !self.may_fit_now_bound(i) {
+        if !self.may_fit_now(i) {
             return false;
         }
         let now = self.cx.now;
@@ -325,7 +317,7 @@ impl<'a> Placer<'a> for Iter<'a> {
         if self.dominated(i) {
             return None;
         }
-        let nodes = if self.may_fit_now_bound(i) {
+        let nodes = if self.may_fit_now(i) {
             self.place(i, self.cx.now, None)
         } else {
             None

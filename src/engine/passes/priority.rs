@@ -178,6 +178,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         i: usize,
         window: Option<&[NodeIdx]>,
     ) -> Option<Vec<NodeIdx>> {
+        if !self.p.may_fit_now(i) {
+            return None;
+        }
         let only: Option<Vec<NodeIdx>> = window.map(|w| match &self.idle()[i].req.hosts {
             Some(h) => w
                 .iter()
@@ -186,9 +189,6 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 .collect(),
             None => w.to_vec(),
         });
-        if !self.p.may_fit_now(i) {
-            return None;
-        }
         let now = self.p.cx().now;
         let nodes = self.p.place(i, now, only.as_deref())?;
         let placed = nodes.iter().map(|n| n.0).collect();
