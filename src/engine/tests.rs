@@ -63,6 +63,19 @@ fn snap(nodes: Vec<Node>, jobs: Vec<Job>) -> Snapshot {
 }
 
 /// The plan's starts with the nodes of each.
+/// The start of `job`'s reservation in `p` and the nodes it holds, by node
+/// number.
+fn held_by(p: &Plan, job: &str) -> (Time, Vec<String>) {
+    let r = p
+        .reservations
+        .iter()
+        .find(|r| r.job.as_deref() == Some(job))
+        .unwrap();
+    let mut held: Vec<String> = r.allocation.iter().map(|a| a.node.clone()).collect();
+    held.sort_by_key(|n| n[1..].parse::<u32>().unwrap());
+    (r.start, held)
+}
+
 fn started_on(p: &Plan) -> Vec<(&str, Vec<&str>)> {
     p.starts
         .iter()
@@ -1401,23 +1414,10 @@ fn latest_freed_reservation_leaves_idle_nodes_to_backfill() {
         idle("J4", "c", 2, 5000, 0),
     ];
     let s = snap(ns, jobs);
-    let held_by_j3 = |p: &Plan| {
-        let j3 = p
-            .reservations
-            .iter()
-            .find(|r| r.job.as_deref() == Some("J3"))
-            .unwrap();
-        let mut held: Vec<&str> = j3.allocation.iter().map(|a| a.node.as_str()).collect();
-        held.sort_by_key(|n| n[1..].parse::<u32>().unwrap());
-        (
-            j3.start,
-            held.into_iter().map(String::from).collect::<Vec<_>>(),
-        )
-    };
     let j2_nodes: Vec<String> = on.iter().map(|x| x.0.to_string()).collect();
     let maui = "NODEALLOCATIONPOLICY LASTAVAILABLE\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n";
     let p = Engine::new(cfg(maui)).iterate(&s, 0);
-    assert_eq!(held_by_j3(&p), (1000, j2_nodes.clone()));
+    assert_eq!(held_by(&p, "J3"), (1000, j2_nodes.clone()));
     assert_eq!(started_on(&p), vec![("J4", vec!["n1", "n2"])]);
     for policy in [
         "FIRSTAVAILABLE",
@@ -1425,18 +1425,14 @@ fn latest_freed_reservation_leaves_idle_nodes_to_backfill() {
     ] {
         let base = format!("NODEALLOCATIONPOLICY {policy}\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n");
         let p = Engine::new(cfg(&base)).iterate(&s, 0);
-        let j3 = p
-            .reservations
-            .iter()
-            .find(|r| r.job.as_deref() == Some("J3"))
-            .unwrap();
-        assert_eq!(j3.start, 1000, "{policy}");
-        assert!(j3.allocation.iter().any(|a| a.node == "n1"), "{policy}");
+        let (start, held) = held_by(&p, "J3");
+        assert_eq!(start, 1000, "{policy}");
+        assert!(held.iter().any(|n| n == "n1"), "{policy}");
         assert!(started_on(&p).is_empty(), "{policy}: J4 waits");
 
         let p =
             Engine::new(cfg(&format!("{base}RESERVATIONNODEPOLICY LATESTFREED\n"))).iterate(&s, 0);
-        assert_eq!(held_by_j3(&p), (1000, j2_nodes.clone()), "{policy}");
+        assert_eq!(held_by(&p, "J3"), (1000, j2_nodes.clone()), "{policy}");
         assert_eq!(started_on(&p), vec![("J4", vec!["n1", "n2"])], "{policy}");
     }
 }
@@ -1472,14 +1468,11 @@ fn maui_first_fit_goes_window_by_window() {
     let c = cfg("NODEALLOCATIONPOLICY MINRESOURCE\nXFACTORWEIGHT 0\nQUEUETIMEWEIGHT 1\n");
     for mode in [Mode::Normal, Mode::Off] {
         let p = with_mode(mode, || Engine::new(c.clone()).iterate(&s, 0));
-        let t = p
-            .reservations
-            .iter()
-            .find(|r| r.job.as_deref() == Some("T"))
-            .unwrap();
-        let mut held: Vec<&str> = t.allocation.iter().map(|a| a.node.as_str()).collect();
-        held.sort();
-        assert_eq!((t.start, held), (H, vec!["n3", "n4"]), "{mode:?}");
+        assert_eq!(
+            held_by(&p, "T"),
+            (H, vec!["n3".to_string(), "n4".to_string()]),
+            "{mode:?}"
+        );
         assert_eq!(started_on(&p), vec![("B", vec!["n1", "n2"])], "{mode:?}");
         let b = &p.starts[0].allocation;
         assert_eq!(
