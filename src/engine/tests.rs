@@ -662,7 +662,12 @@ proptest! {
         let mut pending: Vec<Job> = specs
             .iter()
             .enumerate()
-            .map(|(k, &(p, w))| idle(&format!("{k}"), &format!("u{}", k % 3), p.min(cap), w * 600, -(k as i64)))
+            // Submitted before the first iteration: a job first seen at its
+            // submission counts its whole wait at the next iteration, where
+            // the others count what they had waited at the last one (Maui's
+            // EffQueueDuration, `QueueAccrual::effective`), and could pass
+            // the head of the queue without backfill having a part in it.
+            .map(|(k, &(p, w))| idle(&format!("{k}"), &format!("u{}", k % 3), p.min(cap), w * 600, -(k as i64) - 1))
             .collect();
         let mut run: Vec<Job> = Vec::new();
         let mut e = Engine::new(c.clone());
@@ -868,12 +873,16 @@ fn a_poll_over_the_same_jobs_is_answered_while_the_order_holds() {
     let p = held.iterate_again(&s, 60).expect("an operator acted");
     assert_eq!(reserved(&p), vec!["B"]);
 
-    // 2 h: A 220, B 300: B now holds the reservation.
-    let p = e.iterate_again(&s, 2 * H).expect("the order changed");
+    // 2 h: priority reads the queue times recorded at the previous poll
+    // (30 min), so the order holds; a minute later it reads those of 2 h:
+    // A 220, B 300: B now holds the reservation.
+    assert!(e.iterate_again(&s, 2 * H).is_none());
+    full.iterate(&s, 2 * H);
+    let p = e.iterate_again(&s, 2 * H + 60).expect("the order changed");
     assert_eq!(reserved(&p), vec!["B"]);
-    let q = full.iterate(&s, 2 * H);
+    let q = full.iterate(&s, 2 * H + 60);
     assert_eq!(reserved(&q), vec!["B"]);
-    assert!(e.iterate_again(&s, 2 * H + 60).is_none());
+    assert!(e.iterate_again(&s, 2 * H + 120).is_none());
     // R's window ends at 3 h: from then on the profile moves with time.
     assert!(e.iterate_again(&s, 3 * H).is_some());
 }
@@ -1857,3 +1866,70 @@ fn what_is_remembered_of_jobs_that_left_is_forgotten() {
     assert!(e.state.system_priority.is_empty());
     assert_eq!(keys(e.state.accrual.keys().collect()), only(&["2"]));
 }
+
+/// Maui stores a job's priority as an integer cut toward zero (`J->StartPriority =
+/// (unsigned long)tmpD`, MQueue.c) and sorts on it, so jobs whose sums
+/// differ by less than one tie and keep the queue order. As in Maui's
+/// fairshare run of the synthetic trace (t = 1000613: job 22 at 1 after
+/// the lower bound, checked before job 23 at 1.7).
+#[test]
+fn priority_is_cut_to_an_integer_and_ties_keep_the_queue_order() {
+    let text = "QUEUETIMEWEIGHT 1\nXFACTORWEIGHT 0\nQOSWEIGHT 1\n\
+                USERCFG[DEFAULT] QLIST=lo,hi QDEF=hi\nQOSCFG[lo] PRIORITY=-5\n";
+    let r = running(idle("R", "u0", 1, 10 * H, -H), -H, &[("n1", 1)]);
+    let with_qos = |mut j: Job, q: &str| {
+        j.qos = Some(q.into());
+        j
+    };
+    let jobs = vec![
+        r,
+        // 5 min - 5 = 0, raised to the lower bound of 1.
+        with_qos(idle("P", "u1", 1, H, -300), "lo"),
+        // 102 s: 1.7 min, cut to 1.
+        with_qos(idle("Q", "u2", 1, H, -102), "hi"),
+    ];
+    let p = Engine::new(cfg(text)).iterate(&snap(nodes(1, 1), jobs.clone()), 0);
+    let order: Vec<(&str, i64)> = p
+        .jobs
+        .iter()
+        .map(|j| (j.job.as_str(), j.priority))
+        .collect();
+    assert_eq!(order, [("P", 1), ("Q", 1)], "a tie keeps submission order");
+    // Allowed below zero, -6 + 1.3 = -4.7 is -4.
+    let text = format!("{text}ENABLENEGJOBPRIORITY TRUE\nQOSCFG[lo] PRIORITY=-6\n");
+    let jobs = vec![with_qos(idle("N", "u1", 1, H, -78), "lo")];
+    let p = Engine::new(cfg(&text)).iterate(&snap(nodes(1, 1), jobs), 0);
+    assert_eq!(p.jobs[0].priority, -4);
+}
+
+/// Maui's priority reads the queue time `MQueueSelectJobs` recorded at the
+/// job's previous iteration (`EffQueueDuration`), and until that is above
+/// zero the time since submission. As in Maui's QOS run of the synthetic
+/// trace at t = 1026173: job 872 (submitted at 1026105, first seen at
+/// 1026113) counts 8 s, job 873 (submitted at the iteration of 1026113)
+/// counts its whole 60 s and comes first.
+#[test]
+fn priority_reads_the_queue_time_recorded_at_the_previous_iteration() {
+    // QUEUETIMEWEIGHT 60: a second of queue time is a point.
+    let text = "QUEUETIMEWEIGHT 60\nXFACTORWEIGHT 0\n";
+    let r = running(idle("R", "u0", 1, 10 * H, -H), -H, &[("n1", 1)]);
+    let jobs = vec![
+        r,
+        idle("872", "u1", 1, H, 105),
+        idle("873", "u2", 1, H, 113),
+    ];
+    let s = snap(nodes(1, 1), jobs);
+    let mut e = Engine::new(cfg(text));
+    let seen = |p: &Plan| -> Vec<(String, crate::model::Secs)> {
+        p.jobs
+            .iter()
+            .map(|j| (j.job.clone(), j.eff_queue_time))
+            .collect()
+    };
+    let at = |e: &mut Engine, t| seen(&e.iterate(&s, t));
+    assert_eq!(at(&mut e, 113), [("872".into(), 8), ("873".into(), 0)]);
+    assert_eq!(at(&mut e, 173), [("873".into(), 60), ("872".into(), 8)]);
+    // From then on both read the previous iteration's: 68 s and 60 s.
+    assert_eq!(at(&mut e, 233), [("872".into(), 68), ("873".into(), 60)]);
+}
+

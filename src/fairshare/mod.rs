@@ -7,9 +7,10 @@
 //! jobs hold no processors and accrue nothing). Windows are
 //! aligned to multiples of FSINTERVAL since the epoch, so a restart, a
 //! second scheduler or the simulator all cut time at the same boundaries and
-//! a window's file name (`FS.<start>`) is predictable. Accrual over a span
-//! that crosses a boundary is split at it; every interval the span covers
-//! gets its window, empty or not.
+//! a window's file name (`FS.<start>`) is predictable. A window opens at
+//! the first iteration at or after its boundary, once that iteration has
+//! decided, as in Maui: the span since the previous iteration is charged
+//! to the window current then ([`Fairshare::accrue`]).
 //!
 //! A credential's usage is the decay-weighted share of the most recent
 //! FSDEPTH windows (guide 6.3.2.3), window 0 being the current one:
@@ -327,10 +328,20 @@ impl Fairshare {
         self.names[kind as usize].len()
     }
 
-    /// Accrues the usage of the running jobs among `jobs` over `[since, now)`,
-    /// splitting it at window boundaries; `total` is the cluster's configured
-    /// resources (for DEDICATEDPES). Rolls the window even when nothing runs.
-    /// Does nothing under FSPOLICY NONE: usage is not tracked at all then.
+    /// Accrues the usage of the running jobs among `jobs` over `[since, now)`
+    /// (`since`: the last iteration); `total` is the cluster's configured
+    /// resources (for DEDICATEDPES). Does nothing under FSPOLICY NONE:
+    /// usage is not tracked at all then.
+    ///
+    /// A window opens at the first iteration at or after its boundary, once
+    /// that iteration has decided, as Maui 3.3 rotates its windows at the
+    /// end of an iteration (`ServerProcessRequests`, Server.c): so the span
+    /// since the last iteration goes to the window current then, and this
+    /// iteration's priorities still read it as the current one. The window
+    /// holding `now` opens at the next call, even when nothing runs. A span
+    /// longer than that (the scheduler did not run for a while) is split at
+    /// the boundaries before the last, so each interval it covers still
+    /// gets its window.
     pub fn accrue(
         &mut self,
         cfg: &Config,
@@ -343,9 +354,11 @@ impl Fairshare {
             return;
         }
         let i = interval(cfg);
+        let last_window = window_start(now, i);
         // Anything older than MAX_FSDEPTH windows would be dropped anyway.
-        let mut t = since.max(window_start(now, i) - (MAX_FSDEPTH as Secs) * i);
+        let mut t = since.min(now).max(last_window - (MAX_FSDEPTH as Secs) * i);
         let oldest = self.windows.last().map(|w| w.start);
+        self.roll_to(cfg, t);
         let mut last: [Option<(&str, u32)>; 5] = [None; 5];
         let running: Vec<([u32; 5], f64, Time)> = jobs
             .iter()
@@ -355,7 +368,11 @@ impl Fairshare {
             .map(|(j, r, s)| (self.job_ids(&mut last, j), r, s))
             .collect();
         while t < now {
-            let end = now.min(window_start(t, i) + i);
+            // The window before `now`'s keeps the span up to `now`.
+            let end = match window_start(t, i) + i {
+                e if e >= last_window => now,
+                e => e,
+            };
             self.roll_to(cfg, t);
             let w = &mut self.windows[0];
             // Each credential's usage takes its jobs' amounts in job order.
@@ -373,7 +390,6 @@ impl Fairshare {
             }
             t = end;
         }
-        self.roll_to(cfg, now);
         if self.windows.len() == MAX_FSDEPTH && self.windows.last().map(|w| w.start) != oldest {
             // A window rolled out, and with it the names only it held: the
             // ids are given again, so the tables do not grow with every

@@ -168,12 +168,14 @@ fn decay_table_of_the_guide() {
 }
 
 #[test]
-fn accrual_splits_at_window_boundaries_and_rolls() {
+fn accrual_goes_to_the_window_current_at_the_last_iteration() {
     let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n");
     let total = Resources::procs(16);
     let mut fs = Fairshare::new();
     let b = 500 * 3600;
-    // A 4-proc job from b-600 to b+900, accrued in one call.
+    // A 4-proc job from b-600 to b+900, accrued in one call: the window
+    // holding b opens at the next iteration (Maui rotates its windows at
+    // the end of an iteration), so all of it goes to the one before.
     fs.accrue(
         &c,
         &[running("1", "u", 4, b - 600)],
@@ -181,12 +183,11 @@ fn accrual_splits_at_window_boundaries_and_rolls() {
         b - 600,
         b + 900,
     );
-    assert_eq!(fs.windows().len(), 2);
-    assert_eq!(fs.windows()[0].start, b);
-    assert_eq!(fs.windows()[0].total, 4.0 * 900.0);
-    assert_eq!(fs.windows()[1].start, b - 3600);
-    assert_eq!(fs.windows()[1].total, 4.0 * 600.0);
-    // A job that started mid-span only counts from its start.
+    assert_eq!(fs.windows().len(), 1);
+    assert_eq!(fs.windows()[0].start, b - 3600);
+    assert_eq!(fs.windows()[0].total, 4.0 * 1500.0);
+    // The next iteration opens it; a job that started mid-span only counts
+    // from its start.
     fs.accrue(
         &c,
         &[running("2", "v", 2, b + 1000)],
@@ -194,12 +195,17 @@ fn accrual_splits_at_window_boundaries_and_rolls() {
         b + 900,
         b + 1100,
     );
+    assert_eq!(fs.windows()[0].start, b);
     assert_eq!(fs.windows()[0].get(CredKind::User, "v"), 200.0);
-    // Two idle hours observed: each gets its (empty) window.
+    assert_eq!(fs.windows()[1].total, 4.0 * 1500.0);
+    // Two idle hours without an iteration: each interval the span covers
+    // gets its (empty) window, but for the last, opened at the next call.
     fs.accrue(&c, &[], &total, b + 1100, b + 3 * 3600 + 5);
     let starts: Vec<Time> = fs.windows().iter().map(|w| w.start).collect();
-    assert_eq!(starts, [b + 3 * 3600, b + 2 * 3600, b + 3600, b, b - 3600]);
+    assert_eq!(starts, [b + 2 * 3600, b + 3600, b, b - 3600]);
     assert_eq!(fs.windows()[1].total, 0.0);
+    fs.accrue(&c, &[], &total, b + 3 * 3600 + 5, b + 3 * 3600 + 65);
+    assert_eq!(fs.windows()[0].start, b + 3 * 3600);
 }
 
 #[test]
@@ -444,8 +450,10 @@ fn saves_changed_windows_atomically_and_reads_them_back() {
         0,
         "nothing changed"
     );
-    // Crossing the boundary changes the old window and opens a new one.
+    // Crossing the boundary changes the old window; the next iteration
+    // opens a new one.
     fs.accrue(&c, &[running("1", "u", 2, t)], &total, t + 60, t + 3660);
+    fs.accrue(&c, &[running("1", "u", 2, t)], &total, t + 3660, t + 3720);
     assert_eq!(fs.save_dir(&dir, &Zone::utc()).unwrap(), 2);
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -460,7 +468,7 @@ fn saves_changed_windows_atomically_and_reads_them_back() {
     let (back, issues) = Fairshare::load_dir(&dir, &c).unwrap();
     assert!(issues.is_empty());
     assert_eq!(back.windows().len(), 2);
-    assert_eq!(back.windows()[1].total, 2.0 * 3600.0);
+    assert_eq!(back.windows()[1].total, 2.0 * 3660.0);
     assert_eq!(back.windows()[0].get(CredKind::User, "u"), 120.0);
     assert_eq!(
         back.usage(&c, CredKind::User, "u"),
@@ -521,38 +529,46 @@ current window started Fri Oct  4 00:00:00 (epoch 1728000000)
 }
 
 proptest::proptest! {
-    /// Accruing a span in one call or in many iterations gives the same
-    /// windows: the usage of each interval never depends on how often the
-    /// scheduler polled.
+    /// Polled at most an FSINTERVAL apart, a window holds the usage from
+    /// the first poll at or after its start to the first poll at or after
+    /// its end (Maui rotates its windows at the end of an iteration), and
+    /// no usage is lost or counted twice, however often the scheduler
+    /// polled.
     #[test]
-    fn accrual_does_not_depend_on_the_polling(
-        cuts in proptest::collection::vec(1i64..20_000, 0..12),
+    fn accrual_follows_the_polls(
+        gaps in proptest::collection::vec(1i64..=3600, 1..24),
         procs in 1u32..64,
         offset in 0i64..3600,
     ) {
         let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n");
         let total = Resources::procs(64);
         let start = 1000 * 3600 + offset;
-        let end = start + 20_000;
         let job = running("1", "u", procs, start);
-        let mut once = Fairshare::new();
-        once.accrue(&c, std::slice::from_ref(&job), &total, start, end);
-        let mut points: Vec<Time> = cuts.iter().map(|c| start + c).collect();
-        points.push(end);
-        points.sort();
-        let mut many = Fairshare::new();
-        let mut t = start;
-        for p in points {
-            many.accrue(&c, std::slice::from_ref(&job), &total, t, p);
-            t = p;
+        let mut polls = vec![start];
+        for g in &gaps {
+            polls.push(polls.last().unwrap() + g);
         }
-        proptest::prop_assert_eq!(once.windows().len(), many.windows().len());
-        for (a, b) in once.windows().iter().zip(many.windows()) {
-            proptest::prop_assert_eq!(a.start, b.start);
-            proptest::prop_assert!((a.total - b.total).abs() < 1e-6);
+        let end = *polls.last().unwrap();
+        let mut fs = Fairshare::new();
+        for w in polls.windows(2) {
+            fs.accrue(&c, std::slice::from_ref(&job), &total, w[0], w[1]);
         }
-        let sum: f64 = once.windows().iter().map(|w| w.total).sum();
-        proptest::prop_assert_eq!(sum, procs as f64 * 20_000.0);
+        let first_poll = |t: Time| polls.iter().copied().find(|&p| p >= t).unwrap_or(end);
+        let mut want = Vec::new();
+        let mut w = window_start(start, 3600);
+        while w == window_start(start, 3600) || first_poll(w) < end {
+            let from = if w <= start { start } else { first_poll(w) };
+            want.push((w, procs as f64 * (first_poll(w + 3600) - from) as f64));
+            w += 3600;
+        }
+        let got: Vec<(Time, f64)> = fs.windows().iter().rev().map(|w| (w.start, w.total)).collect();
+        proptest::prop_assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            proptest::prop_assert_eq!(g.0, w.0);
+            proptest::prop_assert!((g.1 - w.1).abs() < 1e-6, "{:?} vs {:?}", g, w);
+        }
+        let sum: f64 = got.iter().map(|w| w.1).sum();
+        proptest::prop_assert_eq!(sum, procs as f64 * (end - start) as f64);
     }
 }
 
@@ -576,14 +592,16 @@ fn names_roll_out_with_their_last_window() {
     let stays = fs.decayed(&c, CredKind::User, "stays");
     // "stays" keeps running, window after window.
     let mut t = W + 7200;
-    for k in 1..MAX_FSDEPTH as i64 {
+    // (A window opens at the iteration after the first past its start.)
+    for k in 1..=MAX_FSDEPTH as i64 {
         let next = W + k * TWELVE_H + 60;
         fs.accrue(&c, &[running("2", "stays", 2, W)], &total, t, next);
         t = next;
     }
     // The first window is still held (MAX_FSDEPTH of them), then it goes.
+    assert_eq!(fs.windows().len(), MAX_FSDEPTH);
     assert_eq!(fs.names_known(CredKind::User), 2);
-    let next = W + MAX_FSDEPTH as i64 * TWELVE_H + 60;
+    let next = W + (MAX_FSDEPTH as i64 + 1) * TWELVE_H + 60;
     fs.accrue(&c, &[running("2", "stays", 2, W)], &total, t, next);
     assert_eq!(fs.names_known(CredKind::User), 1);
     assert_eq!(fs.decayed(&c, CredKind::User, "gone").0, 0.0);

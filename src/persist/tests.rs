@@ -233,6 +233,7 @@ fn the_engine_state_round_trips_through_the_checkpoint() {
             accrued: 600,
             last_update: 1_700_000_600,
             accruing: Some(true),
+            previous: 540,
         },
     );
     s.bypass.insert("B".into(), 1);
@@ -283,6 +284,7 @@ fn accrual_is_written_in_job_id_order() {
                 accrued: id.len() as i64,
                 last_update: 1_700_000_000,
                 accruing: Some(true),
+                previous: 0,
             };
             s.accrual.insert(id.clone(), acc);
         }
@@ -322,6 +324,7 @@ fn accrual_table_is_rebuilt_over_the_idle_jobs() {
         accrued,
         last_update: 100,
         accruing: Some(true),
+        previous: 0,
     };
     let mut before = AccrualMap::default();
     for (id, a) in [("10", 10), ("9", 9), ("11", 11), ("gone", 1)] {

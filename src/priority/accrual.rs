@@ -22,6 +22,15 @@
 //! first sighting, where the current decision covers the time since
 //! submission. Either way a change of state is accounted within one
 //! RMPOLLINTERVAL.
+//!
+//! Priority reads the queue time recorded at the job's previous iteration,
+//! as Maui 3.3 does: `MQueueSelectJobs` (MPolicy.c) stores the job's
+//! `EffQueueDuration` after the queue has been sorted, and the next
+//! iteration's `MJobGetStartPriority` (MPriority.c) reads it. Until that
+//! record is above zero (the job's first iteration, or one seen at its own
+//! submission time) Maui counts the time since submission instead, so a job
+//! first seen at its submission counts its full wait one iteration later,
+//! while a job first seen after it counts only what it had waited then.
 
 use crate::config::JobPrioAccrualPolicy;
 use crate::model::{Job, JobState, Secs, Time};
@@ -65,6 +74,11 @@ pub struct QueueAccrual {
     pub last_update: Time,
     /// Whether the job accrued at the last update; `None` before the first.
     pub accruing: Option<bool>,
+    /// `accrued` as it stood before the last update moved the clock on: what
+    /// Maui's priority reads (see the module notes). Zero in checkpoints
+    /// written before it was kept, as for a job seen once.
+    #[serde(default)]
+    pub previous: Secs,
 }
 
 impl QueueAccrual {
@@ -74,6 +88,7 @@ impl QueueAccrual {
             accrued: 0,
             last_update: job.submit_time,
             accruing: None,
+            previous: 0,
         }
     }
 
@@ -87,6 +102,9 @@ impl QueueAccrual {
         meets_all_limits: bool,
     ) {
         let accrues_now = accrues(policy, job, now, meets_idle_limits, meets_all_limits);
+        if now > self.last_update && self.accruing.is_some() {
+            self.previous = self.accrued;
+        }
         if policy == JobPrioAccrualPolicy::Always && job.state == JobState::Idle {
             // ALWAYS counts from submission, whatever happened before.
             self.accrued = (now - job.submit_time).max(0);
@@ -97,9 +115,15 @@ impl QueueAccrual {
         self.accruing = Some(accrues_now);
     }
 
-    /// The effective queue time to use for priority.
+    /// The effective queue time to use for priority: the one recorded at
+    /// the previous iteration when above zero, else the current one (Maui's
+    /// `EffQueueDuration`, see the module notes).
     pub fn effective(&self) -> Secs {
-        self.accrued
+        if self.previous > 0 {
+            self.previous
+        } else {
+            self.accrued
+        }
     }
 }
 

@@ -11,7 +11,7 @@
 //! time and expansion factor targets) and USAGE (active jobs only). A cap of 0
 //! means "no cap"; caps bound from above only (`MIN`), as the guide writes them.
 //!
-//! The sum is rounded to an integer and bounded: at most [`MAX_PRIO_VAL`];
+//! The sum is cut toward zero to an integer (as Maui stores it) and bounded: at most [`MAX_PRIO_VAL`];
 //! at least 1 unless ENABLENEGJOBPRIORITY or REJECTNEGPRIOJOBS is set (then at least
 //! `-MAX_PRIO_VAL`, standing in for Maui's "-INFINITY" so the value stays an
 //! integer and below every system priority). A system priority set with
@@ -219,7 +219,7 @@ pub struct PriorityBreakdown {
     pub xfactor: f64,
     /// Σ component contributions, unrounded and unbounded.
     pub raw: f64,
-    /// Calculated priority: rounded and bounded by ENABLENEGJOBPRIORITY and
+    /// Calculated priority: cut to an integer toward zero and bounded by ENABLENEGJOBPRIORITY and
     /// [`MAX_PRIO_VAL`].
     pub calculated: i64,
     /// Administrator's absolute system priority (setspri), if any.
@@ -888,12 +888,14 @@ fn usage_component(
     )
 }
 
-/// The sum of the components rounded and bounded, and the priority that
-/// counts: a system priority (setspri) puts the job above every calculated
-/// one. The lower bound is 1 unless ENABLENEGJOBPRIORITY or
+/// The sum of the components bounded and cut to an integer, and the
+/// priority that counts: a system priority (setspri) puts the job above
+/// every calculated one. The lower bound is 1 unless ENABLENEGJOBPRIORITY or
 /// REJECTNEGPRIOJOBS is set, as in Maui 3.3's `MJobGetStartPriority`
 /// (MPriority.c): with REJECTNEGPRIOJOBS alone a priority may still go
-/// negative, and the job is then refused.
+/// negative, and the job is then refused. The cut is toward zero, as Maui's
+/// `J->StartPriority = (unsigned long)tmpD` (MQueue.c) stores it: 1.9 and
+/// 1.2 tie at 1, and -4.7 is -4. Jobs that tie keep their queue order.
 #[inline(always)]
 fn final_priority(p: &Params, job: &Job, raw: f64) -> (i64, i64) {
     let lower = if p.enable_neg_job_priority || p.reject_neg_prio_jobs {
@@ -904,8 +906,9 @@ fn final_priority(p: &Params, job: &Job, raw: f64) -> (i64, i64) {
     let calculated = if raw.is_nan() {
         lower.max(0)
     } else {
-        // f64 -> i64 `as` saturates; the clamp then bounds it.
-        (raw.round() as i64).clamp(lower, MAX_PRIO_VAL)
+        // f64 -> i64 `as` cuts toward zero and saturates; the clamp then
+        // bounds it.
+        (raw as i64).clamp(lower, MAX_PRIO_VAL)
     };
     let priority = match job.system_priority {
         Some(sp) => MAX_PRIO_VAL.saturating_add(sp),

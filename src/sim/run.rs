@@ -45,9 +45,12 @@
 //!   or start), and either no job waits, or every waiting job asks for more
 //!   processors than are free at all, reservations ignored: no job can
 //!   start, whatever the priority order;
-//! - the poll is not the last one before the next event while jobs run and
-//!   fairshare tracks usage: the engine accrues a job's usage up to the
-//!   last iteration that saw it running, so that poll still runs;
+//! - the poll is not the last one before the next event while jobs wait,
+//!   or while jobs run and fairshare tracks usage: priority reads the queue
+//!   time recorded at a job's previous iteration, and the engine accrues a
+//!   job's usage up to the last iteration that saw it running, so that
+//!   poll still runs; nor, while fairshare tracks usage, the first poll at
+//!   or after a window boundary, where the window opens;
 //! - and an iteration that starts nothing leaves no trace in the engine's
 //!   state that a later iteration would see differently
 //!   (`idle_iterations_are_neutral`).
@@ -439,7 +442,14 @@ pub fn simulate_with_operators(
         let k = ((t - t0).max(1) + poll - 1) / poll;
         t0 + k.max(1) * poll
     };
-    let mut fs_tracks = cfg.params.fs_policy.metric.is_some();
+    // FSINTERVAL when fairshare tracks usage.
+    let fs_windows = |c: &Config| {
+        c.params
+            .fs_policy
+            .metric
+            .map(|_| c.params.fs_interval.0.max(1))
+    };
+    let mut fs_interval = fs_windows(cfg);
     loop {
         let next_submit = jobs.get(next).map(|j| j.job.submit_time);
         let next_completion = sim.completions.peek().map(|Reverse((t, _))| *t);
@@ -458,14 +468,25 @@ pub fn simulate_with_operators(
         }
         // Fairshare accrues a running job's usage up to the last iteration
         // that saw it running, so the last poll before an event still runs
-        // while jobs run: usage then adds up as if every poll had run.
+        // while jobs run: usage then adds up as if every poll had run. So
+        // it does while jobs wait: priority reads the queue time recorded
+        // at the previous iteration (`QueueAccrual::effective`). And a
+        // fairshare window opens at the first iteration at or after its
+        // boundary (`Fairshare::accrue`), so that poll runs too.
         let catch_up = |e: Time| -> Option<Time> {
             let t0 = last_iter?;
-            if !fs_tracks || sim.completions.is_empty() {
-                return None;
-            }
-            let c = t0 + (e - 1 - t0).div_euclid(poll) * poll;
-            (c > t0).then_some(c)
+            let boundary = fs_interval.map(|i| {
+                let b = crate::fairshare::window_start(t0, i) + i;
+                t0 + (b - t0 + poll - 1).div_euclid(poll) * poll
+            });
+            let waits = (fs_interval.is_some() && !sim.completions.is_empty()) || sim.idle > 0;
+            let before = waits
+                .then(|| t0 + (e - 1 - t0).div_euclid(poll) * poll)
+                .filter(|&c| c > t0);
+            [boundary.filter(|&b| b < e), before]
+                .into_iter()
+                .flatten()
+                .min()
         };
         let now = match (opts.clock, last_iter) {
             (_, None) => match opts.clock {
@@ -529,7 +550,7 @@ pub fn simulate_with_operators(
             svc.take_notes();
             last_activity = now;
             neutral = !opts.every_poll && idle_iterations_are_neutral(svc.config());
-            fs_tracks = svc.config().params.fs_policy.metric.is_some();
+            fs_interval = fs_windows(svc.config());
             events = true;
         }
         let t = Instant::now();

@@ -387,6 +387,37 @@ fn skipping_no_op_polls_changes_nothing() {
     }
 }
 
+/// Priority reads the queue time recorded at a job's previous iteration
+/// (`QueueAccrual::effective`), so the last poll before an event runs even
+/// when nothing can start. R (4 procs) runs from 0 to 1000 on the one
+/// 4-processor node; A (4 procs, submitted at 10) and B (4 procs, at 500)
+/// wait. At 1000 the polls at 980 recorded A at 970 s (16.17 min × 100 =
+/// 1616) and B at 480 s (800): A starts, then B at 1100. Had the polls
+/// been skipped, A would read what was recorded at 500 (490 s: 816) and B,
+/// first seen at its submission, its whole 500 s (833): B would pass A.
+#[test]
+fn the_last_poll_before_an_event_runs_while_jobs_wait() {
+    let jobs = swf(&[(0, 4, 1000, 1000), (10, 4, 100, 100), (500, 4, 100, 100)]);
+    let c = cfg("RMPOLLINTERVAL 60\nSERVWEIGHT 1\nQUEUETIMEWEIGHT 100\nXFACTORWEIGHT 0\nRESERVATIONDEPTH 1\n");
+    let cluster = parse_cluster("n1 procs=4\n", "test").unwrap();
+    let run = |every_poll| {
+        let opts = SimOptions {
+            every_poll,
+            ..SimOptions::default()
+        };
+        simulate(&c, &cluster, &jobs, &opts, |_| {}).unwrap()
+    };
+    let (skip, every) = (run(false), run(true));
+    let want = vec![
+        row("1", 0, 1000, false),
+        row("2", 1000, 1100, false),
+        row("3", 1100, 1200, false),
+    ];
+    assert_eq!(schedule(&every, &jobs), want);
+    assert_eq!(schedule(&skip, &jobs), want);
+    assert!(skip.skipped_polls > 0);
+}
+
 /// The first 2,000 jobs of the KTH SP2 log (the bundled demo trace) on the
 /// 100-node demo cluster under the default configuration, against values
 /// recorded from a run of this simulator (tolerance 1 %: the numbers only
