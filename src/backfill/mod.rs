@@ -10,7 +10,7 @@
 
 use crate::config::BackfillMetric;
 use crate::model::{Cluster, NodeIdx, Resources, Secs, Time};
-use crate::profile::{Profile, Unreserved, INFINITY};
+use crate::profile::{Admits, Profile, INFINITY};
 
 /// A backfill window.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,9 +23,10 @@ pub struct Window {
     pub duration: Secs,
 }
 
-/// How long node `n`'s currently free processors stay free (at least that many).
-fn free_for(profile: &Profile, n: NodeIdx, now: Time) -> (u32, Secs) {
-    let f0 = profile.free(n, now, now + 1, &Unreserved).procs;
+/// How long node `n`'s currently free processors stay free (at least that
+/// many) to a job `adm` admits.
+fn free_for(profile: &Profile, n: NodeIdx, now: Time, adm: &dyn Admits) -> (u32, Secs) {
+    let f0 = profile.free(n, now, now + 1, adm).procs;
     if f0 == 0 {
         return (0, 0);
     }
@@ -35,7 +36,7 @@ fn free_for(profile: &Profile, n: NodeIdx, now: Time) -> (u32, Secs) {
             None => return (f0, Secs::MAX),
             Some(INFINITY) => return (f0, Secs::MAX),
             Some(c) => {
-                if profile.free(n, c, c + 1, &Unreserved).procs < f0 {
+                if profile.free(n, c, c + 1, adm).procs < f0 {
                     return (f0, c - now);
                 }
                 t = c;
@@ -50,11 +51,12 @@ fn free_for(profile: &Profile, n: NodeIdx, now: Time) -> (u32, Secs) {
 /// first range `MJobGetNRange` finds for a one-processor task lasting a
 /// second): until the first drop in the processors free, or until the
 /// second change when the first is a gain, a gain at a time when something
-/// also starts not counting ([`Profile::maui_range`]). `(free processors
-/// now, seconds)`, `Secs::MAX` when nothing ends it.
-pub fn maui_available(profile: &Profile, n: NodeIdx, now: Time) -> (u32, Secs) {
+/// also starts not counting ([`Profile::maui_range`]). `adm` is the
+/// admission of Maui's window pseudo-job ([`crate::reservation::acl::window_job`]).
+/// `(free processors now, seconds)`, `Secs::MAX` when nothing ends it.
+pub fn maui_available(profile: &Profile, n: NodeIdx, now: Time, adm: &dyn Admits) -> (u32, Secs) {
     profile
-        .maui_range(n, now, &Resources::procs(1), 1, 1, 1, &Unreserved)
+        .maui_range(n, now, &Resources::procs(1), 1, 1, 1, adm)
         .unwrap_or((0, 0))
 }
 
@@ -69,8 +71,9 @@ pub fn maui_window(
     profile: &Profile,
     now: Time,
     longer_than: Secs,
+    adm: &dyn Admits,
 ) -> Option<Window> {
-    maui_window_of(&maui_availability(cluster, profile, now), longer_than)
+    maui_window_of(&maui_availability(cluster, profile, now, adm), longer_than)
 }
 
 /// `(node, free processors, availability)` ([`maui_available`]) of each
@@ -79,13 +82,14 @@ pub fn maui_availability(
     cluster: &Cluster,
     profile: &Profile,
     now: Time,
+    adm: &dyn Admits,
 ) -> Vec<(NodeIdx, u32, Secs)> {
     cluster
         .nodes
         .iter()
         .filter(|n| n.usable)
         .map(|n| {
-            let (p, d) = maui_available(profile, n.index, now);
+            let (p, d) = maui_available(profile, n.index, now, adm);
             (n.index, p, d)
         })
         .filter(|a| a.1 > 0)
@@ -111,14 +115,15 @@ pub fn maui_window_of(avail: &[(NodeIdx, u32, Secs)], longer_than: Secs) -> Opti
     })
 }
 
-/// The backfill windows at `now`, widest (most processors) first.
-pub fn windows(cluster: &Cluster, profile: &Profile, now: Time) -> Vec<Window> {
+/// The backfill windows at `now` of resources `adm` admits (see
+/// [`maui_available`]), widest (most processors) first.
+pub fn windows(cluster: &Cluster, profile: &Profile, now: Time, adm: &dyn Admits) -> Vec<Window> {
     let mut free: Vec<(Secs, NodeIdx, u32)> = cluster
         .nodes
         .iter()
         .filter(|n| n.usable)
         .filter_map(|n| {
-            let (p, d) = free_for(profile, n.index, now);
+            let (p, d) = free_for(profile, n.index, now, adm);
             (p > 0 && d > 0).then_some((d, n.index, p))
         })
         .collect();

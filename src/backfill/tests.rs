@@ -1,6 +1,7 @@
 use super::*;
 use crate::config::Config;
 use crate::model::{Node, Resources};
+use crate::profile::Unreserved;
 use crate::profile::{ClaimMode, Occupant};
 
 fn cluster(n: usize) -> Cluster {
@@ -42,7 +43,7 @@ fn seed_backfill_windows_figure() {
     for n in 4..7 {
         p.add_job(n, occ(2, 3600, 3 * 3600), &Unreserved).unwrap(); // job C's reservation
     }
-    let w = windows(&c, &p, 0);
+    let w = windows(&c, &p, 0, &Unreserved);
     assert_eq!(w.len(), 2);
     assert_eq!(
         (w[0].nodes.len(), w[0].procs, w[0].duration),
@@ -73,7 +74,7 @@ fn reserved_capacity_is_not_a_window() {
         ClaimMode::SideBySide,
         &|_| false,
     );
-    let w = windows(&c, &p, 0);
+    let w = windows(&c, &p, 0, &Unreserved);
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].nodes, vec![1]);
 }
@@ -167,22 +168,24 @@ fn maui_windows_end_at_a_drop_or_the_second_change() {
         tasks: 2,
     };
     p.add_job(3, r, &Unreserved).unwrap();
-    let avail: Vec<(u32, Secs)> = (0..4).map(|n| maui_available(&p, n, 0)).collect();
+    let avail: Vec<(u32, Secs)> = (0..4)
+        .map(|n| maui_available(&p, n, 0, &Unreserved))
+        .collect();
     assert_eq!(
         avail,
         vec![(8, Secs::MAX), (1, 14280), (2, 28800), (6, 3600)]
     );
     // The windows one after the other: all four nodes for 3600 s, then
     // the three others for 14280 s, n1 and n3 for 28800 s, n1 alone.
-    let w = maui_window(&c, &p, 0, 0).unwrap();
+    let w = maui_window(&c, &p, 0, 0, &Unreserved).unwrap();
     assert_eq!((w.nodes.len(), w.procs, w.duration), (4, 17, 3600));
-    let w = maui_window(&c, &p, 0, 3600).unwrap();
+    let w = maui_window(&c, &p, 0, 3600, &Unreserved).unwrap();
     assert_eq!((w.nodes, w.procs, w.duration), (vec![0, 1, 2], 11, 14280));
-    let w = maui_window(&c, &p, 0, 14280).unwrap();
+    let w = maui_window(&c, &p, 0, 14280, &Unreserved).unwrap();
     assert_eq!((w.nodes, w.procs, w.duration), (vec![0, 2], 10, 28800));
-    let w = maui_window(&c, &p, 0, 28800).unwrap();
+    let w = maui_window(&c, &p, 0, 28800, &Unreserved).unwrap();
     assert_eq!((w.nodes, w.duration), (vec![0], Secs::MAX));
-    assert!(maui_window(&c, &p, 0, Secs::MAX).is_none());
+    assert!(maui_window(&c, &p, 0, Secs::MAX, &Unreserved).is_none());
 }
 
 /// Maui's range search ignores a net gain at a time when something also
@@ -206,8 +209,8 @@ fn maui_availability_ignores_a_gain_when_something_starts() {
     p.add_running_job(1, occ(3, -60, 5000, 1), &Unreserved);
     p.add_running_job(1, occ(4, -60, 9000, 1), &Unreserved);
     p.add_job(1, occ(5, 480, 20_000, 3), &Unreserved).unwrap();
-    assert_eq!(maui_available(&p, 0, 0), (3, Secs::MAX));
-    assert_eq!(maui_available(&p, 1, 0), (2, 9000));
+    assert_eq!(maui_available(&p, 0, 0, &Unreserved), (3, Secs::MAX));
+    assert_eq!(maui_available(&p, 1, 0, &Unreserved), (2, 9000));
 }
 
 /// `n` idle 8-processor nodes and their empty profile at time 0.

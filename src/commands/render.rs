@@ -71,7 +71,8 @@ fn partition_windows(
             }
         }
     }
-    crate::backfill::windows(&c, &last.view.profile, last.plan.now)
+    let adm = crate::reservation::acl::JobAdmission::new(&last.view.table, &last.window_job);
+    crate::backfill::windows(&c, &last.view.profile, last.plan.now, &adm)
         .into_iter()
         .filter(|w| {
             opts.duration.is_none_or(|d| w.duration >= d)

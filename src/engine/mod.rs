@@ -83,6 +83,9 @@ pub struct LastIteration {
     priority_inputs: Option<Box<PriorityInputs>>,
     /// The site's time zone, for the times the commands print.
     pub zone: crate::model::time::Zone,
+    /// The pseudo-job whose admission bounds the backfill windows
+    /// ([`backfill_window_job`]), for `showbf`.
+    pub window_job: Job,
 }
 
 /// What an iteration's priorities depend on besides the jobs, the time
@@ -443,6 +446,7 @@ impl Engine {
             quiet,
             priority_inputs,
             zone: self.cfg.zone.clone(),
+            window_job: backfill_window_job(&self.cfg),
         }));
         plan
     }
@@ -537,6 +541,17 @@ fn any_qdef(cfg: &Config) -> bool {
             .creds
             .values()
             .any(|m| m.values().any(|c| c.qdef.is_some()))
+}
+
+/// The pseudo-job whose admission bounds the backfill windows, as Maui's
+/// `MBFGetWindow` (MBF.c) makes it ([`crate::reservation::acl::window_job`]),
+/// with the default QOS of a user without USERCFG: a reservation open to
+/// users, groups or accounts stays in the windows, for the jobs it admits
+/// to try.
+pub(crate) fn backfill_window_job(cfg: &Config) -> Job {
+    let mut j = crate::reservation::acl::window_job(None);
+    j.qos = default_qos(cfg, &j);
+    j
 }
 
 /// QDEF: the default QOS of a job that asks for none (user, group, account,

@@ -1933,3 +1933,43 @@ fn priority_reads_the_queue_time_recorded_at_the_previous_iteration() {
     assert_eq!(at(&mut e, 233), [("872".into(), 68), ("873".into(), 60)]);
 }
 
+/// Maui's backfill windows (`MBFGetWindow`) are measured for a pseudo-job
+/// of user, group and account `[ALL]`, which every USERLIST admits, and
+/// its range search (`MJobGetSNRange`) does not split a range on a gain
+/// when a reservation it may use changes its share of the node: Maui cuts
+/// the standing reservation in two where a job inside it ends. As in
+/// Maui's run of the synthetic trace with QOS, fairshare and the daily
+/// reservation (t = 1054252, node n007, job 1869 backfilled).
+///
+/// Node n1 (8 processors) is reserved from 02:00 to 10:00 for u1 and u2.
+/// R2 (u9, 2 processors) ends there at 01:00, R1 (u2, 2 processors) at
+/// 03:00, inside the reservation. B (u9, 8 processors), first in priority,
+/// is reserved on n2 once R3 ends there; C, behind it, finds the depth of
+/// one reservation used, so the priority pass ends. n1's window lasts from now on
+/// (4, then 6, then 8 processors, the last gain inside the reservation
+/// not splitting the range): u1's 8-hour job is backfilled at once; u3's,
+/// which the reservation does not admit, is not.
+#[test]
+fn backfill_windows_hold_what_a_user_reservation_admits_as_maui() {
+    let text = "BACKFILLPOLICY FIRSTFIT\nRESERVATIONDEPTH 1\n\
+                SRCFG[day] HOSTLIST=n1 PERIOD=DAY STARTTIME=02:00:00 ENDTIME=10:00:00 USERLIST=u1,u2\n";
+    let r1 = running(idle("R1", "u2", 2, 4 * H, -2 * H), -H, &[("n1", 2)]);
+    let r2 = running(idle("R2", "u9", 2, 2 * H, -2 * H), -H, &[("n1", 2)]);
+    let r3 = running(idle("R3", "u9", 8, 6 * H, -2 * H), -H, &[("n2", 8)]);
+    let jobs = |user: &str| {
+        vec![
+            r1.clone(),
+            r2.clone(),
+            r3.clone(),
+            idle("B", "u9", 8, H, -2 * H),
+            idle("C", "u9", 8, H, -2 * H + 60),
+            idle("J", user, 1, 8 * H, -60),
+        ]
+    };
+    let plan = |user: &str| Engine::new(cfg(text)).iterate(&snap(nodes(2, 8), jobs(user)), 0);
+    let started = |p: &Plan| p.starts.iter().map(|s| s.job.clone()).collect::<Vec<_>>();
+    let p = plan("u1");
+    assert_eq!(held_by(&p, "B"), (5 * H, vec!["n2".to_string()]));
+    assert_eq!(started(&p), ["J"]);
+    assert!(started(&plan("u3")).is_empty());
+}

@@ -8,11 +8,14 @@
 //!
 //! - a range opens now with the tasks free now, if at least the `probe`
 //!   tasks asked for are;
-//! - at a time when something takes resources (a start), the range ends
-//!   for good when fewer than `probe` tasks are left; otherwise a new
-//!   range begins when the count changes and either it drops, or the new
-//!   or the old count is short of the job's task count. A gain at such a
-//!   time is ignored when the job is no wider than both;
+//! - at a time when Maui counts resources as taken ([`Profile::takes_at`]:
+//!   a placement starts, a reservation the job may not use begins, one it
+//!   may use ends, or a reservation's share of the node changes as jobs
+//!   inside it start or end), the range ends for good when fewer than
+//!   `probe` tasks are left; otherwise a new range begins when the count
+//!   changes and either it drops, or the new or the old count is short of
+//!   the job's task count. A gain at such a time is ignored when the job
+//!   is no wider than both;
 //! - at a time when resources are only released, a new range begins when
 //!   the count grows (or drops, under the same condition as above);
 //! - the merge joins the second range to the first when it holds no fewer
@@ -66,7 +69,7 @@ impl Profile {
                 break;
             }
             let narrow = |f: u32| f < tasks || cur < tasks;
-            let split = if self.takes_at(node, c) {
+            let split = if self.takes_at(node, c, adm) {
                 if f < probe {
                     end = c;
                     break;

@@ -1064,10 +1064,15 @@ impl Profile {
         })
     }
 
-    /// Something takes resources on `node` at `t`: a placement starts then,
-    /// or a reservation's claim begins or grows (Maui's reservation start
-    /// events, which its range search treats apart from ends).
-    pub fn takes_at(&self, node: NodeIdx, t: Time) -> bool {
+    /// Maui's range search (`MJobGetSNRange`, MJob.c) counts resources as
+    /// taken on `node` at `t` for a job admitted as `adm` (its
+    /// `ResourcesRemoved`), and then splits a range on a drop only: when a
+    /// placement starts then, a reservation the job may not use begins, one
+    /// it may use ends, or a reservation's share of the node changes while
+    /// it goes on. Maui cuts a reservation into an end and a start wherever
+    /// the jobs inside it start or end (`MNodeBuildRE`, MRes.c), and one
+    /// of the two is of that kind whether the job may use it or not.
+    pub fn takes_at<A: Admits + ?Sized>(&self, node: NodeIdx, t: Time, adm: &A) -> bool {
         let Some(line) = self.line(node) else {
             return false;
         };
@@ -1075,15 +1080,37 @@ impl Profile {
             return true;
         }
         let (i, before) = (Self::seg_at(line, t), Self::seg_at(line, t - 1));
-        i != before
-            && line.segs[i].cells.iter().any(|c| {
-                c.stack != UNCLAIMED
-                    && line.segs[before]
-                        .cells
-                        .iter()
-                        .find(|b| b.stack == c.stack)
-                        .is_none_or(|b| c.cap.procs > b.cap.procs)
+        if i == before {
+            return false;
+        }
+        // Each reservation's claim and use on either side of `t`.
+        let shares = |seg: &Seg| -> Vec<(ResIdx, Resources, Resources)> {
+            let mut v: Vec<(ResIdx, Resources, Resources)> = Vec::new();
+            for c in seg.cells.iter().filter(|c| c.stack != UNCLAIMED) {
+                for &r in self.stacks.get(c.stack) {
+                    match v.iter_mut().find(|e| e.0 == r) {
+                        Some(e) => {
+                            e.1 = e.1.saturating_add(&c.cap);
+                            e.2 = e.2.saturating_add(&c.used);
+                        }
+                        None => v.push((r, c.cap, c.used)),
+                    }
+                }
+            }
+            v.retain(|e| !e.1.is_zero() || !e.2.is_zero());
+            v
+        };
+        let (after, prior) = (shares(&line.segs[i]), shares(&line.segs[before]));
+        let admitted = |r: ResIdx| adm.admits(r, t, t.saturating_add(1)).is_some();
+        after
+            .iter()
+            .any(|a| match prior.iter().find(|b| b.0 == a.0) {
+                None => !admitted(a.0),
+                Some(b) => a.1 != b.1 || a.2 != b.2,
             })
+            || prior
+                .iter()
+                .any(|b| admitted(b.0) && !after.iter().any(|a| a.0 == b.0))
     }
 
     /// The first segment boundary after `after` on `node`: the next time a

@@ -108,9 +108,18 @@ enum ListResult {
     Unmet,
 }
 
+/// The credential name Maui gives the pseudo-job of its backfill window
+/// search (`MBFGetWindow`, MBF.c: user, group and account `[ALL]`);
+/// `MACLCheckAccess` (MACL.c) takes it as naming every value of a list,
+/// NOT entries included. No user, group or account of an RM can be called
+/// so.
+pub const ANY_CRED: &str = "[ALL]";
+
 fn eval_list(list: &AclList, values: &[&str], fold_case: bool) -> Result<ListResult, String> {
     let eq = |a: &str, b: &str| {
-        if fold_case {
+        if a == ANY_CRED {
+            true
+        } else if fold_case {
             a.eq_ignore_ascii_case(b)
         } else {
             a == b
@@ -256,6 +265,23 @@ pub fn access(res: &Reservation, job: &Job, job_start: Time, job_end: Time) -> A
         }
     }
     Access::Granted(aff.unwrap_or(Affinity::Positive))
+}
+
+/// The pseudo-job whose admission bounds Maui's backfill windows
+/// (`MBFGetWindow`): user, group and account [`ANY_CRED`], the QOS `qos`
+/// (the default QOS of a user without USERCFG). So a reservation whose
+/// USERLIST, GROUPLIST or ACCOUNTLIST names anyone leaves its resources in
+/// the windows, for the jobs it admits to try; job reservations and those
+/// open to QOS or classes only do not.
+pub fn window_job(qos: Option<String>) -> Job {
+    Job {
+        id: "BFWindow".into(),
+        user: ANY_CRED.into(),
+        group: ANY_CRED.into(),
+        account: Some(ANY_CRED.into()),
+        qos,
+        ..Job::default()
+    }
 }
 
 /// One job's admission by the reservations of a table (index = [`ResIdx`]),

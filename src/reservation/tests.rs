@@ -751,3 +751,52 @@ fn setres_reserves_generic_resources() {
     std::fs::remove_file(&path).ok();
     assert_eq!(loaded.reservations(&c), vec![r1, r2]);
 }
+
+/// Maui's backfill window pseudo-job (`MBFGetWindow`: user, group and
+/// account `[ALL]`) passes `MACLCheckAccess` for any name of a user, group
+/// or account list, is excluded by any NOT entry of one, and is admitted
+/// by neither a QOS-only reservation (unless it names the default QOS) nor
+/// a job's.
+#[test]
+fn the_window_pseudo_job_matches_every_name_as_maui() {
+    use super::acl::window_job;
+    let at = |text: &str, qos: Option<&str>| {
+        let cfg = sr(&format!(
+            "SRCFG[r] HOSTLIST=node001 PERIOD=INFINITY {text}\n"
+        ));
+        let r = res_from(&cfg, "r", FRI_NOON);
+        access(
+            &r,
+            &window_job(qos.map(String::from)),
+            FRI_NOON,
+            FRI_NOON + 1,
+        )
+    };
+    assert!(at("USERLIST=u1,u2", None).is_granted());
+    assert!(at("GROUPLIST=physics", None).is_granted());
+    assert!(at("ACCOUNTLIST=projA", None).is_granted());
+    assert_eq!(
+        at("USERLIST=!u3", None),
+        Access::Denied(Denial::Excluded {
+            list: "USERLIST",
+            value: "[ALL]".into()
+        })
+    );
+    assert_eq!(
+        at("QOSLIST=high", Some("normal")),
+        Access::Denied(Denial::NoMatch)
+    );
+    assert!(at("QOSLIST=normal", Some("normal")).is_granted());
+    // A real job of another user is still refused.
+    assert!(!access(
+        &res_from(
+            &sr("SRCFG[r] HOSTLIST=node001 PERIOD=INFINITY USERLIST=u1\n"),
+            "r",
+            FRI_NOON
+        ),
+        &job("u3"),
+        FRI_NOON,
+        FRI_NOON + 1
+    )
+    .is_granted());
+}

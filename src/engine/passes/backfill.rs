@@ -5,6 +5,7 @@ use super::{Passes, Placer};
 use crate::backfill::{self, BfJob};
 use crate::config::BackfillPolicy;
 use crate::model::Secs;
+use crate::reservation::acl::JobAdmission;
 use std::collections::BTreeSet;
 
 impl<'a, P: Placer<'a>> Passes<'_, P> {
@@ -74,7 +75,13 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         // Each usable node with processors free: (node, free processors,
         // availability), brought up to date on the nodes of each start.
         let cx = self.p.cx();
-        let mut avail = backfill::maui_availability(&cx.view.cluster, &cx.view.profile, cx.now);
+        let wjob = crate::engine::backfill_window_job(self.p.cx().cfg);
+        let mut avail = backfill::maui_availability(
+            &cx.view.cluster,
+            &cx.view.profile,
+            cx.now,
+            &JobAdmission::new(&cx.view.table, &wjob),
+        );
         loop {
             let cx = self.p.cx();
             let Some(w) = backfill::maui_window_of(&avail, longer_than) else {
@@ -109,8 +116,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 let everywhere = first && !self.p.admitted_anywhere(i);
                 if let Some(placed) = self.start_within(i, (!everywhere).then_some(&w.nodes[..])) {
                     let cx = self.p.cx();
+                    let adm = JobAdmission::new(&cx.view.table, &wjob);
                     for a in avail.iter_mut().filter(|a| placed.contains(&a.0)) {
-                        (a.1, a.2) = backfill::maui_available(&cx.view.profile, a.0, cx.now);
+                        (a.1, a.2) = backfill::maui_available(&cx.view.profile, a.0, cx.now, &adm);
                     }
                 }
             }
@@ -127,9 +135,11 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
     fn choose_by_window(&mut self, mut pool: Vec<usize>, policy: BackfillPolicy, hard: bool) {
         let cx = self.p.cx();
         let (now, metric) = (cx.now, cx.cfg.params.backfill_metric);
+        let wjob = crate::engine::backfill_window_job(self.p.cx().cfg);
         loop {
             let cx = self.p.cx();
-            let windows = backfill::windows(&cx.view.cluster, &cx.view.profile, now);
+            let adm = JobAdmission::new(&cx.view.table, &wjob);
+            let windows = backfill::windows(&cx.view.cluster, &cx.view.profile, now, &adm);
             let mut progress = false;
             for w in &windows {
                 let idle = self.idle();
