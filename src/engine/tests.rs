@@ -1967,9 +1967,8 @@ fn backfill_windows_hold_what_a_user_reservation_admits_as_maui() {
         ]
     };
     let plan = |user: &str| Engine::new(cfg(text)).iterate(&snap(nodes(2, 8), jobs(user)), 0);
-    let started = |p: &Plan| p.starts.iter().map(|s| s.job.clone()).collect::<Vec<_>>();
     let p = plan("u1");
     assert_eq!(held_by(&p, "B"), (5 * H, vec!["n2".to_string()]));
-    assert_eq!(started(&p), ["J"]);
+    assert_eq!(started(&p), [("J", true)]);
     assert!(started(&plan("u3")).is_empty());
 }

@@ -182,7 +182,8 @@ pub fn window_start(t: Time, interval: Secs) -> Time {
     t.div_euclid(i) * i
 }
 
-fn interval(cfg: &Config) -> Secs {
+/// FSINTERVAL in seconds (at least one).
+pub(crate) fn interval(cfg: &Config) -> Secs {
     cfg.params.fs_interval.0.max(1)
 }
 

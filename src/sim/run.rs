@@ -447,7 +447,7 @@ pub fn simulate_with_operators(
         c.params
             .fs_policy
             .metric
-            .map(|_| c.params.fs_interval.0.max(1))
+            .map(|_| crate::fairshare::interval(c))
     };
     let mut fs_interval = fs_windows(cfg);
     loop {
