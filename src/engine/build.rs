@@ -2,10 +2,12 @@
 //!
 //! Order matters (see `reservation::view`): running jobs first, so every
 //! claim is placed around them; then admin reservations re-apply their
-//! claims; then the standing instances re-apply theirs and top up, with last
-//! iteration's job reservations provisionally in place so a new instance
-//! cannot take what a job was promised (seed 7.1.5, DEPTH); then those
-//! provisional placements are removed and the priority pass makes new ones.
+//! claims; then the standing instances re-apply theirs and top up. The
+//! non-floating ones take their hosts "no matter what" (seed 7.1.5.2.5);
+//! the floating ones are placed with last iteration's job reservations
+//! provisionally in place, so a new instance cannot take what a job was
+//! promised (seed 7.1.5, DEPTH). Then those provisional placements are
+//! removed and the priority pass makes new ones.
 //!
 //! The running jobs' part is carried from one iteration to the next
 //! ([`RunningProfile`]) and brought up to date from what changed.
@@ -164,22 +166,24 @@ pub fn build_with(
         crate::reservation::place::reapply(&r, idx, &mut v.profile, &|j| admits(&r, j));
         table.push(r);
     }
-    // 3. Last iteration's job reservations, provisionally: standing
-    // reservations placed next keep off their nodes. Without standing
-    // reservations they would be taken out again untouched.
-    let provisional = if cfg.standing.is_empty() {
+    // 3. Standing reservations: roll, re-apply the claims they hold, top up.
+    // Last iteration's job reservations are in place provisionally while
+    // the floating instances are placed, so those keep off their nodes;
+    // non-floating instances take their hosts before them. Without
+    // standing reservations they would be taken out again untouched.
+    let carried = if cfg.standing.is_empty() {
         Vec::new()
     } else {
-        provisional_claims(state, &v.cluster, &mut v.profile, jobs.len() as JobIdx)
+        carried_reservations(state, &v.cluster, jobs.len() as JobIdx)
     };
-    // 4. Standing reservations: roll, re-apply the claims they hold, top up.
-    let standing = standing_instances(
+    let (standing, provisional) = standing_instances(
         cfg,
         state,
         now,
         (&v.cluster, &mut v.profile),
         table.len() as ResIdx,
         &admits,
+        &carried,
     );
     for (r, partial) in standing {
         if partial {
@@ -251,41 +255,42 @@ fn running_jobs(
     profile
 }
 
-/// Places last iteration's job reservations in `profile` as occupants
-/// numbered from `base` (past every job), and returns where, to take them
-/// out again.
-fn provisional_claims(
+/// Last iteration's job reservations as occupants of their nodes,
+/// numbered from `base` (past every job).
+fn carried_reservations(
     state: &EngineState,
     cluster: &Cluster,
-    profile: &mut Profile,
     base: JobIdx,
-) -> Vec<(NodeIdx, JobIdx)> {
-    let mut provisional = Vec::new();
+) -> Vec<(NodeIdx, Occupant)> {
+    let mut carried = Vec::new();
     for (k, jr) in state.job_reservations.iter().enumerate() {
         let pj = base + k as JobIdx;
         for c in &jr.claims {
             let Some(node) = cluster.index(&c.node) else {
                 continue;
             };
-            let o = Occupant {
-                job: pj,
-                start: jr.start,
-                end: jr.end,
-                task: c.resources_on(cluster),
-                tasks: 1,
-            };
-            if profile.add_job(node, o, &Unreserved).is_ok() {
-                provisional.push((node, pj));
-            }
+            carried.push((
+                node,
+                Occupant {
+                    job: pj,
+                    start: jr.start,
+                    end: jr.end,
+                    task: c.resources_on(cluster),
+                    tasks: 1,
+                },
+            ));
         }
     }
-    provisional
+    carried
 }
 
 /// The standing reservations' instances at `now`, numbered from `first`:
 /// rolled, with the claims they held re-applied and topped up in
 /// `profile`; each with whether it is still short of tasks. The claims
-/// are kept in `state` for the next iteration.
+/// are kept in `state` for the next iteration. The `carried` job
+/// reservations are added to `profile` before the floating instances are
+/// placed; the ones that fit are returned, to take out again.
+#[allow(clippy::type_complexity)]
 fn standing_instances(
     cfg: &Config,
     state: &mut EngineState,
@@ -293,7 +298,8 @@ fn standing_instances(
     (cluster, profile): (&Cluster, &mut Profile),
     first: ResIdx,
     admits: &dyn Fn(&Reservation, JobIdx) -> bool,
-) -> Vec<(Reservation, bool)> {
+    carried: &[(NodeIdx, Occupant)],
+) -> (Vec<(Reservation, bool)>, Vec<(NodeIdx, JobIdx)>) {
     let mut standing = StandingSet::new();
     standing.roll(&cfg.standing, &cfg.zone, now);
     standing.set_claims(cluster, |id| {
@@ -314,7 +320,14 @@ fn standing_instances(
             .unwrap_or_default()
     });
     let chooser = PolicyChooser(cfg.params.node_allocation_policy);
-    let outcomes = standing.place(first, cluster, profile, &chooser, admits);
+    let mut provisional = Vec::new();
+    let outcomes = standing.place_with(first, cluster, profile, &chooser, admits, &mut |p| {
+        for (node, o) in carried {
+            if p.add_job(*node, o.clone(), &Unreserved).is_ok() {
+                provisional.push((*node, o.job));
+            }
+        }
+    });
     state.standing_claims.clear();
     for r in standing.instances() {
         state.standing_claims.insert(
@@ -330,12 +343,13 @@ fn standing_instances(
                 .collect(),
         );
     }
-    standing
+    let instances = standing
         .instances()
         .iter()
         .cloned()
         .zip(outcomes.iter().map(|o| o.is_partial()))
-        .collect()
+        .collect();
+    (instances, provisional)
 }
 
 /// Adds a running or suspended job's placements; false when some did not

@@ -533,6 +533,43 @@ fn a_standing_reservation_keeps_other_classes_off_its_nodes() {
     );
 }
 
+/// A HOSTLIST standing reservation takes its hosts "no matter what" (seed
+/// 7.1.5.2.5): a job reservation made before the instance existed does
+/// not keep part of the node out of it. At 23:59 only the day's ended
+/// instance exists, and A, which the reservation will not admit, is
+/// reserved for 09:00 tomorrow, when R frees the node. Tomorrow's
+/// instance appears at midnight and holds the node from 08:00 to 17:00
+/// (less what R holds until 09:00), so A's reservation moves to 17:00.
+#[test]
+fn a_hostlist_standing_reservation_takes_its_node_before_carried_job_reservations() {
+    const DAY: i64 = 24 * H;
+    let c = cfg(
+        "SRCFG[day] HOSTLIST=n1 PERIOD=DAY DEPTH=1 STARTTIME=08:00:00 ENDTIME=17:00:00 USERLIST=u1\n",
+    );
+    let jobs = vec![
+        running(
+            idle("R", "u2", 7, DAY, DAY - 16 * H),
+            DAY - 15 * H,
+            &[("n1", 7)],
+        ),
+        idle("A", "u2", 8, H, DAY - H),
+    ];
+    let s = snap(nodes(1, 8), jobs);
+    let mut e = Engine::new(c);
+    let p = e.iterate(&s, DAY - 60);
+    assert_eq!(
+        held_by(&p, "A").0,
+        DAY + 9 * H,
+        "no instance for tomorrow yet"
+    );
+    let p = e.iterate(&s, DAY + 60);
+    assert_eq!(
+        held_by(&p, "A").0,
+        DAY + 17 * H,
+        "the new instance holds n1 from 09:00 to 17:00"
+    );
+}
+
 #[test]
 fn single_job_nodes_are_not_shared() {
     let c = cfg("NODEACCESSPOLICY SINGLEJOB\n");

@@ -223,20 +223,44 @@ impl StandingSet {
         chooser: &dyn NodeChooser,
         admits_job: &dyn Fn(&Reservation, JobIdx) -> bool,
     ) -> Vec<PlaceOutcome> {
-        self.instances
-            .iter_mut()
-            .enumerate()
-            .map(|(i, r)| {
-                place::ensure(
-                    r,
-                    first + i as ResIdx,
-                    cluster,
-                    profile,
-                    chooser,
-                    admits_job,
-                )
-            })
-            .collect()
+        self.place_with(first, cluster, profile, chooser, admits_job, &mut |_| {})
+    }
+
+    /// [`StandingSet::place`], calling `before_floating` on the profile
+    /// once the non-floating instances hold their hosts and before the
+    /// floating ones are placed. A non-floating instance takes its hosts
+    /// "no matter what" (seed 7.1.5.2.5), so what the caller adds there
+    /// (job reservations carried from the last iteration) keeps only the
+    /// floating instances off.
+    pub fn place_with(
+        &mut self,
+        first: ResIdx,
+        cluster: &Cluster,
+        profile: &mut Profile,
+        chooser: &dyn NodeChooser,
+        admits_job: &dyn Fn(&Reservation, JobIdx) -> bool,
+        before_floating: &mut dyn FnMut(&mut Profile),
+    ) -> Vec<PlaceOutcome> {
+        let mut outcomes = Vec::with_capacity(self.instances.len());
+        let mut floating = false;
+        for (i, r) in self.instances.iter_mut().enumerate() {
+            if !floating && r.request.is_floating() {
+                floating = true;
+                before_floating(profile);
+            }
+            outcomes.push(place::ensure(
+                r,
+                first + i as ResIdx,
+                cluster,
+                profile,
+                chooser,
+                admits_job,
+            ));
+        }
+        if !floating {
+            before_floating(profile);
+        }
+        outcomes
     }
 }
 
