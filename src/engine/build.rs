@@ -319,6 +319,17 @@ fn standing_instances(
             })
             .unwrap_or_default()
     });
+    // The nodes of the instances that ended since the last iteration.
+    let just_ended: Vec<NodeIdx> = state
+        .standing_claims
+        .iter()
+        .filter(|(id, _)| {
+            crate::reservation::standing::instance_end(&cfg.standing, id, &cfg.zone)
+                .is_some_and(|end| end <= now)
+        })
+        .flat_map(|(_, cs)| cs.iter().filter_map(|c| cluster.index(&c.node)))
+        .collect();
+    profile.set_just_ended(just_ended);
     let chooser = PolicyChooser(cfg.params.node_allocation_policy);
     let mut provisional = Vec::new();
     let outcomes = standing.place_with(first, cluster, profile, &chooser, admits, &mut |p| {
@@ -817,6 +828,38 @@ mod tests {
     /// Between polls where jobs start and end within the nodes' capacity,
     /// the profile is carried, not rebuilt; an oversubscribed node stops
     /// that until it is gone.
+    /// The nodes of a standing reservation's instance are marked as just
+    /// ended (`Profile::set_just_ended`) at the first iteration after its
+    /// end, and only then; a weekly instance's end is found from its name.
+    #[test]
+    fn the_first_iteration_after_an_instance_marks_its_nodes() {
+        const DAY: Time = 86_400;
+        for (text, end) in [
+            (
+                "SRCFG[d] HOSTLIST=n2,n3 PERIOD=DAY STARTTIME=08:00:00 ENDTIME=17:00:00\n",
+                DAY + 17 * 3600,
+            ),
+            // 1970-01-04 was a Sunday: Monday 08:00 to 17:00 of that week.
+            (
+                "SRCFG[d] HOSTLIST=n2,n3 PERIOD=WEEK STARTTIME=1:08:00:00 ENDTIME=1:17:00:00\n",
+                4 * DAY + 17 * 3600,
+            ),
+        ] {
+            let c = cfg(text);
+            let cluster = four_proc_nodes(3, &c);
+            let mut st = EngineState::default();
+            let mut marked = |now: Time| {
+                build_with(&c, Arc::clone(&cluster), &[], now, &mut st, &mut None)
+                    .profile
+                    .just_ended()
+                    .to_vec()
+            };
+            assert_eq!(marked(end - 30), Vec::<NodeIdx>::new(), "{text}");
+            assert_eq!(marked(end + 30), vec![1, 2], "{text}");
+            assert_eq!(marked(end + 90), Vec::<NodeIdx>::new(), "{text}");
+        }
+    }
+
     #[test]
     fn the_profile_is_carried_while_placements_fit() {
         let c = cfg("");

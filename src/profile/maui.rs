@@ -17,7 +17,10 @@
 //!   the job's task count. A gain at such a time is ignored when the job
 //!   is no wider than both;
 //! - at a time when resources are only released, a new range begins when
-//!   the count grows (or drops, under the same condition as above);
+//!   the count grows (or drops, under the same condition as above). The
+//!   first change after now counts as a taking on a node of a reservation
+//!   that ended since the last iteration, when a job started there now
+//!   ([`Profile::set_just_ended`]);
 //! - the merge joins the second range to the first when it holds no fewer
 //!   tasks or the first is shorter than the walltime, and each later range
 //!   while the merged one is still shorter than the walltime (it compares
@@ -64,12 +67,19 @@ impl Profile {
         let mut ranges: Vec<(Time, u32)> = vec![(now, tc0)];
         let mut end = INFINITY;
         let mut cur = tc0;
+        // Jobs started now, left unchecked behind a reservation that has
+        // just ended (see `Profile::set_just_ended`).
+        let mut unchecked = self.just_ended.binary_search(&node).is_ok()
+            && self
+                .line(node)
+                .is_some_and(|l| l.jobs.iter().any(|o| o.start == now));
         for (c, f) in steps.take(EVENTS) {
             if c == INFINITY {
                 break;
             }
             let narrow = |f: u32| f < tasks || cur < tasks;
-            let split = if self.takes_at(node, c, adm) {
+            let takes = std::mem::take(&mut unchecked) || self.takes_at(node, c, adm);
+            let split = if takes {
                 if f < probe {
                     end = c;
                     break;

@@ -615,6 +615,9 @@ pub struct Profile {
     /// lines when a search first needs it, then kept up to date change by
     /// change (a profile nobody searches never pays for it).
     load: std::sync::OnceLock<Load>,
+    /// Nodes of a reservation that ended since the last iteration (sorted):
+    /// see [`Profile::set_just_ended`].
+    just_ended: Vec<NodeIdx>,
 }
 
 impl PartialEq for Profile {
@@ -848,6 +851,7 @@ impl Profile {
             lines,
             stacks: Stacks::default(),
             load: std::sync::OnceLock::new(),
+            just_ended: Vec::new(),
         }
     }
 
@@ -886,6 +890,25 @@ impl Profile {
     /// non-floating reservations claim nodes whatever their state).
     pub fn from_cluster(cluster: &Cluster, origin: Time) -> Profile {
         Profile::new(origin, cluster.nodes.iter().map(|n| n.configured))
+    }
+
+    /// Marks the nodes of reservations that ended since the last
+    /// iteration. Maui keeps such a reservation on its nodes' event lists
+    /// for one more iteration, its start clamped to now and listed after
+    /// the jobs started now, and its range search skips it
+    /// (`MJobGetSNRange`, MJob.c): the jobs started now on those nodes are
+    /// then not checked at now, and the next change counts as a taking
+    /// ([`Profile::maui_range`]).
+    pub fn set_just_ended(&mut self, mut nodes: Vec<NodeIdx>) {
+        nodes.sort_unstable();
+        nodes.dedup();
+        self.just_ended = nodes;
+    }
+
+    /// The nodes [`Profile::set_just_ended`] marked.
+    #[cfg(test)]
+    pub fn just_ended(&self) -> &[NodeIdx] {
+        &self.just_ended
     }
 
     /// The profile's start (nothing before it is represented).

@@ -622,3 +622,28 @@ fn maui_availability_merges_and_bisects_as_maui() {
     assert_eq!(avail(p(1), 6000), Some((2, Secs::MAX)));
     assert_eq!(avail(p(4), 6000), None);
 }
+
+/// Maui's range search on a node of a reservation that ended since the
+/// last iteration (`Profile::set_just_ended`): 8 processors, one job
+/// started now on 1, two running jobs releasing 2 at t+100 and 2 more at
+/// t+200. For a 1-task job the release at t+100 opens a second range,
+/// merged into the first, which ends at t+200: 3 tasks for 200 s. On a
+/// node of a just-ended reservation the job started now goes unchecked
+/// until t+100, which then counts as a taking: the gain there opens no
+/// range, and the first range runs to t+200 and merges the next, which
+/// the job started now ends at t+10,000.
+#[test]
+fn a_just_ended_reservation_leaves_the_first_change_a_taking_as_maui() {
+    let mut pr = Profile::new(T0, [p(8)]);
+    pr.add_running_job(0, job(0, T0 - 60, T0 + 100, 2), &Unreserved);
+    pr.add_running_job(0, job(1, T0 - 60, T0 + 200, 2), &Unreserved);
+    pr.add_job(0, job(2, T0, T0 + 10_000, 1), &Unreserved)
+        .unwrap();
+    let range = |pr: &Profile| pr.maui_range(0, T0, &p(1), 1, 1, 1, &Unreserved);
+    assert_eq!(range(&pr), Some((3, 200)));
+    pr.set_just_ended(vec![0]);
+    assert_eq!(range(&pr), Some((3, 10_000)));
+    // Without a job started now there is nothing left unchecked.
+    pr.remove_job(0, 2);
+    assert_eq!(range(&pr), Some((4, 200)));
+}

@@ -89,6 +89,21 @@ pub fn instance_windows(sr: &SrCfg, now: Time, zone: &Zone) -> Vec<Instance> {
     }
 }
 
+/// When the instance named `id` (`name.number`, as
+/// [`instance_reservation`] names them) of a standing reservation in
+/// `standing` ends; `None` for an unknown name or a PERIOD=INFINITY one.
+pub fn instance_end(standing: &BTreeMap<String, SrCfg>, id: &str, zone: &Zone) -> Option<Time> {
+    let (name, number) = id.rsplit_once('.')?;
+    let (sr, number) = (standing.get(name)?, number.parse::<i64>().ok()?);
+    match sr.period {
+        SrPeriod::Infinity => None,
+        SrPeriod::Day => Some(zone.at(number, sr.end.unwrap_or(DAY))),
+        // Week `number` starts on Sunday, day 7 * number - 4 (day 0, the
+        // epoch, was a Thursday).
+        SrPeriod::Week => Some(zone.at(7 * number - 4, sr.end.unwrap_or(WEEK))),
+    }
+}
+
 /// A fresh (unplaced) reservation for one instance of SRCFG[name].
 pub fn instance_reservation(name: &str, sr: &SrCfg, inst: Instance) -> Reservation {
     let mut r = Reservation::new(
