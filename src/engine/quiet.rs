@@ -17,8 +17,10 @@ use crate::priority::{self, PriorityContext};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Quiet {
     /// Eligible idle jobs (indices into the iteration's jobs) in priority
-    /// order, up to the last one the priority pass found blocked or tried
-    /// to reserve for: these decide the reservations.
+    /// order, up to the last one the priority pass found blocked, tried to
+    /// reserve for, or found neither able to start nor to get a
+    /// reservation: these decide the reservations, and which jobs may
+    /// still start in priority order (FIRSTFIT).
     pub(super) head: Vec<usize>,
     /// Every eligible idle job, in job order.
     pub(super) eligible: Vec<usize>,

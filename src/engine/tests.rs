@@ -924,6 +924,60 @@ fn a_poll_over_the_same_jobs_is_answered_while_the_order_holds() {
     assert!(e.iterate_again(&s, 3 * H).is_some());
 }
 
+/// Under FIRSTFIT the priority pass still starts jobs in order until one
+/// can neither start nor get a reservation ("Idle Job Reached"); a later
+/// job may only backfill. So that job decides the poll too: once a job
+/// that fits passes it, the poll is a full iteration and starts it.
+/// R holds n1 (8 procs) until 3 h; T (10 procs) is reserved from then on
+/// n1 and 2 of n2's 4 processors; X (11 procs) can neither start nor be
+/// reserved (RESERVATIONDEPTH 1). Y (1 proc, 10 h) fits on n2 beside T's
+/// reservation, but the backfill window there ends at 3 h, where the
+/// reservation takes processors. By XFACTOR, Y (180 + 10 per hour)
+/// passes X (200 + 1 per hour) after 2 h 13 min; priority reads the
+/// queue times recorded at the previous poll.
+#[test]
+fn a_poll_runs_when_a_job_passes_the_first_that_could_not_be_reserved() {
+    let text = "QUEUETIMEWEIGHT 0\nXFACTORWEIGHT 100\nRESERVATIONDEPTH 1\n\
+                BACKFILLPOLICY FIRSTFIT\nNODEALLOCATIONPOLICY FIRSTAVAILABLE\n";
+    let mut cluster = nodes(2, 4);
+    cluster[0].configured = Resources::procs_mem(8, 8000);
+    let s = snap(
+        cluster,
+        vec![
+            running(idle("R", "u0", 8, 4 * H, -2 * H), -H, &[("n1", 8)]),
+            idle("T", "u1", 10, H, -5 * H),
+            idle("X", "u2", 11, 100 * H, -100 * H),
+            idle("Y", "u3", 1, 10 * H, -8 * H),
+        ],
+    );
+    let mut e = Engine::new(cfg(text));
+    let p = e.iterate(&s, 0);
+    assert!(p.starts.is_empty(), "{:?}", p.starts);
+    let t = p
+        .reservations
+        .iter()
+        .find(|r| r.job.as_deref() == Some("T"));
+    let held: Vec<(&str, u32)> = t
+        .unwrap()
+        .allocation
+        .iter()
+        .map(|a| (a.node.as_str(), a.tasks))
+        .collect();
+    assert_eq!(
+        (t.unwrap().start, held),
+        (3 * H, vec![("n1", 8), ("n2", 2)])
+    );
+    for t in [2 * H, 2 * H + 60, 150 * 60] {
+        assert!(e.iterate_again(&s, t).is_none(), "X still before Y at {t}");
+    }
+    let p = e.iterate_again(&s, 150 * 60 + 60).expect("Y passed X");
+    assert_eq!(
+        started(&p),
+        vec![("Y", true)],
+        "out of order after T: a backfill"
+    );
+}
+
 /// Without priority breakdowns (the simulator) the plan decides the same,
 /// with the same priorities and components, and the last iteration gives
 /// no breakdowns. With them, each idle job's breakdown is the one its

@@ -137,8 +137,9 @@ pub(super) struct Passes<'s, P> {
     pub soft_deferred: JobMap<Reason>,
     /// Backfill chunking holds freed resources for large jobs.
     pub chunk_on: bool,
-    /// The last job whose turn decided a reservation, or the first blocked
-    /// one (see [`super::quiet::Quiet`]).
+    /// The last job whose turn decided a reservation, the first blocked
+    /// one, or the first that could neither start nor get a reservation
+    /// (see [`super::quiet::Quiet`]).
     pub decisive: Option<usize>,
 }
 

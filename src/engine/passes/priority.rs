@@ -54,7 +54,12 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 let since = *self.state.chunk_since.get_or_insert(now);
                 self.chunk_on = now < since + p.bf_chunk_duration.0;
             }
+            // The first job that can neither start nor get a reservation
+            // decides which later ones may still start here.
             if p.reservation_policy == ReservationPolicy::Never {
+                if !idle_found {
+                    self.decisive = Some(i);
+                }
                 idle_found = true;
                 continue;
             }
@@ -69,6 +74,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 }
                 None => false,
             };
+            if !reserved && !idle_found {
+                self.decisive = Some(i);
+            }
             idle_found |= !reserved;
         }
         if !chunk_triggered {
