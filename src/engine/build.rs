@@ -332,7 +332,7 @@ fn standing_instances(
     profile.set_just_ended(just_ended);
     let chooser = PolicyChooser(cfg.params.node_allocation_policy);
     let mut provisional = Vec::new();
-    let outcomes = standing.place_with(first, cluster, profile, &chooser, admits, &mut |p| {
+    let outcomes = standing.place(first, cluster, profile, &chooser, admits, &mut |p| {
         for (node, o) in carried {
             if p.add_job(*node, o.clone(), &Unreserved).is_ok() {
                 provisional.push((*node, o.job));

@@ -230,24 +230,13 @@ impl StandingSet {
     /// `first + i` in the profile (the caller's table must use the same
     /// indexes). `admits_job` tells whether a reservation admits a job of
     /// the profile (running jobs it admits count against its claim).
+    ///
+    /// `before_floating` is called on the profile once the non-floating
+    /// instances hold their hosts and before the floating ones are placed.
+    /// A non-floating instance takes its hosts "no matter what" (seed
+    /// 7.1.5.2.5), so what the caller adds there (job reservations carried
+    /// from the last iteration) keeps only the floating instances off.
     pub fn place(
-        &mut self,
-        first: ResIdx,
-        cluster: &Cluster,
-        profile: &mut Profile,
-        chooser: &dyn NodeChooser,
-        admits_job: &dyn Fn(&Reservation, JobIdx) -> bool,
-    ) -> Vec<PlaceOutcome> {
-        self.place_with(first, cluster, profile, chooser, admits_job, &mut |_| {})
-    }
-
-    /// [`StandingSet::place`], calling `before_floating` on the profile
-    /// once the non-floating instances hold their hosts and before the
-    /// floating ones are placed. A non-floating instance takes its hosts
-    /// "no matter what" (seed 7.1.5.2.5), so what the caller adds there
-    /// (job reservations carried from the last iteration) keeps only the
-    /// floating instances off.
-    pub fn place_with(
         &mut self,
         first: ResIdx,
         cluster: &Cluster,
