@@ -825,9 +825,6 @@ mod tests {
         }
     }
 
-    /// Between polls where jobs start and end within the nodes' capacity,
-    /// the profile is carried, not rebuilt; an oversubscribed node stops
-    /// that until it is gone.
     /// The nodes of a standing reservation's instance are marked as just
     /// ended (`Profile::set_just_ended`) at the first iteration after its
     /// end, and only then; a weekly instance's end is found from its name.
@@ -860,6 +857,9 @@ mod tests {
         }
     }
 
+    /// Between polls where jobs start and end within the nodes' capacity,
+    /// the profile is carried, not rebuilt; an oversubscribed node stops
+    /// that until it is gone.
     #[test]
     fn the_profile_is_carried_while_placements_fit() {
         let c = cfg("");

@@ -54,16 +54,11 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 let since = *self.state.chunk_since.get_or_insert(now);
                 self.chunk_on = now < since + p.bf_chunk_duration.0;
             }
-            // The first job that can neither start nor get a reservation
-            // decides which later ones may still start here.
-            if p.reservation_policy == ReservationPolicy::Never {
-                if !idle_found {
-                    self.decisive = Some(i);
-                }
-                idle_found = true;
-                continue;
-            }
-            let reserved = match self.reservation_stack(i, &stacks, &stack_left) {
+            let never = p.reservation_policy == ReservationPolicy::Never;
+            let reserved = match (!never)
+                .then(|| self.reservation_stack(i, &stacks, &stack_left))
+                .flatten()
+            {
                 Some(k) => {
                     self.decisive = Some(i);
                     let made = self.reserve_turn(i, may_start);
@@ -74,6 +69,8 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 }
                 None => false,
             };
+            // The first job that can neither start nor get a reservation
+            // decides which later ones may still start here.
             if !reserved && !idle_found {
                 self.decisive = Some(i);
             }
