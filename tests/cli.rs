@@ -51,7 +51,10 @@ fn check_passes_a_clean_file_and_the_embedded_default() {
     );
     let (code, out, _) = mauictl(&["check", "-c", p.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("note: SERVERHOST: not applicable"), "{out}");
+    assert!(
+        out.contains("note: SERVERHOST: read by mauisched-pbs"),
+        "{out}"
+    );
     let (code, out, _) = mauictl(&["check", "-c", p.to_str().unwrap(), "--quiet"]);
     assert_eq!(code, 0);
     assert!(!out.contains("note:"), "{out}");

@@ -70,15 +70,26 @@ pub fn parameters_markdown() -> String {
     let mut na = String::new();
     let mut unsupported = String::new();
     let mut moab = String::new();
+    let mut pbs = String::new();
     for (name, why) in NOT_USED {
         match why {
             NotUsed::NotApplicable(r) => na.push_str(&format!("| `{name}` | {} |\n", cell(r))),
+            NotUsed::PbsFrontEnd(r) => pbs.push_str(&format!("| `{name}` | {} |\n", cell(r))),
             NotUsed::Unsupported(r) => {
                 unsupported.push_str(&format!("| `{name}` | {} |\n", cell(r)))
             }
             NotUsed::MoabOnly => moab.push_str(&format!("`{name}` ")),
         }
     }
+    out.push_str(
+        "\n## Read by the PBS/Torque front end\n\n\
+         Not used by the policy engine: `mauisched-pbs` reads them from the same\n\
+         maui.cfg for its connection to pbs_server (its command-line options win),\n\
+         and `mauictl check` reports them as notes saying so. With Slurm they do\n\
+         nothing: the plugin runs inside slurmctld.\n\n\
+         | Parameter | What mauisched-pbs reads from it |\n|---|---|\n",
+    );
+    out.push_str(&pbs);
     out.push_str("\n## Accepted and ignored (not applicable)\n\nReported as a note by `mauictl check`; the resource manager or the front end does this job.\n\n| Parameter | Why |\n|---|---|\n");
     out.push_str(&na);
     out.push_str("\n## Not supported\n\nReported as a warning by `mauictl check` and ignored.\n\n| Parameter | Feature |\n|---|---|\n");
@@ -98,6 +109,8 @@ mod tests {
         let have = std::fs::read_to_string(path).unwrap_or_default();
         assert!(have == want, "docs/parameters.md is stale: regenerate it with `mauictl params --markdown > docs/parameters.md`");
         assert!(want.contains("| `FSDECAY` | — | `1.0` |"));
-        assert!(want.contains("| `SERVERHOST` |"));
+        assert!(want.contains("| `SERVERHOST` | the pbs_server to connect to"));
+        let ignored = &want[want.find("## Accepted and ignored").unwrap()..];
+        assert!(!ignored.contains("`SERVERHOST`") && !ignored.contains("`RMCFG`"));
     }
 }

@@ -450,6 +450,13 @@ impl Builder<'_> {
                     Severity::Note,
                     format!("not applicable to mauisched ({r}); ignored"),
                 ),
+                NotUsed::PbsFrontEnd(r) => (
+                    Severity::Note,
+                    format!(
+                        "read by mauisched-pbs, the PBS/Torque front end ({r}); the scheduling \
+                         policy does not use it, and with Slurm it does nothing"
+                    ),
+                ),
                 NotUsed::Unsupported(r) => (
                     Severity::Warning,
                     format!("not supported by mauisched ({r}); ignored"),

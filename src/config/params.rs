@@ -253,6 +253,11 @@ scalar_params! {
 pub enum NotUsed {
     /// Plumbing that the resource manager or front end handles.
     NotApplicable(&'static str),
+    /// Not the policy engine's: `mauisched-pbs`, the PBS/Torque front
+    /// end, reads it from the same maui.cfg (c-shim/pbs/config.c), for
+    /// what is said. The Slurm plugin runs inside slurmctld: with Slurm
+    /// it does nothing.
+    PbsFrontEnd(&'static str),
     /// A Maui feature mauisched does not implement (yet).
     Unsupported(&'static str),
     /// A Moab parameter (Maui never had it).
@@ -268,9 +273,7 @@ const LOGS_ROLLED_BY_LOGROTATE: &str =
 pub static NOT_USED: &[(&str, NotUsed)] = &[
     (
         "SERVERHOST",
-        NotUsed::NotApplicable(
-            "mauisched runs inside the RM's own daemons (PBS front end: names the pbs_server)",
-        ),
+        NotUsed::PbsFrontEnd("the pbs_server to connect to when no RMCFG HOST= names one"),
     ),
     (
         "SERVERPORT",
@@ -290,7 +293,11 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
     ),
     (
         "RMCFG",
-        NotUsed::NotApplicable("the resource manager is the one whose front end loads mauisched"),
+        NotUsed::PbsFrontEnd(
+            "the first RMCFG of TYPE=PBS or without TYPE: HOST= and PORT= the pbs_server to \
+             connect to, EPORT= the scheduler port to listen on, MINETIME= the least time between \
+             command-driven iterations; other attributes are ignored",
+        ),
     ),
     (
         "RMTYPE",

@@ -831,6 +831,26 @@ fn not_applicable_and_moab_parameters_are_reported_not_rejected() {
         l.config.plumbing["RMCFG[base]"],
         vec!["TYPE=PBS", "HOST=pbs1"]
     );
+    // The PBS front end reads these two: the notes say so, not "ignored".
+    let shown: Vec<String> = l.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(
+        shown[0].starts_with(
+            "maui.cfg:1:1: note: SERVERHOST: read by mauisched-pbs, the PBS/Torque front end \
+             (the pbs_server to connect to"
+        ),
+        "{shown:?}"
+    );
+    assert!(
+        shown[1].starts_with(
+            "maui.cfg:2:1: note: RMCFG: read by mauisched-pbs, the PBS/Torque front end \
+             (the first RMCFG of TYPE=PBS"
+        ),
+        "{shown:?}"
+    );
+    for s in &shown[..2] {
+        assert!(s.ends_with(", and with Slurm it does nothing"), "{s}");
+        assert!(!s.contains("ignored;") && !s.ends_with("ignored"), "{s}");
+    }
 }
 
 #[test]
