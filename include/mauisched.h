@@ -49,7 +49,7 @@
 /** ABI major version of this header: a library with another major is refused. */
 #define MAUISCHED_ABI_MAJOR 1
 /** ABI minor version of this header: later minors only add. */
-#define MAUISCHED_ABI_MINOR 3
+#define MAUISCHED_ABI_MINOR 4
 /** True when the library loaded at run time has this header's ABI major
  * version (`mauisched_abi_version() >> 16`); a front end refuses to run
  * otherwise. Its minor version may be higher (additions only). */
@@ -654,6 +654,13 @@ typedef struct mauisched_job_t {
    * `--gpus`), or NULL.
    */
   const char *gres_per_job;
+  /**
+   * Since ABI 1.4. End time of a finished job (`MAUISCHED_JOB_COMPLETED`
+   * or `MAUISCHED_JOB_REMOVED` after it ran, with `start_time`); 0 =
+   * none. Report finished jobs as long as the RM keeps them: fairshare
+   * charges each its exact use up to this time, once.
+   */
+  int64_t end_time;
 } mauisched_job_t;
 
 /**
@@ -1020,6 +1027,30 @@ enum mauisched_status_t mauisched_reconfigure(struct mauisched_t *h, const char 
  * `h` is a live handle; `out` is NULL or valid for `out->size` bytes.
  */
 enum mauisched_status_t mauisched_settings(struct mauisched_t *h, struct mauisched_settings_t *out);
+
+/**
+ * Since ABI 1.4. A file descriptor that becomes readable when an
+ * operator's change waits for the next iteration (sethold, releasehold,
+ * runjob, setspri, setres, releaseres, schedctl through the admin
+ * socket): poll it beside the RM's events and run an iteration then, so
+ * the change is applied at once. Read it empty before that iteration
+ * (`mauisched_wakeup_take`). The handle owns the descriptor (closed by
+ * `mauisched_free`); once asked for, the commands tell operators their
+ * change is applied now rather than within RMPOLLINTERVAL.
+ *
+ * # Safety
+ * `h` is a live handle; `fd` points to writable memory.
+ */
+enum mauisched_status_t mauisched_wakeup_fd(struct mauisched_t *h, int *fd);
+
+/**
+ * Since ABI 1.4. Empties the descriptor of `mauisched_wakeup_fd`; sets
+ * `*pending` (when not NULL) to whether an operator's change was waiting.
+ *
+ * # Safety
+ * `h` is a live handle; `pending` is NULL or points to writable memory.
+ */
+enum mauisched_status_t mauisched_wakeup_take(struct mauisched_t *h, bool *pending);
 
 /**
  * Writes the state now (fairshare files, then the checkpoint), whatever

@@ -109,7 +109,8 @@ fn rust_layouts() -> BTreeMap<String, Layout> {
             node_allocation_policy,
             gres_per_task,
             gres_per_node,
-            gres_per_job
+            gres_per_job,
+            end_time
         }
     );
     rust_layout!(

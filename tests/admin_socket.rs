@@ -189,7 +189,7 @@ fn changes_reach_the_next_plan_and_the_log() {
         .starts_with("System Hold Placed on All Specified Jobs\n"));
     assert_eq!(s.fails("sethold", &["A"]).0, ErrorCode::Refused, "A runs");
     assert_eq!(s.fails("sethold", &["B", "nope"]).0, ErrorCode::NotFound);
-    assert_eq!(s.text("releasehold", &["H"]), "holds modified for job H\n");
+    assert_eq!(s.text("releasehold", &["H"]), "holds modified for job H\n(the resource manager applies this at the next scheduling iteration, within the RMPOLLINTERVAL of 00:01:00)\n");
     let (code, msg) = s.fails("releasehold", &["C"]);
     assert_eq!(code, ErrorCode::Refused);
     assert!(msg.contains("job C has no system hold"), "{msg}");
@@ -246,7 +246,7 @@ fn setres_keeps_jobs_off_its_nodes_until_releaseres() {
     let out = s.text("setres", &["-n", "maint", "n2", "n3"]);
     assert_eq!(
         out,
-        "reservation 'maint' created on 2 nodes (2 tasks)\n\nn2:1\nn3:1\n\n(in force from the next scheduling iteration)\n"
+        "reservation 'maint' created on 2 nodes (2 tasks)\n\nn2:1\nn3:1\n\n(in force at the next scheduling iteration, within the RMPOLLINTERVAL of 00:01:00)\n"
     );
     assert_eq!(
         s.fails("setres", &["-n", "maint", "n4"]).0,
@@ -322,7 +322,7 @@ fn schedctl_stops_resumes_and_reconfigures() {
     );
     assert_eq!(
         s.text("runjob", &["-n", "n4", "D"]),
-        "job D will be started on n4:1 at the next scheduling iteration\n"
+        "job D will be started on n4:1 at the next scheduling iteration, within the RMPOLLINTERVAL of 00:01:00\n"
     );
     let p = s.run(T0 + 120, &nodes(4), &queue_d());
     assert_eq!(

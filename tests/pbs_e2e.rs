@@ -357,8 +357,17 @@ impl Daemon {
             .collect()
     }
 
-    /// (job, comment, result) of every pbs_alterjob, in order.
+    /// (job, comment, result) of every pbs_alterjob but the comments of
+    /// jobs just started ("mauisched: started ..."), in order.
     fn alterjobs(&self) -> Vec<(String, String, i32)> {
+        self.all_alterjobs()
+            .into_iter()
+            .filter(|c| !c.1.starts_with("mauisched: started "))
+            .collect()
+    }
+
+    /// (job, comment, result) of every pbs_alterjob, in order.
+    fn all_alterjobs(&self) -> Vec<(String, String, i32)> {
         self.calls()
             .iter()
             .filter(|c| c.text.starts_with("alterjob "))
@@ -744,6 +753,14 @@ fn server_going_away_is_retried_with_capped_backoff_and_no_busy_loop() {
         1,
         "one log line per state change, not per attempt:\n{log}"
     );
+    // Torque 6's pbs_connect returns the socket error negated, pbs_errno 0
+    assert!(
+        log.contains(
+            "cannot connect to pbs_server (default server): Connection refused (pbs_connect returned -111)"
+        ),
+        "{log}"
+    );
+    assert!(!log.contains("pbs_errno 0"), "{log}");
 
     // the server returns with a new job: reconnect, iterate, start it
     d.control(&[
@@ -1027,6 +1044,30 @@ fn scheduling_false_on_the_server_starts_nothing() {
     d.send(5); // SCH_SCHEDULE_CMD, what `qmgr -c 'set server scheduling=true'` sends
     d.wait("80.vm started", || !started(&d).is_empty());
     assert!(d.log().contains("scheduling=True again"));
+}
+
+/// A dry run starts nothing anyway: with scheduling=False it still decides
+/// and logs what it would do.
+#[test]
+fn scheduling_false_on_the_server_still_lets_a_dry_run_decide() {
+    let fixture = format!(
+        "{HEAD}{}{}",
+        node("n1", 2, &[]),
+        job("81.vm", 100, &["Resource_List.nodes = 1:ppn=1"]),
+    )
+    .replace("scheduling = True", "scheduling = False");
+    let d = Daemon::start("schedoffdry", &fixture, &["--dry-run"]);
+    d.wait_iterations(1);
+    assert!(!d.iterations()[0].skipped, "{}", d.log());
+    assert!(
+        d.log().contains("dry run: would start job 81.vm on n1"),
+        "{}",
+        d.log()
+    );
+    assert!(d
+        .log()
+        .contains("scheduling=False: dry run, deciding anyway"));
+    assert!(d.runjobs().is_empty() && d.alterjobs().is_empty());
 }
 
 #[test]
@@ -1466,18 +1507,22 @@ fn operator_holds_and_releases_are_applied_through_pbs_holdjob_and_pbs_rlsjob() 
         "Resource_List.walltime = 01:00:00",
     ];
     let fixture = format!(
-        "{HEAD}{}{}{}",
+        "{HEAD}{}{}{}{}",
         node("n1", 4, &[]),
         job_by("60.vm", "alice", now - 600, &one),
         job_by("61.vm", "bob", now - 500, &one)
             .replace("job_state = Q", "job_state = H\n    Hold_Types = s"),
+        running("62.vm", now - 30, "n1/3", &one),
     );
-    // sethold/releasehold (a later issue) leave their requests in the
-    // engine's state for the next plan; a checkpoint holding three of them
-    // stands in for those commands here (99.vm is long gone)
+    // sethold/releasehold leave their requests in the engine's state for
+    // the next plan; a checkpoint holding four of them stands in for those
+    // commands here. They are checked against the jobs' states when
+    // applied: 99.vm is long gone, and 62.vm started after the hold was
+    // asked, so neither reaches pbs_server (which would hold a running job).
     let checkpoint = r#"{"version":1,"saved_at":0,"state":{"pending_actions":[
         {"kind":"hold","job":"99.vm","by":"root"},
         {"kind":"hold","job":"60.vm","by":"root"},
+        {"kind":"hold","job":"62.vm","by":"root"},
         {"kind":"release","job":"61.vm","by":"operator1"}]}}"#;
     let d = Daemon::start_with_state(
         "actions",
@@ -1498,7 +1543,6 @@ fn operator_holds_and_releases_are_applied_through_pbs_holdjob_and_pbs_rlsjob() 
     assert_eq!(
         calls,
         [
-            "holdjob 1 99.vm s -> 15001",
             "holdjob 1 60.vm s -> 0 Hold_Types=s",
             "rlsjob 1 61.vm s -> 0 Hold_Types=n"
         ]
@@ -1516,13 +1560,20 @@ fn operator_holds_and_releases_are_applied_through_pbs_holdjob_and_pbs_rlsjob() 
         "{log}"
     );
     assert!(log.contains("released job 61.vm (system hold), asked by operator1"));
-    // the unknown job is refused for itself, the rest goes on
+    // the gone and the started job's holds are dropped, saying why
     assert!(
-        log.contains("pbs_holdjob(99.vm, s) refused: pbs_errno 15001"),
+        log.contains("sethold of job 99.vm by root not applied: the job is no longer in the resource manager's queue"),
         "{log}"
     );
     assert!(
-        log.contains(" held=1 released=1 action_refused=1 "),
+        log.contains(&format!(
+            "sethold of job 62.vm by root not applied: the job started at {} before it was applied",
+            log_time(now - 30)
+        )),
+        "{log}"
+    );
+    assert!(
+        log.contains(" held=1 released=1 action_refused=0 "),
         "{log}"
     );
 
@@ -1541,7 +1592,7 @@ fn operator_holds_and_releases_are_applied_through_pbs_holdjob_and_pbs_rlsjob() 
             .iter()
             .filter(|c| c.text.starts_with("holdjob ") || c.text.starts_with("rlsjob "))
             .count(),
-        3
+        2
     );
 }
 
@@ -1689,7 +1740,7 @@ fn exec_gpus(d: &Daemon) -> Vec<(String, String)> {
         .filter(|c| c.text.starts_with("runjob ") && c.text.contains(" -> 0 "))
         .filter_map(|c| {
             let w: Vec<&str> = c.text.split(' ').collect();
-            let eg = c.text.split(" exec_gpus=").nth(1)?;
+            let eg = field(&c.text, "exec_gpus")?;
             Some((w[2].to_string(), eg.to_string()))
         })
         .collect()
@@ -1993,4 +2044,301 @@ fn a_server_without_the_x_attribute_is_asked_without_it() {
         .count();
     assert_eq!(refused, 1, "asked with x once, never again");
     assert!(!log.contains("lost pbs_server"), "{log}");
+}
+
+/// Usage of each user in the fairshare files the daemon left in its state
+/// directory (summed over the windows).
+fn fairshare_usage(d: &Daemon) -> std::collections::BTreeMap<String, f64> {
+    let mut usage = std::collections::BTreeMap::new();
+    for e in fs::read_dir(d.dir.join("state/stats")).unwrap() {
+        let e = e.unwrap();
+        if !e.file_name().to_string_lossy().starts_with("FS.") {
+            continue;
+        }
+        for line in fs::read_to_string(e.path()).unwrap().lines() {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            if let ["User", name, v] = w[..] {
+                *usage.entry(name.to_string()).or_insert(0.0) += v.parse::<f64>().unwrap();
+            }
+        }
+    }
+    usage
+}
+
+/// Fairshare charges every job its exact dedicated use, from its real
+/// start to its real end as pbs_server reports them (`start_time`,
+/// `comp_time`), whatever the poll interval: here 30 s, with jobs that
+/// end between two iterations, one (51.vm, run by an operator's qrun) that
+/// starts and ends between them, and completed jobs reported again (as
+/// pbs_server keeps them for keep_completed seconds) charged once.
+#[test]
+fn fairshare_charges_each_job_its_exact_use_whatever_the_poll_interval() {
+    let now = epoch_now();
+    let fixture = format!(
+        "{HEAD}{}{}",
+        node("n1", 8, &[]),
+        job_by(
+            "50.vm",
+            "alice",
+            now - 60,
+            &[
+                "Resource_List.nodes = 1:ppn=2",
+                "Resource_List.walltime = 01:00:00"
+            ]
+        ),
+    );
+    let cfg = "FSPOLICY DEDICATEDPS\nFSINTERVAL 24:00:00\nRMPOLLINTERVAL 0:00:30\n";
+    let mut d = Daemon::start_full("fsexact", &fixture, cfg, &[], &["--allow-unprivileged"]);
+    d.wait("50.vm started", || !started(&d).is_empty());
+    let s50: i64 = d
+        .calls()
+        .iter()
+        .find(|c| c.text.starts_with("runjob ") && c.text.contains(" 50.vm "))
+        .and_then(|c| field(&c.text, "start_time").map(|v| v.parse().unwrap()))
+        .expect("the fake logs start_time");
+    let t1 = epoch_now() + 1;
+    d.wait("two more seconds", || epoch_now() >= t1 + 2);
+    let iterations = d.iterations().len();
+    d.control(&[
+        &format!(
+            "submit 51.vm euser=bob Resource_List.nodes=1:ppn=3 exec_host=n1/2-4 start_time={t1}"
+        ),
+        &format!("complete 51.vm {}", t1 + 2),
+        &format!("complete 50.vm {}", t1 + 2),
+    ]);
+    d.send(TERM);
+    d.wait_iterations(iterations + 1);
+    // Reported again at the next iteration: nothing more is charged.
+    d.send(NEW);
+    d.wait_iterations(iterations + 2);
+    d.signal(libc::SIGTERM);
+    let ok = wait_until(WAIT, || !d.alive());
+    d.check(ok, "no exit after SIGTERM");
+    let usage = fairshare_usage(&d);
+    let expected = [
+        ("alice".to_string(), 2.0 * (t1 + 2 - s50) as f64),
+        ("bob".to_string(), 3.0 * 2.0),
+    ];
+    assert_eq!(usage, expected.into_iter().collect(), "{}", d.log());
+}
+
+/// `t` as the engine writes times in log lines with TZ=UTC:
+/// "Sat Nov 28 01:23:45 UTC" (the day padded to two places).
+fn log_time(t: i64) -> String {
+    let out = Command::new("date")
+        .args(["-u", "-d", &format!("@{t}"), "+%a %b %e %H:%M:%S UTC"])
+        .output()
+        .expect("date");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .trim_end()
+        .to_string()
+}
+
+/// `mauictl ARGS` against the daemon's admin socket: (success, output).
+fn mauictl(d: &Daemon, args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mauictl"))
+        .arg("--socket")
+        .arg(d.dir.join("state/run/mauisched.sock"))
+        .args(args)
+        .output()
+        .expect("run mauictl");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// An operator's sethold is applied at once (an iteration on demand, not
+/// the next 30-s poll), and the command says so; a hold asked for a job
+/// that then started is checked against its state when applied and
+/// dropped, never sent to pbs_server (which would hold the running job).
+#[test]
+fn an_operator_hold_is_applied_at_once_and_never_lands_on_a_running_job() {
+    let now = epoch_now();
+    let one = [
+        "Resource_List.nodes = 1:ppn=1",
+        "Resource_List.walltime = 01:00:00",
+    ];
+    let fixture = format!(
+        "{HEAD}{}{}",
+        node("n1", 1, &[]),
+        running("70.vm", now - 60, "n1/0", &one),
+    );
+    let d = Daemon::start_full(
+        "ondemand",
+        &fixture,
+        "RMPOLLINTERVAL 0:00:30\n",
+        &[],
+        &["--allow-unprivileged"],
+    );
+    d.wait_iterations(1);
+    // 71.vm queued behind 70.vm: held at once.
+    d.control(&["submit 71.vm Resource_List.nodes=1:ppn=1 Resource_List.walltime=00:10:00"]);
+    d.send(NEW);
+    d.wait_iterations(2);
+    let (ok, out) = mauictl(&d, &["sethold", "71.vm"]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("at the next scheduling iteration, which runs now"),
+        "{out}"
+    );
+    d.wait("71.vm held by pbs_holdjob", || {
+        d.calls()
+            .iter()
+            .any(|c| c.text.starts_with("holdjob 1 71.vm s -> 0"))
+    });
+    assert!(
+        d.iterations().iter().any(|i| i.trigger == "operator"),
+        "{}",
+        d.log()
+    );
+    // 72.vm is queued when the hold is asked, and started (by an
+    // operator's qrun, here the fake) before the iteration applies it.
+    d.control(&["submit 72.vm Resource_List.nodes=1:ppn=1 Resource_List.walltime=00:10:00"]);
+    d.send(NEW);
+    let before = d.iterations().len();
+    d.wait_iterations(before + 1);
+    d.control(&[
+        "complete 70.vm",
+        "set 72.vm job_state R",
+        "set 72.vm exec_host n1/0",
+        &format!("set 72.vm start_time {}", epoch_now()),
+    ]);
+    let (ok, out) = mauictl(&d, &["sethold", "72.vm"]);
+    assert!(ok, "{out}");
+    d.wait("the hold of 72.vm dropped", || {
+        d.log().contains("sethold of job 72.vm by ")
+    });
+    assert!(
+        d.log().contains("not applied: the job started at "),
+        "{}",
+        d.log()
+    );
+    assert!(
+        !d.calls()
+            .iter()
+            .any(|c| c.text.starts_with("holdjob 1 72.vm")),
+        "no pbs_holdjob on the running job"
+    );
+}
+
+/// pbs_server sends command 0 (SCH_SCHEDULE_NULL) too: a schedule request
+/// like any other.
+#[test]
+fn the_null_command_is_a_schedule_request() {
+    let fixture = format!("{HEAD}{}", node("n1", 1, &[]));
+    let d = Daemon::start_full(
+        "nullcmd",
+        &fixture,
+        "RMPOLLINTERVAL 0:00:30\n",
+        &[],
+        &["--allow-unprivileged"],
+    );
+    d.wait_iterations(1);
+    d.control(&["submit 95.vm Resource_List.nodes=1:ppn=1"]);
+    d.send(0);
+    d.wait("95.vm started after command 0", || !started(&d).is_empty());
+    assert_eq!(d.iterations()[1].trigger, "commands");
+}
+
+/// After pbs_server restarts, its nodes are down without status until
+/// their moms report, and it sends no command when they do: the daemon
+/// looks again every few seconds meanwhile, so a waiting job starts soon
+/// after, not at the next 30-s poll.
+#[test]
+fn nodes_coming_back_after_a_server_restart_are_seen_without_a_command() {
+    let fixture = format!(
+        "{HEAD}{}{}",
+        node("n1", 1, &[]),
+        job("96.vm", 100, &["Resource_List.nodes = 1:ppn=1"])
+            .replace("job_state = Q", "job_state = H\n    Hold_Types = u"),
+    );
+    let d = Daemon::start_full(
+        "momwait",
+        &fixture,
+        "RMPOLLINTERVAL 0:00:30\n",
+        &[],
+        &["--allow-unprivileged"],
+    );
+    d.wait_iterations(1);
+    d.control(&[
+        "server restart",
+        "set 96.vm job_state Q",
+        "set 96.vm Hold_Types n",
+    ]);
+    d.send(10); // SCH_SCHEDULE_FIRST, what a restarted pbs_server sends first
+    d.wait("the daemon reconnected and found n1 down", || {
+        d.log()
+            .contains("1 node(s) down with no report from their pbs_mom yet")
+    });
+    assert!(started(&d).is_empty());
+    let t = Instant::now();
+    d.control(&["node n1 up"]);
+    d.wait("96.vm started once n1's mom reported", || {
+        !started(&d).is_empty()
+    });
+    let waited = t.elapsed();
+    d.check(
+        waited < Duration::from_secs(15),
+        &format!("96.vm waited {waited:?}, as if for the next 30-s poll"),
+    );
+    assert!(d
+        .calls()
+        .iter()
+        .all(|c| !c.text.starts_with("runjob") || c.text.contains("96.vm")));
+}
+
+/// A job mauisched starts gets a comment saying when and where (its wait
+/// reason goes), which it keeps once finished; a job someone else started
+/// (qrun) that still shows mauisched's wait reason is told it runs.
+#[test]
+fn started_jobs_say_when_and_where_and_stale_reasons_go() {
+    let now = epoch_now();
+    let one = [
+        "Resource_List.nodes = 1:ppn=1",
+        "Resource_List.walltime = 01:00:00",
+    ];
+    let mut stale = running("98.vm", now - 100, "n1/1", &one);
+    stale.push_str("    comment = mauisched: Priority; estimated start Fri Jul 15 12:53 UTC\n");
+    let fixture = format!(
+        "{HEAD}{}{}{}",
+        node("n1", 2, &[]),
+        job_by("97.vm", "alice", now - 60, &one),
+        stale,
+    );
+    let d = Daemon::start("startcomment", &fixture, &["--allow-unprivileged"]);
+    d.wait_iterations(1);
+    let comments = d.all_alterjobs();
+    let c97: Vec<&String> = comments
+        .iter()
+        .filter(|c| c.0 == "97.vm")
+        .map(|c| &c.1)
+        .collect();
+    assert_eq!(c97.len(), 1, "{comments:?}");
+    assert!(
+        c97[0].starts_with("mauisched: started ") && c97[0].ends_with(" on n1"),
+        "{c97:?}"
+    );
+    assert!(
+        comments.iter().any(|c| c.0 == "98.vm"
+            && c.1
+                == format!(
+                    "mauisched: running since {} (not started by mauisched)",
+                    comment_time(now - 100)
+                )),
+        "{comments:?}"
+    );
+    // finished: the started comment stays; nothing more is written
+    d.control(&["complete 97.vm", "complete 98.vm"]);
+    d.send(TERM);
+    d.wait_iterations(2);
+    assert_eq!(
+        d.all_alterjobs().len(),
+        comments.len(),
+        "{:?}",
+        d.all_alterjobs()
+    );
 }

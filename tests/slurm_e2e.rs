@@ -48,6 +48,8 @@
 //!     one-GPU jobs backfill around it, a long one does not, and it starts
 //!     no later than reserved.
 //! 18. typed requests (`gpu:a100`) land only on nodes with that type.
+//! 19. fairshare charges one-second jobs their exact use (CPUs × EndTime −
+//!     StartTime as Slurm records them) under a 30-second poll.
 //!
 //! Needs root and the Slurm packages (`scripts/deps.sh test` installs them);
 //! without them each test says why and passes, unless
@@ -1156,9 +1158,8 @@ fn s4_minresource_walks_maui_memory_tiers() {
 
 // ------------------------------------------------------------ scenario 5
 
-/// `mauictl diagnose -f --json` over the cluster's fairshare files:
-/// (total usage of the current window, user -> share of it in percent).
-fn fairshare(c: &Cluster) -> (f64, BTreeMap<String, f64>) {
+/// `mauictl diagnose -f --json` over the cluster's fairshare files.
+fn diagnose_fs(c: &Cluster) -> serde_json::Value {
     let out = ok(
         run(
             30,
@@ -1175,7 +1176,12 @@ fn fairshare(c: &Cluster) -> (f64, BTreeMap<String, f64>) {
         ),
         "mauictl diagnose -f",
     );
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    serde_json::from_str(&out).unwrap()
+}
+
+/// (total usage of the current window, user -> share of it in percent).
+fn fairshare(c: &Cluster) -> (f64, BTreeMap<String, f64>) {
+    let v = diagnose_fs(c);
     let total = v["windows"][0]["total"].as_f64().unwrap_or(0.0);
     let users = v["creds"]
         .as_array()
@@ -2331,6 +2337,11 @@ fn s9_maui_commands_against_the_running_scheduler() {
     assert!(!ok_user && refused.contains("ADMIN"), "{refused}");
     let (ok_set, said) = cmd("root", &["setres", "-n", "maint", "n001", "n002"]);
     assert!(ok_set, "setres: {said}");
+    // The plugin runs an iteration for it at once, and says so.
+    assert!(
+        said.contains("at the next scheduling iteration, which runs now"),
+        "{said}"
+    );
     let pinned = c.submit(
         USER_A,
         &[
@@ -2901,6 +2912,82 @@ const INNER: &str = "MAUISCHED_E2E_IN_SLURM24_ROOT";
 /// The library the scenarios inside the root load instead of this cargo
 /// build's: the RPMs' (release) one, when scripts/test.sh built them.
 const LIBRARY: &str = "MAUISCHED_E2E_LIBRARY";
+
+// ------------------------------------------------------------ scenario 19
+
+/// Usage over every window of the cluster's fairshare files (the run may
+/// cross a window boundary).
+fn fairshare_total(c: &Cluster) -> f64 {
+    diagnose_fs(c)["windows"]
+        .as_array()
+        .map_or(0.0, |w| w.iter().filter_map(|w| w["total"].as_f64()).sum())
+}
+
+/// Fairshare charges every job its exact dedicated use, from its start to
+/// its end as Slurm records them, whatever the poll interval: one-second
+/// jobs under RMPOLLINTERVAL 30 s start and end between two polls.
+#[test]
+fn s19_one_second_jobs_are_charged_their_exact_use() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let mut c = Cluster::start(
+        setup,
+        "s19",
+        Spec {
+            maui_cfg: "JOBNODEMATCHPOLICY EXACTNODE\n\
+                       RMPOLLINTERVAL 00:00:30\n\
+                       FSPOLICY DEDICATEDPS\n\
+                       FSINTERVAL 1:00:00:00\n\
+                       CHECKPOINTINTERVAL 00:00:01\n",
+            ..Spec::default()
+        },
+    );
+    let ids: Vec<String> = (1..=4)
+        .map(|n| {
+            let n = n.to_string();
+            c.submit(
+                USER_A,
+                &["-n", &n, "--mem=100", "-t", "1", "--wrap", "sleep 1"],
+            )
+        })
+        .collect();
+    for id in &ids {
+        c.wait_state(id, "COMPLETED", 60);
+    }
+    let expected: f64 = ids
+        .iter()
+        .map(|id| {
+            let cpus: f64 = c.field(id, "NumCPUs").parse().unwrap();
+            let ran = epoch(&c.field(id, "EndTime")) - epoch(&c.field(id, "StartTime"));
+            cpus * ran as f64
+        })
+        .sum();
+    assert!(expected > 0.0);
+    // A held job's submission makes one more iteration, which writes the
+    // state (CHECKPOINTINTERVAL 1 s) without waiting for the next poll.
+    std::thread::sleep(Duration::from_secs(2));
+    c.submit(
+        USER_B,
+        &["-H", "-n", "1", "--mem=100", "-t", "1", "--wrap", "true"],
+    );
+    let mut got = 0.0;
+    let t = Instant::now();
+    while t.elapsed().as_secs() < 40 {
+        got = fairshare_total(&c);
+        if (got - expected).abs() < 1e-6 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert_eq!(
+        got, expected,
+        "usage in the FS files against Slurm's records"
+    );
+    say(&format!(
+        "slurm_e2e s19: four one-second jobs charged {got:.0} CPU-s, as Slurm recorded"
+    ));
+    c.stop();
+}
 
 /// Every scenario above, again on Slurm 24.11: scripts/slurm24-root.sh
 /// makes (or reuses) a Debian 13 root with Debian's 24.11 packages, and

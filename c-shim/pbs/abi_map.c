@@ -193,8 +193,14 @@ enum am_result am_job(const struct tm_snapshot *s, const struct tm_job *j,
     out->state = MAUISCHED_JOB_SUSPENDED;
     break;
   case 'C':
-    snprintf(why, whylen, "completed");
-    return AM_SKIP;
+    /* kept by pbs_server for keep_completed seconds: reported with its
+     * start and end, so fairshare charges its exact use */
+    if (j->start_time <= 0 || j->comp_time <= 0) {
+      snprintf(why, whylen, "completed%s", j->start_time <= 0 ? " without running" : "");
+      return AM_SKIP;
+    }
+    out->state = MAUISCHED_JOB_COMPLETED;
+    break;
   case 'T':
     snprintf(why, whylen, "in transit");
     return AM_SKIP;
@@ -216,6 +222,20 @@ enum am_result am_job(const struct tm_snapshot *s, const struct tm_job *j,
       gres_text(&t->gres_node, &j->gres_node, &out->gres_per_node) != 0)
     return AM_OOM;
 
+  if (out->state == MAUISCHED_JOB_COMPLETED) {
+    /* where it ran, else (its nodes gone) what it asked for */
+    long slots = allocation(s, j, t);
+    if (slots < 0)
+      return AM_OOM;
+    out->tasks = slots > 0 ? (uint32_t)(slots > UINT32_MAX ? UINT32_MAX : slots)
+                           : (uint32_t)(j->tasks > 0 ? j->tasks : 1);
+    out->allocation = slots > 0 ? t->allocation.s : NULL;
+    out->start_time = j->start_time;
+    out->end_time = j->comp_time >= j->start_time ? j->comp_time : j->start_time;
+    if (j->mem_total_mb > 0)
+      out->task_mem_mb = (uint64_t)((j->mem_total_mb + out->tasks - 1) / out->tasks);
+    return AM_ADD;
+  }
   if (!idle) {
     long slots = allocation(s, j, t);
     if (slots < 0)

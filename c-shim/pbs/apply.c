@@ -65,6 +65,34 @@ static const char *errtext(const struct ifl_api *api, int conn, int e)
   return ifl_strerror(api, e);
 }
 
+/* Writes `text` as job `id`'s comment.  Returns 0, 1 when pbs_server
+ * refused it (logged), -1 when the server no longer answers (err set). */
+static int write_comment(const struct ifl_api *api, int conn, const char *id, const char *text,
+                         char *err, size_t errlen)
+{
+  struct attrl a;
+  int e;
+  a.next = NULL;
+  a.name = (char *)"comment";
+  a.resource = NULL;
+  a.value = (char *)text;
+  a.op = IFL_SET;
+  ifl_clear_errno(api);
+  if (api->alterjob(conn, (char *)id, &a, NULL) == 0) {
+    log_msg(LOG_DEBUG, "job %s: comment \"%s\"", id, text);
+    return 0;
+  }
+  e = ifl_errno(api);
+  log_msg(LOG_WARN, "pbs_alterjob(%s, comment) refused: pbs_errno %d: %s", id, e,
+          errtext(api, conn, e));
+  if (!connection_alive(api, conn, e)) {
+    snprintf(err, errlen, "pbs_alterjob(%s) failed (pbs_errno %d) and the server no "
+             "longer answers", id, e);
+    return -1;
+  }
+  return 1;
+}
+
 /* 1 when an earlier decision of the plan held job `id` (its start is
  * skipped: pbs_server would refuse it, and the operator asked for it). */
 static int held_by_plan(const struct decisions *d, size_t upto, const char *id)
@@ -140,8 +168,18 @@ int apply_decisions(const struct ifl_api *api, int conn,
       ifl_clear_errno(api);
       rc = api->runjob(conn, id, loc, NULL);
       if (rc == 0) {
+        char when[64], text[APPLY_COMMENT_MAX + 1];
         st->started++;
         log_msg(LOG_INFO, "started job %s on %s%s", id, loc, x->backfill ? " (backfill)" : "");
+        /* the waiting reason goes: the comment says when and where */
+        apply_format_time((long)time(NULL), when, sizeof when);
+        snprintf(text, sizeof text, "mauisched: started %.40s on %.160s%s%s", when, loc,
+                 strlen(loc) > 160 ? "..." : "", x->backfill ? " by backfill" : "");
+        rc = write_comment(api, conn, id, text, err, errlen);
+        if (rc < 0)
+          return -1;
+        if (rc > 0)
+          st->comment_failed++;
         continue;
       }
       e = ifl_errno(api);
@@ -155,7 +193,6 @@ int apply_decisions(const struct ifl_api *api, int conn,
       }
     } else {
       char text[APPLY_COMMENT_MAX + 1];
-      struct attrl a;
       if (j == NULL)
         continue;
       apply_comment_text(x, text, sizeof text);
@@ -167,27 +204,13 @@ int apply_decisions(const struct ifl_api *api, int conn,
         log_msg(LOG_INFO, "dry run: would set comment of job %s to \"%s\"", id, text);
         continue;
       }
-      a.next = NULL;
-      a.name = (char *)"comment";
-      a.resource = NULL;
-      a.value = text;
-      a.op = IFL_SET;
-      ifl_clear_errno(api);
-      rc = api->alterjob(conn, id, &a, NULL);
-      if (rc == 0) {
-        st->comments++;
-        log_msg(LOG_DEBUG, "job %s: comment \"%s\"", id, text);
-        continue;
-      }
-      e = ifl_errno(api);
-      st->comment_failed++;
-      log_msg(LOG_WARN, "pbs_alterjob(%s, comment) refused: pbs_errno %d: %s", id, e,
-              errtext(api, conn, e));
-      if (!connection_alive(api, conn, e)) {
-        snprintf(err, errlen, "pbs_alterjob(%s) failed (pbs_errno %d) and the server no "
-                 "longer answers", id, e);
+      rc = write_comment(api, conn, id, text, err, errlen);
+      if (rc < 0)
         return -1;
-      }
+      if (rc == 0)
+        st->comments++;
+      else
+        st->comment_failed++;
     }
   }
   return 0;

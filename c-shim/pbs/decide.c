@@ -11,6 +11,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "decide.h"
 
+#include "apply.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +170,22 @@ int decider_reconfigure(struct decider *d, const char *config_path)
           "previous one stays in force", config_path, mauisched_status_name(st));
   after_failure(d, st);
   return -1;
+}
+
+int decider_wakeup_fd(struct decider *d)
+{
+  int fd = -1;
+  if (d == NULL || d->h == NULL || mauisched_wakeup_fd(d->h, &fd) != MAUISCHED_OK)
+    return -1;
+  return fd;
+}
+
+int decider_wakeup_take(struct decider *d)
+{
+  bool pending = false;
+  if (d == NULL || d->h == NULL || mauisched_wakeup_take(d->h, &pending) != MAUISCHED_OK)
+    return 0;
+  return pending ? 1 : 0;
 }
 
 void decider_close(struct decider *d)
@@ -469,6 +487,21 @@ int decide(struct decider *d, const struct tm_snapshot *s, struct decisions *out
   for (i = 0; i < unreadable.n; i++) {
     const struct decision *u = &unreadable.v[i];
     if (decisions_add(out, DECISION_WAIT, u->job, u->id, NULL, u->reason, -1) != 0)
+      goto oom;
+  }
+  /* a job started by someone else (qrun) still showing mauisched's wait
+   * reason: the comment says it runs */
+  for (i = 0; i < s->njobs; i++) {
+    const struct tm_job *j = &s->jobs[i];
+    char when[64], text[160];
+    if ((j->state != 'R' && j->state != 'E') || j->comment == NULL ||
+        strncmp(j->comment, "mauisched: ", 11) != 0 ||
+        strncmp(j->comment, "mauisched: started ", 19) == 0 ||
+        strncmp(j->comment, "mauisched: running since ", 25) == 0)
+      continue;
+    apply_format_time(j->start_time > 0 ? j->start_time : s->now, when, sizeof when);
+    snprintf(text, sizeof text, "running since %s (not started by mauisched)", when);
+    if (decisions_add(out, DECISION_WAIT, i, j->id, NULL, text, -1) != 0)
       goto oom;
   }
   if (left_out > 0)

@@ -62,6 +62,14 @@ int decider_open(struct decider **out, const char *config_path, const char *stat
  * the new file is in force, -1 otherwise. */
 int decider_reconfigure(struct decider *d, const char *config_path);
 
+/* The descriptor that becomes readable when an operator's change (sethold,
+ * runjob, ... through the admin socket) waits for the next iteration;
+ * -1 while there is no handle.  The handle owns it. */
+int decider_wakeup_fd(struct decider *d);
+
+/* Empties that descriptor; 1 when an operator's change was waiting. */
+int decider_wakeup_take(struct decider *d);
+
 /* Writes the state and frees the handle (NULL: nothing). */
 void decider_close(struct decider *d);
 

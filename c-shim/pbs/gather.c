@@ -16,7 +16,7 @@
 static const char *const job_attrs[] = {
     "job_state", "queue", "euser", "egroup", "Job_Owner", "Account_Name", "Job_Name",
     "qtime", "Priority", "Resource_List", "exec_host", "comment", "depend",
-    "Execution_Time", "Hold_Types", "start_time",
+    "Execution_Time", "Hold_Types", "start_time", "comp_time",
     /* last: Maui's RM extensions (qsub -W x=...), a site attribute that
      * Torque builds define by default (site_job_attr_def.ht); a server
      * without it refuses the whole filter (PBSE_NOATTR), and is then asked

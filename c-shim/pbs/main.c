@@ -53,7 +53,16 @@ struct daemon {
   double last_iter_end;
   double next_poll;
   const char *force; /* "start", "connect", "reconfigure": iterate now */
+  double connected_at; /* when the connection to pbs_server was made */
+  size_t awaiting_moms; /* nodes down with no pbs_mom report, last iteration */
 };
+
+/* After pbs_server (re)starts its nodes are down, without status, until
+ * their pbs_moms report, and no command comes when they do: while some
+ * are, for MOM_WAIT_S after the connection, the daemon looks again every
+ * MOM_RECHECK_S instead of waiting for the next poll. */
+#define MOM_RECHECK_S 5.0
+#define MOM_WAIT_S 600.0
 
 static int sig_pipe[2] = {-1, -1};
 
@@ -84,7 +93,8 @@ static void usage(FILE *f)
           "                           then libtorque's default server)\n"
           "  -p, --port N             scheduler port to listen on (default RMCFG EPORT=\n"
           "                           or 15004; 0 = any free port)\n"
-          "      --listen ADDR        IPv4 address to listen on (default 0.0.0.0)\n"
+          "      --listen ADDR        IPv4 address to listen on (default 0.0.0.0: all;\n"
+          "                           pbs_server connects to the address of its host name)\n"
           "  -P, --poll SECONDS       iterate at least this often (default RMPOLLINTERVAL)\n"
           "      --minetime SECONDS   least time between command-driven iterations\n"
           "                           (default RMCFG MINETIME= or 1)\n"
@@ -287,13 +297,27 @@ static int iterate(struct daemon *d, const char *trigger, unsigned long commands
   }
   if (log_enabled(LOG_DEBUG))
     dump_snapshot(&s);
+  {
+    size_t awaiting = 0;
+    for (i = 0; i < s.nnodes; i++) {
+      const struct tm_node *n = &s.nodes[i];
+      if ((n->state & (TM_NS_DOWN | TM_NS_UNKNOWN)) && !(n->state & TM_NS_OFFLINE) &&
+          n->status_ncpus < 0 && n->load < 0 && n->mem_mb < 0)
+        awaiting++;
+    }
+    if (awaiting > 0 && d->awaiting_moms == 0 && mono() - d->connected_at < MOM_WAIT_S)
+      log_msg(LOG_INFO, "%zu node(s) down with no report from their pbs_mom yet (pbs_server "
+              "restarted?): looking again every %gs, as pbs_server sends no command when "
+              "they come back", awaiting, MOM_RECHECK_S);
+    d->awaiting_moms = awaiting;
+  }
   for (i = 0; i < s.njobs; i++) {
     if (s.jobs[i].inelig == 0)
       eligible++;
     if (s.jobs[i].inelig & TM_INELIG_BADSPEC)
       unreadable++;
   }
-  if (s.server.scheduling == 0) {
+  if (s.server.scheduling == 0 && !d->cfg.dry_run) {
     /* the administrator switched scheduling off (qmgr): start nothing */
     if (!d->scheduling_off)
       log_msg(LOG_INFO, "pbs_server has scheduling=False: not starting jobs until it is True");
@@ -305,9 +329,16 @@ static int iterate(struct daemon *d, const char *trigger, unsigned long commands
     rm_healthy(&d->rm);
     return 0;
   }
-  if (d->scheduling_off)
-    log_msg(LOG_INFO, "pbs_server has scheduling=True again");
-  d->scheduling_off = 0;
+  if (s.server.scheduling == 0) {
+    /* a dry run starts nothing anyway: it decides and logs as usual */
+    if (!d->scheduling_off)
+      log_msg(LOG_INFO, "pbs_server has scheduling=False: dry run, deciding anyway");
+    d->scheduling_off = 1;
+  } else {
+    if (d->scheduling_off)
+      log_msg(LOG_INFO, "pbs_server has scheduling=True again");
+    d->scheduling_off = 0;
+  }
 
   if (decide(d->dec, &s, &plan, err, sizeof err) != 0) {
     log_msg(LOG_ERR, "iteration %lu: decide failed: %s; nothing applied", d->iterations, err);
@@ -477,10 +508,10 @@ static int run_loop(struct daemon *d)
   d->next_poll = now; /* first iteration as soon as connected */
   d->last_iter_end = now - 1e9;
   while (!stop_sig) {
-    struct pollfd pfd[2];
-    nfds_t nfd = 1;
+    struct pollfd pfd[3];
+    nfds_t nfd = 1, es_at = 0, wake_at = 0;
     double deadline, due;
-    int timeout_ms, r;
+    int timeout_ms, r, wake_fd = decider_wakeup_fd(d->dec);
 
     now = mono();
     deadline = d->next_poll;
@@ -501,10 +532,17 @@ static int run_loop(struct daemon *d)
     pfd[0].events = POLLIN;
     pfd[0].revents = 0;
     if (d->have_es && d->es.fd >= 0) {
-      pfd[1].fd = d->es.fd;
-      pfd[1].events = POLLIN;
-      pfd[1].revents = 0;
-      nfd = 2;
+      es_at = nfd++;
+      pfd[es_at].fd = d->es.fd;
+      pfd[es_at].events = POLLIN;
+      pfd[es_at].revents = 0;
+    }
+    if (wake_fd >= 0) {
+      /* an operator's change (sethold, runjob, ...) is applied at once */
+      wake_at = nfd++;
+      pfd[wake_at].fd = wake_fd;
+      pfd[wake_at].events = POLLIN;
+      pfd[wake_at].revents = 0;
     }
     r = poll(pfd, nfd, timeout_ms);
     if (r < 0 && errno != EINTR) {
@@ -527,7 +565,10 @@ static int run_loop(struct daemon *d)
         reconfigure(d);
       }
     }
-    if (r > 0 && nfd == 2 && (pfd[1].revents & (POLLIN | POLLERR | POLLHUP))) {
+    if (r > 0 && wake_at > 0 && (pfd[wake_at].revents & POLLIN) &&
+        decider_wakeup_take(d->dec) && d->force == NULL)
+      d->force = "operator";
+    if (r > 0 && es_at > 0 && (pfd[es_at].revents & (POLLIN | POLLERR | POLLHUP))) {
       int n = d->es.read_events(&d->es);
       now = mono();
       if (n > 0) {
@@ -558,6 +599,7 @@ static int run_loop(struct daemon *d)
         continue;
       if (d->force == NULL)
         d->force = d->iterations == 0 ? "start" : "connect";
+      d->connected_at = now;
     }
     {
       const char *trigger = NULL;
@@ -578,6 +620,9 @@ static int run_loop(struct daemon *d)
         }
         d->last_iter_end = mono();
         d->next_poll = d->last_iter_end + d->cfg.poll_interval;
+        if (d->awaiting_moms > 0 && d->last_iter_end - d->connected_at < MOM_WAIT_S &&
+            MOM_RECHECK_S < d->cfg.poll_interval)
+          d->next_poll = d->last_iter_end + MOM_RECHECK_S;
       }
     }
   }

@@ -42,7 +42,7 @@ static void schedule_retry(struct rmconn *rm, double now)
 
 int rm_poll_connect(struct rmconn *rm, double now)
 {
-  char server[sizeof rm->server];
+  char server[sizeof rm->server], why[256];
   int c, e;
   const char *msg;
 
@@ -65,15 +65,24 @@ int rm_poll_connect(struct rmconn *rm, double now)
   }
   e = ifl_errno(rm->api);
   rm->failures++;
-  msg = ifl_strerror(rm->api, e);
+  /* Torque 6 returns the socket error negated (-111: connection refused)
+   * and leaves pbs_errno 0; older releases return -1 with pbs_errno set */
+  if (e == 0 && c < -1) {
+    snprintf(why, sizeof why, "%s (pbs_connect returned %d)", strerror(-c), c);
+  } else if (e == 0) {
+    snprintf(why, sizeof why, "pbs_connect returned %d and no reason", c);
+  } else {
+    msg = ifl_strerror(rm->api, e);
+    snprintf(why, sizeof why, "pbs_errno %d%s%s (pbs_connect returned %d)", e, *msg ? ": " : "",
+             msg, c);
+  }
   /* one line when the state changes; the retries themselves are debug */
   if (rm->failures == 1)
-    log_msg(LOG_WARN, "cannot connect to pbs_server %s (pbs_connect returned %d, "
-            "pbs_errno %d%s%s); retrying in %gs, backing off to at most %gs",
-            rm_server_name(rm), c, e, *msg ? ": " : "", msg, rm->backoff, rm->backoff_max);
+    log_msg(LOG_WARN, "cannot connect to pbs_server %s: %s; retrying in %gs, backing off to "
+            "at most %gs", rm_server_name(rm), why, rm->backoff, rm->backoff_max);
   else
-    log_msg(LOG_DEBUG, "connect attempt %lu to %s failed (pbs_errno %d); next in %gs",
-            rm->failures, rm_server_name(rm), e, rm->backoff);
+    log_msg(LOG_DEBUG, "connect attempt %lu to %s failed: %s; next in %gs", rm->failures,
+            rm_server_name(rm), why, rm->backoff);
   schedule_retry(rm, now);
   return 0;
 }

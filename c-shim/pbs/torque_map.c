@@ -1340,6 +1340,9 @@ int tm_job_from_attrs(struct tm_job *job, const char *id,
   v = tm_attr(attrs, "start_time", NULL);
   if (v != NULL && tm_parse_epoch(v, &job->start_time, m, sizeof m) != 0)
     keep_err(job->err, "start_time", m);
+  v = tm_attr(attrs, "comp_time", NULL);
+  if (v != NULL && tm_parse_epoch(v, &job->comp_time, m, sizeof m) != 0)
+    keep_err(job->err, "comp_time", m);
   v = tm_attr(attrs, "Priority", NULL);
   if (v != NULL && tm_parse_int(v, LONG_MIN + 1, LONG_MAX, &job->priority, m, sizeof m) != 0)
     keep_err(job->err, "Priority", m);

@@ -140,6 +140,7 @@ struct tm_job {
   long submit_time;        /* qtime, epoch seconds (0 when absent) */
   long exec_time;          /* Execution_Time, epoch seconds (0: none) */
   long start_time;         /* start_time of a started job, epoch (0: none) */
+  long comp_time;          /* comp_time of a completed job, epoch (0: none) */
   long priority;           /* Priority (0 when absent) */
   int nodes;               /* nodes requested; 0 for procs= (anywhere) */
   int tasks;               /* processors requested in total */

@@ -154,13 +154,24 @@ struct ctld_snap {
 	int node_at_n;
 };
 
-/* The jobs mauisched reads: pending, running and suspended ones, none
- * still completing (gather.c skips the others anyway). */
+/* Finished jobs that ended after this time are copied (ctld_set_finished_since). */
+static time_t finished_since = (time_t) -1;
+
+void ctld_set_finished_since(time_t t)
+{
+	finished_since = t;
+}
+
+/* The jobs mauisched reads: pending, running and suspended ones, and
+ * those that ran and ended (or are completing) after finished_since:
+ * fairshare charges them up to their end. */
 static bool wanted(job_record_t *j)
 {
-	if (IS_JOB_COMPLETING(j))
-		return false;
-	return IS_JOB_PENDING(j) || IS_JOB_RUNNING(j) || IS_JOB_SUSPENDED(j);
+	if (!IS_JOB_COMPLETING(j) &&
+	    (IS_JOB_PENDING(j) || IS_JOB_RUNNING(j) || IS_JOB_SUSPENDED(j)))
+		return true;
+	return finished_since >= 0 && j->start_time > 0 &&
+	       j->end_time >= j->start_time && j->end_time > finished_since;
 }
 
 /* ---------------------------------------------------------- parameters */

@@ -32,6 +32,11 @@ struct ctld_snap;
  * `why` says which setting is missing. */
 bool ctld_sched_params_ok(char *why, size_t len);
 
+/* Finished jobs (and completing ones) that ran and ended after `t` (the
+ * last iteration) are copied too, for fairshare; none before the first
+ * call. */
+void ctld_set_finished_since(time_t t);
+
 /* Copies what changed since the last copy into *jobs, *nodes, *parts
  * (freed and replaced; the previous ones stay when nothing changed);
  * *changed says whether anything did. The structs belong to `*snap`

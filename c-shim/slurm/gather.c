@@ -16,6 +16,10 @@
 
 int gather_poll(struct ctx *c, bool *changed)
 {
+	/* Jobs that ended since the last iteration still have use to charge
+	 * (all those Slurm keeps, before the first one: the checkpoint's
+	 * last iteration may be older). */
+	ctld_set_finished_since(c->last_iter);
 	return ctld_poll(&c->snap, &c->jobs, &c->nodes, &c->parts, changed);
 }
 
@@ -482,6 +486,20 @@ static void job_gres(struct ctx *c, struct jrec *r, const slurm_job_info_t *ji,
 }
 
 
+/* The engine job's size, id, credentials, submission time and shape. */
+static void job_identity(slurm_job_info_t *ji, const char *id, mauisched_job_t *m)
+{
+	m->size = sizeof(*m);
+	m->id = astr(id);
+	m->user = ji->user_name && *ji->user_name ? astr(ji->user_name) :
+		  astr(user_name(ji->user_id));
+	m->group = astr(group_name(ji->group_id));
+	m->account = ji->account && *ji->account ? astr(ji->account) : NULL;
+	m->qos = ji->qos && *ji->qos ? astr(ji->qos) : NULL;
+	m->submit_time = ji->submit_time;
+	job_shape(ji, m);
+}
+
 /* Adds one engine job for Slurm record `ji` (id given: array tasks). */
 static struct jrec *add_record(struct ctx *c, slurm_job_info_t *ji,
 			       const char *id, bool meta_task,
@@ -504,15 +522,7 @@ static struct jrec *add_record(struct ctx *c, slurm_job_info_t *ji,
 	parse_marker(ji->admin_comment, &r->mk);
 	r->want = r->mk;
 	m = &r->mj;
-	m->size = sizeof(*m);
-	m->id = astr(id);
-	m->user = ji->user_name && *ji->user_name ? astr(ji->user_name) :
-		  astr(user_name(ji->user_id));
-	m->group = astr(group_name(ji->group_id));
-	m->account = ji->account && *ji->account ? astr(ji->account) : NULL;
-	m->qos = ji->qos && *ji->qos ? astr(ji->qos) : NULL;
-	m->submit_time = ji->submit_time;
-	job_shape(ji, m);
+	job_identity(ji, id, m);
 	m->features = and_features(ji->features);
 	m->pref_features = and_features(ji->prefer);
 	m->exclude_hosts = expand_hosts(ji->exc_nodes);
@@ -667,6 +677,53 @@ static void add_array_tasks(struct ctx *c, slurm_job_info_t *ji,
 
 
 /* Builds the records of every job mauisched considers. */
+/* Reports a job that ended after it ran (Slurm sets its end time when it
+ * completes, fails, is cancelled or times out): its credentials, the CPUs
+ * it held, its generic resources, and its start and end. */
+static void add_finished(struct ctx *c, slurm_job_info_t *ji, const char *id)
+{
+	struct jrec tmp;
+	mauisched_job_t *m;
+	uint32_t cpus = ji->num_cpus && ji->num_cpus != NO_VAL ? ji->num_cpus : 0;
+
+	if (c->nfin == c->capfin) {
+		size_t cap = c->capfin ? c->capfin * 2 : 256;
+		mauisched_job_t *p = realloc(c->fin, cap * sizeof(*p));
+		if (!p)
+			return;
+		c->fin = p;
+		c->capfin = cap;
+	}
+	memset(&tmp, 0, sizeof(tmp));
+	snprintf(tmp.id, sizeof(tmp.id), "%s", id);
+	m = &tmp.mj;
+	job_identity(ji, id, m);
+	if (ji->partition && *ji->partition) {
+		/* the partition it ran in (the first, were there a list) */
+		char *p = astr(ji->partition), *comma = p ? strchr(p, ',') : NULL;
+		if (comma)
+			*comma = '\0';
+		m->class_name = p;
+	}
+	if (cpus) {
+		/* What it held, as one-CPU tasks (Slurm may give more CPUs than
+		 * the tasks asked for). */
+		m->task_mem_mb /= m->task_procs ? m->task_procs : 1;
+		m->tasks = cpus;
+		m->task_procs = 1;
+	}
+	m->nodes = 0;
+	m->tasks_per_node = 0;
+	job_gres(c, &tmp, ji, false);
+	m->state = (ji->job_state & JOB_STATE_BASE) == JOB_CANCELLED ?
+		   MAUISCHED_JOB_REMOVED : MAUISCHED_JOB_COMPLETED;
+	m->start_time = ji->start_time;
+	m->end_time = ji->end_time;
+	if (!m->id || !m->user || !m->group)
+		return;
+	c->fin[c->nfin++] = *m;
+}
+
 static void build_records(struct ctx *c, const struct gate_event *ev,
 			  size_t nev)
 {
@@ -674,19 +731,28 @@ static void build_records(struct ctx *c, const struct gate_event *ev,
 	char id[ID_LEN];
 
 	c->njr = 0;
+	c->nfin = 0;
 	for (i = 0; c->jobs && i < c->jobs->record_count; i++) {
 		slurm_job_info_t *ji = &c->jobs->job_array[i];
 		uint32_t base = ji->job_state & JOB_STATE_BASE;
 
-		/* Finished jobs, and those still completing, hold nothing
-		 * mauisched needs to know about: usage accrues from running
-		 * jobs only, and a completing job's nodes are free as far as
-		 * planning goes (Slurm starts the next job when they are). */
-		if (ji->job_state & JOB_COMPLETING)
+		/* Finished jobs, and those still completing, are reported as
+		 * finished only: fairshare charges them up to their end, and
+		 * a completing job's nodes are free as far as planning goes
+		 * (Slurm starts the next job when they are). */
+		if ((ji->job_state & JOB_COMPLETING) ||
+		    (base != JOB_PENDING && base != JOB_RUNNING &&
+		     base != JOB_SUSPENDED)) {
+			if (ji->start_time > 0 && ji->end_time >= ji->start_time) {
+				if (ji->array_task_id != NO_VAL)
+					snprintf(id, sizeof(id), "%u_%u",
+						 ji->array_job_id, ji->array_task_id);
+				else
+					snprintf(id, sizeof(id), "%u", ji->job_id);
+				add_finished(c, ji, id);
+			}
 			continue;
-		if (base != JOB_PENDING && base != JOB_RUNNING &&
-		    base != JOB_SUSPENDED)
-			continue;
+		}
 		if (base == JOB_PENDING && ji->array_task_str &&
 		    ji->array_task_id == NO_VAL) {
 			add_array_tasks(c, ji, ev, nev);
@@ -937,6 +1003,9 @@ void gather_free(struct ctx *c)
 	c->started = NULL;
 	c->nstarted = c->nstarted_sorted = c->capstarted = 0;
 	free(c->jr);
+	free(c->fin);
+	c->fin = NULL;
+	c->nfin = c->capfin = 0;
 	free(c->by_id);
 	free(c->node_part);
 	free(c->part_exclusive);

@@ -75,6 +75,11 @@ struct ctx {
 	/* Built per iteration. */
 	struct jrec *jr;
 	size_t njr, capjr;
+	/* Jobs that ended and ran (Slurm keeps them MinJobAge seconds):
+	 * reported to the engine with their start and end, so fairshare
+	 * charges their exact use; nothing is applied to them. */
+	mauisched_job_t *fin;
+	size_t nfin, capfin;
 	size_t *by_id;           /* indices of jr sorted by id */
 	int32_t *node_part;      /* per node: index of its only partition, or -1 */
 	char **part_nodes;       /* per partition: its nodes, comma-separated */

@@ -133,6 +133,15 @@ static void iterate(struct ctx *c, bool force)
 		else
 			nrun++;
 	}
+	for (k = 0; st == MAUISCHED_OK && k < c->nfin; k++) {
+		if (L.snapshot_add_job(c->h, &c->fin[k]) != MAUISCHED_OK) {
+			char cause[ID_LEN + 16];
+			snprintf(cause, sizeof(cause), "left out %s", c->fin[k].id);
+			mlog_once(MAUISCHED_LOG_ERROR, cause,
+				  "finished job %s left out (its use is not charged): %s",
+				  c->fin[k].id, handle_error(c->h));
+		}
+	}
 	if (st == MAUISCHED_OK)
 		st = L.run(c->h, &plan);
 	t_engine = mono_ms();
@@ -243,6 +252,14 @@ static void try_open(struct ctx *c)
 		return;
 	}
 	c->unavailable[0] = '\0';
+	{
+		/* Operators' changes are applied by an iteration run at once
+		 * (mauisched_wakeup_take below); their commands say so. */
+		int fd;
+		if (L.wakeup_fd(c->h, &fd) != MAUISCHED_OK)
+			mlog(MAUISCHED_LOG_WARN, "operators' changes wait for the next poll: %s",
+			     handle_error(c->h));
+	}
 	take_settings(c);
 	c->last_fp = 0;
 	mlog(MAUISCHED_LOG_INFO,
@@ -354,12 +371,16 @@ static void *sched_thread(void *arg)
 		}
 		if (c.h && gather_poll(&c, &changed) == 0 && c.nodes && c.jobs) {
 			time_t now = time(NULL);
+			bool asked = false;
+			/* An operator's change through the admin socket waits. */
+			if (L.wakeup_take(c.h, &asked) != MAUISCHED_OK)
+				asked = false;
 			/* Nothing new in Slurm, nothing asked for, no begin time
 			 * passed, RMPOLLINTERVAL not up: not even a mapping. */
-			if (changed || wake || reconf || c.cosmetic_backlog ||
+			if (changed || wake || reconf || asked || c.cosmetic_backlog ||
 			    events_pending() || now - c.last_iter >= c.rmpoll ||
 			    (c.next_begin && c.next_begin <= now))
-				iterate(&c, wake || reconf);
+				iterate(&c, wake || reconf || asked);
 		}
 		/* The next poll is due poll_ms after this one began: a job
 		 * that ended during a long iteration is seen right after it. */

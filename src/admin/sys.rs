@@ -96,3 +96,21 @@ pub fn try_lock_exclusive(file: &impl AsRawFd) -> std::io::Result<bool> {
         Err(e)
     }
 }
+
+/// A pipe, both ends non-blocking and closed on exec: (read, write).
+pub fn nonblocking_pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 writes two descriptors into the two-int array.
+    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both are fresh descriptors nobody else owns.
+    Ok(unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
+}

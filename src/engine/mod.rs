@@ -213,6 +213,33 @@ pub fn job_id_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     id_key(a).cmp(&id_key(b)).then_with(|| a.cmp(b))
 }
 
+/// True for a finished job (Completed or Removed after it ran) that ended
+/// after `since` (the last iteration): its use up to its end is still to
+/// be charged.
+fn ended_since(j: &Job, since: Option<Time>) -> bool {
+    matches!(j.state, JobState::Completed | JobState::Removed)
+        && j.start_time.is_some()
+        && j.end_time.zip(since).is_some_and(|(end, s)| end > s)
+}
+
+/// The snapshot's jobs that [`ended_since`] the last iteration, cloned in
+/// the order of [`job_id_cmp`], their generic resources resolved as where
+/// they ran (what fairshare charges).
+fn finished_jobs(all: &[Job], since: Option<Time>, cluster: &Cluster) -> Vec<Job> {
+    let mut v: Vec<Job> = all
+        .iter()
+        .filter(|j| ended_since(j, since))
+        .cloned()
+        .collect();
+    v.sort_by(|a, b| job_id_cmp(&a.id, &b.id));
+    for j in &mut v {
+        let state = std::mem::replace(&mut j.state, JobState::Running);
+        gres::resolve(j, cluster);
+        j.state = state;
+    }
+    v
+}
+
 /// The jobs the passes see: idle, running and suspended.
 fn seen_by_passes(j: &Job) -> bool {
     matches!(
@@ -341,6 +368,10 @@ impl Engine {
                 j.qos = default_qos(&self.cfg, j);
             }
         }
+        // Holds and releases apply to queued jobs: one asked for a job that
+        // has started, ended or left the queue since is dropped, and the
+        // plan says why (the RM would hold a running job, or refuse).
+        let dropped = self.drop_stale_actions(&snap.jobs, &jobs);
         // Holds and releases an operator asked for are in force in this
         // iteration already: the plan that carries them does not start a
         // job it holds.
@@ -381,11 +412,13 @@ impl Engine {
         for j in &mut jobs {
             gres::resolve(j, &cluster);
         }
+        let finished = finished_jobs(&snap.jobs, self.state.last_iteration, &cluster);
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
         let mut out = passes::run(
             &self.cfg,
             &mut self.state,
             &jobs,
+            &finished,
             cluster,
             now,
             local,
@@ -425,6 +458,7 @@ impl Engine {
             );
         }
         out.plan.actions = std::mem::take(&mut self.state.pending_actions);
+        out.plan.dropped_actions = dropped;
         // Operators' starts, stops and holds make the next iteration differ.
         let quiet = out
             .quiet
@@ -451,6 +485,42 @@ impl Engine {
         plan
     }
 
+    /// Takes the pending holds and releases whose job is no longer queued
+    /// out of the state: (the action, why), for the plan. `all` is the
+    /// snapshot's jobs, `jobs` those the passes see (sorted by id).
+    fn drop_stale_actions(&mut self, all: &[Job], jobs: &[Job]) -> Vec<(Action, String)> {
+        if self.state.pending_actions.is_empty() {
+            return Vec::new();
+        }
+        let zone = &self.cfg.zone;
+        let mut dropped = Vec::new();
+        self.state.pending_actions.retain(|a| {
+            let found = jobs
+                .binary_search_by(|j| job_id_cmp(&j.id, &a.job))
+                .ok()
+                .map(|i| &jobs[i])
+                .or_else(|| all.iter().find(|j| j.id == a.job));
+            let why = match found {
+                Some(j) if j.state == JobState::Idle => return true,
+                Some(j) if j.state.is_active() => match j.start_time {
+                    Some(t) => format!(
+                        "the job started at {} before it was applied",
+                        zone.fmt_named(t)
+                    ),
+                    None => "the job started before it was applied".to_string(),
+                },
+                Some(j) => format!(
+                    "the job is {} (it ended before it was applied)",
+                    j.state.name().to_lowercase()
+                ),
+                None => "the job is no longer in the resource manager's queue".to_string(),
+            };
+            dropped.push((a.clone(), why));
+            false
+        });
+        dropped
+    }
+
     /// A poll over the same snapshot as the last call, only time advanced:
     /// for a caller that knows nothing was submitted, completed, started,
     /// held or removed since, and that neither the nodes nor the
@@ -462,9 +532,12 @@ impl Engine {
     /// would, and [`Engine::last`] left as the earlier iteration's.
     /// Otherwise it is [`Engine::iterate`].
     pub fn iterate_again(&mut self, snap: &Snapshot, now: Time) -> Option<Arc<Plan>> {
+        // A job that ended since has use to charge: the iteration runs.
+        let since = self.state.last_iteration;
         let operators_idle = self.state.pending_actions.is_empty()
             && self.state.forced_starts.is_empty()
-            && self.state.stopped.is_none();
+            && self.state.stopped.is_none()
+            && !snap.jobs.iter().any(|j| ended_since(j, since));
         if let Some(last) = self.last.clone().filter(|_| operators_idle) {
             let seen = snap.jobs.iter().filter(|j| seen_by_passes(j)).count();
             if let Some(q) = last.quiet.as_ref().filter(|_| seen == last.jobs.len()) {

@@ -250,6 +250,10 @@ pub struct Plan {
     pub reservations: Vec<PlanReservation>,
     /// Operator requests for the RM (holds and releases), in the order made.
     pub actions: Vec<Action>,
+    /// Operator requests dropped because their job is no longer queued
+    /// (it started, ended or left the RM's queue since), with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped_actions: Vec<(Action, String)>,
     /// Counters.
     pub stats: Stats,
 }

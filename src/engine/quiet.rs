@@ -99,7 +99,7 @@ pub fn still_quiet(
     };
     // The same jobs as the iteration that left `quiet`: what it forgot
     // stays forgotten, and what does not depend on time stands.
-    accrue_usage(cfg, state, jobs, &cluster.total, now);
+    accrue_usage(cfg, state, jobs, &[], &cluster.total, now);
     let items: Vec<(usize, bool, bool)> = quiet
         .statics
         .iter()

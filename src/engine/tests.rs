@@ -1117,6 +1117,7 @@ fn jobs_copied_into_earlier_ones_are_the_snapshots() {
         submit_time: 10 + k as i64,
         earliest_start: Some(20),
         start_time: Some(30),
+        end_time: None,
         walltime: Some(H),
         tasks: 3 + k,
         task: Resources::procs_mem(2, 100),
@@ -2062,4 +2063,56 @@ fn backfill_windows_hold_what_a_user_reservation_admits_as_maui() {
     assert_eq!(held_by(&p, "B"), (5 * H, vec!["n2".to_string()]));
     assert_eq!(started(&p), [("J", true)]);
     assert!(started(&plan("u3")).is_empty());
+}
+
+/// Fairshare charges a job its exact use whatever the poll interval: the
+/// RM reports a finished job with its start and end, and the engine
+/// charges it up to that end, once, even one that started and ended
+/// between two iterations. A poll that would otherwise be answered by the
+/// priority order runs as an iteration when a job ended since.
+#[test]
+fn finished_jobs_are_charged_up_to_their_end_once() {
+    let text = "FSPOLICY DEDICATEDPS\nFSINTERVAL 24:00:00\n";
+    let t = 1000 * 24 * H;
+    let used = |e: &Engine, user: &str| -> f64 {
+        e.state
+            .fairshare
+            .windows()
+            .iter()
+            .map(|w| w.get(crate::model::CredKind::User, user))
+            .sum()
+    };
+    let finished = |j: Job, start: i64, end: i64, on: &[(&str, u32)]| {
+        let mut j = running(j, start, on);
+        j.state = JobState::Completed;
+        j.end_time = Some(end);
+        j
+    };
+    let mut e = Engine::new(cfg(text));
+    let a = idle("A", "ua", 2, H, t - 10);
+    let p = e.iterate(&snap(nodes(2, 2), vec![a.clone()]), t);
+    assert_eq!(started(&p), vec![("A", false)]);
+    // Iteration at t+30: A ran t..t+1 (it started and ended between the
+    // two iterations); B ran t+2..t+3 and was never seen.
+    let b = idle("B", "ub", 3, H, t);
+    let gone = vec![
+        finished(a.clone(), t, t + 1, &[("n1", 2)]),
+        finished(b.clone(), t + 2, t + 3, &[("n1", 2), ("n2", 1)]),
+    ];
+    e.iterate(&snap(nodes(2, 2), gone.clone()), t + 30);
+    assert_eq!((used(&e, "ua"), used(&e, "ub")), (2.0, 3.0));
+    // Reported again at the next poll (the RM keeps them a while).
+    assert!(e
+        .iterate_again(&snap(nodes(2, 2), gone.clone()), t + 60)
+        .is_none());
+    e.iterate(&snap(nodes(2, 2), gone), t + 90);
+    assert_eq!((used(&e, "ua"), used(&e, "ub")), (2.0, 3.0));
+    // A poll after which a job ended is an iteration, and charges it.
+    let c = running(idle("C", "uc", 1, H, t), t + 95, &[("n2", 1)]);
+    e.iterate(&snap(nodes(2, 2), vec![c.clone()]), t + 100);
+    let ended = vec![finished(c, t + 95, t + 107, &[("n2", 1)])];
+    assert!(e
+        .iterate_again(&snap(nodes(2, 2), ended), t + 130)
+        .is_some());
+    assert_eq!(used(&e, "uc"), 12.0);
 }

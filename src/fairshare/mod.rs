@@ -330,9 +330,14 @@ impl Fairshare {
     }
 
     /// Accrues the usage of the running jobs among `jobs` over `[since, now)`
-    /// (`since`: the last iteration); `total` is the cluster's configured
-    /// resources (for DEDICATEDPES). Does nothing under FSPOLICY NONE:
-    /// usage is not tracked at all then.
+    /// (`since`: the last iteration), and of `finished` jobs (those the RM
+    /// reports ended, with their start and end times) over their part of
+    /// `[since, end)`: so a job is charged its exact use from its real start
+    /// to its real end, however long between iterations, even one that
+    /// started and ended between two. A finished job reported again at a
+    /// later iteration adds nothing (its end is before `since` then).
+    /// `total` is the cluster's configured resources (for DEDICATEDPES).
+    /// Does nothing under FSPOLICY NONE: usage is not tracked at all then.
     ///
     /// A window opens at the first iteration at or after its boundary, once
     /// that iteration has decided, as Maui 3.3 rotates its windows at the
@@ -347,6 +352,7 @@ impl Fairshare {
         &mut self,
         cfg: &Config,
         jobs: &[Job],
+        finished: &[Job],
         total: &Resources,
         since: Time,
         now: Time,
@@ -361,12 +367,26 @@ impl Fairshare {
         let oldest = self.windows.last().map(|w| w.start);
         self.roll_to(cfg, t);
         let mut last: [Option<(&str, u32)>; 5] = [None; 5];
-        let running: Vec<([u32; 5], f64, Time)> = jobs
+        // (ids, rate, from, to): running jobs up to now, finished ones up
+        // to their end.
+        let running: Vec<([u32; 5], f64, Time, Time)> = jobs
             .iter()
             .filter(|j| j.state == JobState::Running)
-            .map(|j| (j, job_rate(cfg, j, total), j.start_time.unwrap_or(since)))
-            .filter(|(_, r, _)| *r > 0.0)
-            .map(|(j, r, s)| (self.job_ids(&mut last, j), r, s))
+            .map(|j| (j, now))
+            .chain(finished.iter().filter_map(|j| {
+                let to = j.end_time?.min(now);
+                (j.start_time?.max(since) < to).then_some((j, to))
+            }))
+            .map(|(j, to)| {
+                (
+                    j,
+                    job_rate(cfg, j, total),
+                    j.start_time.unwrap_or(since),
+                    to,
+                )
+            })
+            .filter(|(_, r, _, _)| *r > 0.0)
+            .map(|(j, r, from, to)| (self.job_ids(&mut last, j), r, from, to))
             .collect();
         while t < now {
             // The window before `now`'s keeps the span up to `now`.
@@ -377,12 +397,12 @@ impl Fairshare {
             self.roll_to(cfg, t);
             let w = &mut self.windows[0];
             // Each credential's usage takes its jobs' amounts in job order.
-            for (ids, rate, start) in &running {
-                let from = t.max(*start);
-                if from >= end {
+            for (ids, rate, start, stop) in &running {
+                let (from, to) = (t.max(*start), end.min(*stop));
+                if from >= to {
                     continue;
                 }
-                let amount = rate * (end - from) as f64;
+                let amount = rate * (to - from) as f64;
                 for (k, &id) in ids.iter().enumerate().filter(|(_, id)| **id > 0) {
                     *w.slot(k, id) += amount;
                 }

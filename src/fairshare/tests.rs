@@ -86,7 +86,7 @@ fn john_example_from_accrued_usage() {
         if *john > 0 {
             jobs.push(running("j", "John", *john, start));
         }
-        fs.accrue(&c, &jobs, &total, start, start + 1);
+        fs.accrue(&c, &jobs, &[], &total, start, start + 1);
     }
     assert_eq!(fs.windows().len(), 4);
     assert_eq!(fs.windows()[0].start, W);
@@ -179,6 +179,7 @@ fn accrual_goes_to_the_window_current_at_the_last_iteration() {
     fs.accrue(
         &c,
         &[running("1", "u", 4, b - 600)],
+        &[],
         &total,
         b - 600,
         b + 900,
@@ -191,6 +192,7 @@ fn accrual_goes_to_the_window_current_at_the_last_iteration() {
     fs.accrue(
         &c,
         &[running("2", "v", 2, b + 1000)],
+        &[],
         &total,
         b + 900,
         b + 1100,
@@ -200,11 +202,11 @@ fn accrual_goes_to_the_window_current_at_the_last_iteration() {
     assert_eq!(fs.windows()[1].total, 4.0 * 1500.0);
     // Two idle hours without an iteration: each interval the span covers
     // gets its (empty) window, but for the last, opened at the next call.
-    fs.accrue(&c, &[], &total, b + 1100, b + 3 * 3600 + 5);
+    fs.accrue(&c, &[], &[], &total, b + 1100, b + 3 * 3600 + 5);
     let starts: Vec<Time> = fs.windows().iter().map(|w| w.start).collect();
     assert_eq!(starts, [b + 2 * 3600, b + 3600, b, b - 3600]);
     assert_eq!(fs.windows()[1].total, 0.0);
-    fs.accrue(&c, &[], &total, b + 3 * 3600 + 5, b + 3 * 3600 + 65);
+    fs.accrue(&c, &[], &[], &total, b + 3 * 3600 + 5, b + 3 * 3600 + 65);
     assert_eq!(fs.windows()[0].start, b + 3 * 3600);
 }
 
@@ -226,7 +228,7 @@ fn usage_metrics_of_fspolicy() {
     ] {
         let c = cfg(&format!("FSPOLICY {policy}\n"));
         let mut fs = Fairshare::new();
-        fs.accrue(&c, std::slice::from_ref(&sleep), &total, 0, 900);
+        fs.accrue(&c, std::slice::from_ref(&sleep), &[], &total, 0, 900);
         let got = fs.windows().first().map_or(0.0, |w| w.total);
         assert_eq!(got, want, "{policy}");
         if policy == "[NONE]" {
@@ -258,7 +260,7 @@ fn dedicated_pes_charge_gpus() {
     }];
     assert_eq!(job_rate(&c, &gpu, &total), 16.0);
     let mut fs = Fairshare::new();
-    fs.accrue(&c, std::slice::from_ref(&gpu), &total, W, W + 3600);
+    fs.accrue(&c, std::slice::from_ref(&gpu), &[], &total, W, W + 3600);
     assert_eq!(fs.windows()[0].total, 16.0 * 3600.0);
     // A per-node request (Slurm --gres) held on each of two nodes.
     let mut pn = running("2", "u", 2, W);
@@ -293,7 +295,14 @@ fn fairshare_caps_make_jobs_ineligible() {
     small.group = "b".into();
     let mut other = running("3", "other", 5, t);
     other.group = "c".into();
-    fs.accrue(&c, &[hog.clone(), small.clone(), other], &total, t, t + 100);
+    fs.accrue(
+        &c,
+        &[hog.clone(), small.clone(), other],
+        &[],
+        &total,
+        t,
+        t + 100,
+    );
     // hog: 400 of 1000 = 40% >= 30%.
     let v = fs.fs_cap_exceeded(&c, &hog).unwrap();
     assert_eq!((v.kind, v.name.as_str()), (CredKind::User, "hog"));
@@ -304,7 +313,14 @@ fn fairshare_caps_make_jobs_ineligible() {
     );
     assert!(fs.fs_cap_exceeded(&c, &small).is_none());
     // Absolute cap from GROUPCFG[DEFAULT]: group c has used 500 < 5000; then 5500.
-    fs.accrue(&c, &[running("4", "x", 5, t)], &total, t + 100, t + 1100);
+    fs.accrue(
+        &c,
+        &[running("4", "x", 5, t)],
+        &[],
+        &total,
+        t + 100,
+        t + 1100,
+    );
     let mut late = running("5", "new", 1, t);
     late.group = "g".into();
     let v = fs.fs_cap_exceeded(&c, &late).unwrap();
@@ -420,6 +436,7 @@ fn bad_files_are_reported_with_their_line() {
     fs.accrue(
         &c,
         &[running("1", "a", 1, 7200)],
+        &[],
         &Resources::procs(1),
         7200,
         7300,
@@ -443,7 +460,7 @@ fn saves_changed_windows_atomically_and_reads_them_back() {
     let total = Resources::procs(4);
     let mut fs = Fairshare::new();
     let t = 10 * 3600;
-    fs.accrue(&c, &[running("1", "u", 2, t)], &total, t, t + 60);
+    fs.accrue(&c, &[running("1", "u", 2, t)], &[], &total, t, t + 60);
     assert_eq!(fs.save_dir(&dir, &Zone::utc()).unwrap(), 1);
     assert_eq!(
         fs.save_dir(&dir, &Zone::utc()).unwrap(),
@@ -452,8 +469,22 @@ fn saves_changed_windows_atomically_and_reads_them_back() {
     );
     // Crossing the boundary changes the old window; the next iteration
     // opens a new one.
-    fs.accrue(&c, &[running("1", "u", 2, t)], &total, t + 60, t + 3660);
-    fs.accrue(&c, &[running("1", "u", 2, t)], &total, t + 3660, t + 3720);
+    fs.accrue(
+        &c,
+        &[running("1", "u", 2, t)],
+        &[],
+        &total,
+        t + 60,
+        t + 3660,
+    );
+    fs.accrue(
+        &c,
+        &[running("1", "u", 2, t)],
+        &[],
+        &total,
+        t + 3660,
+        t + 3720,
+    );
     assert_eq!(fs.save_dir(&dir, &Zone::utc()).unwrap(), 2);
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -491,7 +522,7 @@ fn diagnose_f_shows_targets_and_windows() {
         if *john > 0 {
             jobs.push(running("j", "John", *john, start));
         }
-        fs.accrue(&c, &jobs, &total, start, start + 3600);
+        fs.accrue(&c, &jobs, &[], &total, start, start + 3600);
     }
     let text = render_diagnose_f(&c, &fs);
     let want = "\
@@ -551,7 +582,7 @@ proptest::proptest! {
         let end = *polls.last().unwrap();
         let mut fs = Fairshare::new();
         for w in polls.windows(2) {
-            fs.accrue(&c, std::slice::from_ref(&job), &total, w[0], w[1]);
+            fs.accrue(&c, std::slice::from_ref(&job), &[], &total, w[0], w[1]);
         }
         let first_poll = |t: Time| polls.iter().copied().find(|&p| p >= t).unwrap_or(end);
         let mut want = Vec::new();
@@ -580,10 +611,11 @@ fn names_roll_out_with_their_last_window() {
     let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 12:00:00\nFSDEPTH 4\n");
     let total = Resources::procs(16);
     let mut fs = Fairshare::new();
-    fs.accrue(&c, &[running("1", "gone", 2, W)], &total, W, W + 3600);
+    fs.accrue(&c, &[running("1", "gone", 2, W)], &[], &total, W, W + 3600);
     fs.accrue(
         &c,
         &[running("2", "stays", 2, W)],
+        &[],
         &total,
         W + 3600,
         W + 7200,
@@ -595,14 +627,14 @@ fn names_roll_out_with_their_last_window() {
     // (A window opens at the iteration after the first past its start.)
     for k in 1..=MAX_FSDEPTH as i64 {
         let next = W + k * TWELVE_H + 60;
-        fs.accrue(&c, &[running("2", "stays", 2, W)], &total, t, next);
+        fs.accrue(&c, &[running("2", "stays", 2, W)], &[], &total, t, next);
         t = next;
     }
     // The first window is still held (MAX_FSDEPTH of them), then it goes.
     assert_eq!(fs.windows().len(), MAX_FSDEPTH);
     assert_eq!(fs.names_known(CredKind::User), 2);
     let next = W + (MAX_FSDEPTH as i64 + 1) * TWELVE_H + 60;
-    fs.accrue(&c, &[running("2", "stays", 2, W)], &total, t, next);
+    fs.accrue(&c, &[running("2", "stays", 2, W)], &[], &total, t, next);
     assert_eq!(fs.names_known(CredKind::User), 1);
     assert_eq!(fs.decayed(&c, CredKind::User, "gone").0, 0.0);
     // The groups ("g" for both) stay, and "stays" still has its usage.
@@ -612,4 +644,109 @@ fn names_roll_out_with_their_last_window() {
     // The state written and read back is the same.
     let again = Fairshare::from_windows(fs.windows());
     assert_eq!(again, fs);
+}
+
+fn finished(id: &str, user: &str, procs: u32, start: Time, end: Time) -> Job {
+    Job {
+        state: JobState::Completed,
+        end_time: Some(end),
+        ..running(id, user, procs, start)
+    }
+}
+
+/// Usage of `user` summed over every window.
+fn user_total(fs: &Fairshare, user: &str) -> f64 {
+    fs.windows()
+        .iter()
+        .filter_map(|w| w.usage.get(&CredKind::User)?.get(user).copied())
+        .sum()
+}
+
+#[test]
+fn a_finished_job_is_charged_from_its_start_to_its_end_once() {
+    let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n");
+    let total = Resources::procs(10);
+    let t = 1000 * 3600;
+    let mut fs = Fairshare::new();
+    // Iterations at t, t+30, t+60, t+90. Job 1 (2 procs) runs t+5..t+40:
+    // seen running at t+30, ended at t+60. Job 2 (3 procs) starts at t+61
+    // and ends at t+62, both between two iterations. Job 3 was running at
+    // t and is cancelled at t+70 (Removed).
+    let j1 = running("1", "a", 2, t + 5);
+    let j3 = running("3", "c", 1, t - 500);
+    fs.accrue(&c, std::slice::from_ref(&j3), &[], &total, t - 30, t);
+    let before = user_total(&fs, "c");
+    fs.accrue(&c, &[j1, j3.clone()], &[], &total, t, t + 30);
+    fs.accrue(
+        &c,
+        std::slice::from_ref(&j3),
+        &[finished("1", "a", 2, t + 5, t + 40)],
+        &total,
+        t + 30,
+        t + 60,
+    );
+    let mut gone = finished("3", "c", 1, t - 500, t + 70);
+    gone.state = JobState::Removed;
+    let ended = [finished("2", "b", 3, t + 61, t + 62), gone.clone()];
+    fs.accrue(&c, &[], &ended, &total, t + 60, t + 90);
+    assert_eq!(user_total(&fs, "a"), 2.0 * 35.0);
+    assert_eq!(user_total(&fs, "b"), 3.0 * 1.0);
+    assert_eq!(user_total(&fs, "c") - before, 70.0);
+    // Reported again (the RM keeps finished jobs a while): nothing more.
+    let ended = [
+        finished("1", "a", 2, t + 5, t + 40),
+        finished("2", "b", 3, t + 61, t + 62),
+        gone,
+    ];
+    fs.accrue(&c, &[], &ended, &total, t + 90, t + 120);
+    assert_eq!(user_total(&fs, "a"), 70.0);
+    assert_eq!(user_total(&fs, "b"), 3.0);
+    assert_eq!(user_total(&fs, "c") - before, 70.0);
+    // A finished job without a start (cancelled while queued) or an end
+    // is charged nothing.
+    let mut unstarted = finished("4", "d", 1, t, t + 130);
+    unstarted.start_time = None;
+    let mut no_end = finished("5", "d", 1, t + 100, t + 130);
+    no_end.end_time = None;
+    fs.accrue(&c, &[], &[unstarted, no_end], &total, t + 120, t + 150);
+    assert_eq!(user_total(&fs, "d"), 0.0);
+}
+
+#[test]
+fn a_finished_job_is_charged_in_the_windows_it_ran_in() {
+    // FSINTERVAL 1:00:00; iterations at W-10 and W+3700 (the scheduler did
+    // not run for an hour): the job ran W-5..W+3605, so W-5..W goes to the
+    // window before W, and the rest, which spans two windows, to W's
+    // (the span up to the last iteration goes to the window current then).
+    let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\nFSDEPTH 8\n");
+    let total = Resources::procs(10);
+    let mut fs = Fairshare::new();
+    fs.accrue(&c, &[], &[], &total, W - 20, W - 10);
+    let job = running("1", "a", 1, W - 5);
+    fs.accrue(&c, &[job], &[], &total, W - 10, W - 10);
+    fs.accrue(
+        &c,
+        &[],
+        &[finished("1", "a", 1, W - 5, W + 3605)],
+        &total,
+        W - 10,
+        W + 3700,
+    );
+    let by_window: Vec<(Time, f64)> = fs
+        .windows()
+        .iter()
+        .map(|w| {
+            (
+                w.start,
+                w.usage
+                    .get(&CredKind::User)
+                    .and_then(|m| m.get("a"))
+                    .copied()
+                    .unwrap_or(0.0),
+            )
+        })
+        .collect();
+    assert!(by_window.contains(&(W - 3600, 5.0)), "{by_window:?}");
+    assert!(by_window.contains(&(W, 3605.0)), "{by_window:?}");
+    assert_eq!(user_total(&fs, "a"), 3610.0);
 }

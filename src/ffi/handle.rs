@@ -5,7 +5,7 @@ use super::status::*;
 use crate::model::Snapshot;
 use crate::service::{Options, Service, Shared};
 use std::cell::{Cell, RefCell};
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::{Path, PathBuf};
 
 /// Log level: an error (the host should show it prominently).
@@ -540,6 +540,56 @@ unsafe fn admin_socket_path(o: &mauisched_options_t, svc: &Service) -> FfiResult
     } else {
         state.root().join(cfg)
     }))
+}
+
+/// Since ABI 1.4. A file descriptor that becomes readable when an
+/// operator's change waits for the next iteration (sethold, releasehold,
+/// runjob, setspri, setres, releaseres, schedctl through the admin
+/// socket): poll it beside the RM's events and run an iteration then, so
+/// the change is applied at once. Read it empty before that iteration
+/// (`mauisched_wakeup_take`). The handle owns the descriptor (closed by
+/// `mauisched_free`); once asked for, the commands tell operators their
+/// change is applied now rather than within RMPOLLINTERVAL.
+///
+/// # Safety
+/// `h` is a live handle; `fd` points to writable memory.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_wakeup_fd(
+    h: *mut mauisched_t,
+    fd: *mut c_int,
+) -> mauisched_status_t {
+    with_handle(h, |hd| {
+        if fd.is_null() {
+            return Err(FfiError::new(MAUISCHED_NULL_ARG, "fd is NULL"));
+        }
+        let got = hd.svc.wakeup_fd().map_err(|e| {
+            FfiError::new(
+                MAUISCHED_IO_ERROR,
+                format!("creating the wake-up pipe: {e}"),
+            )
+        })?;
+        *fd = got;
+        Ok(())
+    })
+}
+
+/// Since ABI 1.4. Empties the descriptor of `mauisched_wakeup_fd`; sets
+/// `*pending` (when not NULL) to whether an operator's change was waiting.
+///
+/// # Safety
+/// `h` is a live handle; `pending` is NULL or points to writable memory.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_wakeup_take(
+    h: *mut mauisched_t,
+    pending: *mut bool,
+) -> mauisched_status_t {
+    with_handle(h, |hd| {
+        let any = hd.svc.take_wakeup();
+        if !pending.is_null() {
+            *pending = any;
+        }
+        Ok(())
+    })
 }
 
 /// Writes the state now (fairshare files, then the checkpoint), whatever

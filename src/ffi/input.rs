@@ -181,6 +181,11 @@ pub struct mauisched_job_t {
     /// Since ABI 1.3. Generic resources for the whole job (Slurm
     /// `--gpus`), or NULL.
     pub gres_per_job: *const c_char,
+    /// Since ABI 1.4. End time of a finished job (`MAUISCHED_JOB_COMPLETED`
+    /// or `MAUISCHED_JOB_REMOVED` after it ran, with `start_time`); 0 =
+    /// none. Report finished jobs as long as the RM keeps them: fairshare
+    /// charges each its exact use up to this time, once.
+    pub end_time: i64,
 }
 
 /// Smallest `size` accepted for each input struct: its first ABI version.
@@ -320,6 +325,12 @@ pub unsafe fn job_from_c(p: *const mauisched_job_t) -> FfiResult<Job> {
             j.utilized_procs
         )));
     }
+    if j.end_time != 0 && j.start_time != 0 && j.end_time < j.start_time {
+        return Err(bad(format!(
+            "end_time {} is before start_time {}",
+            j.end_time, j.start_time
+        )));
+    }
     if j.walltime < 0 {
         return Err(bad(format!("walltime {} is negative", j.walltime)));
     }
@@ -369,6 +380,7 @@ pub unsafe fn job_from_c(p: *const mauisched_job_t) -> FfiResult<Job> {
         submit_time: j.submit_time,
         earliest_start: t(j.earliest_start),
         start_time: t(j.start_time),
+        end_time: t(j.end_time),
         walltime: t(j.walltime),
         tasks: j.tasks,
         task: Resources {

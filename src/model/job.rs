@@ -169,8 +169,12 @@ pub struct Job {
     pub submit_time: Time,
     /// Earliest time the job may start (PBS `Execution_Time`, Slurm `--begin`).
     pub earliest_start: Option<Time>,
-    /// Start time of an active job.
+    /// Start time of an active job (and of a finished one that ran).
     pub start_time: Option<Time>,
+    /// End time of a finished job (Completed or Removed after it ran), as
+    /// the RM reports it: fairshare charges the job up to it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<Time>,
     /// Requested wallclock limit; `None` means SYSTEMDEFAULTJOBWALLTIME.
     pub walltime: Option<Secs>,
     /// Number of tasks.
@@ -252,6 +256,7 @@ impl Clone for Job {
             submit_time: self.submit_time,
             earliest_start: self.earliest_start,
             start_time: self.start_time,
+            end_time: self.end_time,
             walltime: self.walltime,
             tasks: self.tasks,
             task: self.task,
@@ -296,6 +301,7 @@ impl Clone for Job {
             submit_time,
             earliest_start,
             start_time,
+            end_time,
             walltime,
             tasks,
             task,
@@ -333,6 +339,7 @@ impl Clone for Job {
         submit_time.clone_from(&src.submit_time);
         earliest_start.clone_from(&src.earliest_start);
         start_time.clone_from(&src.start_time);
+        end_time.clone_from(&src.end_time);
         walltime.clone_from(&src.walltime);
         tasks.clone_from(&src.tasks);
         task.clone_from(&src.task);
@@ -375,6 +382,7 @@ impl Default for Job {
             submit_time: 0,
             earliest_start: None,
             start_time: None,
+            end_time: None,
             walltime: None,
             tasks: 1,
             task: Resources::procs(1),

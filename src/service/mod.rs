@@ -25,6 +25,7 @@ mod runjob;
 mod socket;
 #[cfg(test)]
 mod tests;
+mod wakeup;
 
 pub use config_file::LAST_GOOD_CONFIG;
 pub use socket::Shared;
@@ -32,7 +33,7 @@ pub use socket::Shared;
 use crate::admin::{Published, SchedStats};
 use crate::commands::CommandError;
 use crate::config::{Config, Diagnostic, Severity};
-use crate::engine::{Engine, EngineState, Plan};
+use crate::engine::{ActionKind, Engine, EngineState, Plan};
 use crate::fairshare::Fairshare;
 use crate::model::{Node, Snapshot, Time};
 use crate::persist::{StateDir, StateNotice};
@@ -177,6 +178,9 @@ pub struct Service {
     /// them again (24.11 reconfigures its scheduler plugin right after
     /// starting it; an operator may reconfigure twice).
     refusal_logged: Option<String>,
+    /// Iteration on demand, once the front end asked for it
+    /// ([`Service::wakeup_fd`]).
+    wakeup: Option<wakeup::Wakeup>,
 }
 
 fn wall_clock() -> Time {
@@ -279,6 +283,7 @@ impl Service {
             stats: SchedStats::default(),
             config_fallback: None,
             refusal_logged: None,
+            wakeup: None,
         }
     }
 
@@ -296,6 +301,34 @@ impl Service {
     /// The queue this service's messages go to.
     pub fn notes(&self) -> &Notes {
         &self.notes
+    }
+
+    /// The descriptor a front end polls to run an iteration as soon as an
+    /// operator's change waits for one (made on the first call; the
+    /// service owns it). From then on the commands say the change is
+    /// applied now rather than within RMPOLLINTERVAL.
+    pub fn wakeup_fd(&mut self) -> std::io::Result<std::os::fd::RawFd> {
+        if self.wakeup.is_none() {
+            self.wakeup = Some(wakeup::Wakeup::new()?);
+        }
+        Ok(self.wakeup.as_ref().map_or(-1, |w| w.fd()))
+    }
+
+    /// Empties the wake-up pipe ([`Service::wakeup_fd`]); true when an
+    /// operator's change was waiting.
+    pub fn take_wakeup(&self) -> bool {
+        self.wakeup.as_ref().is_some_and(|w| w.drain())
+    }
+
+    /// When an operator's change takes effect, for the commands' replies.
+    fn when_applied(&self) -> String {
+        match self.wakeup {
+            Some(_) => "at the next scheduling iteration, which runs now".into(),
+            None => format!(
+                "at the next scheduling iteration, within the RMPOLLINTERVAL of {}",
+                crate::model::time::fmt_duration(self.engine.config().params.rm_poll_interval.0)
+            ),
+        }
     }
 
     /// Takes the messages queued so far.
@@ -396,6 +429,16 @@ impl Service {
         let now = snap.now.unwrap_or(self.clock);
         self.clock = now;
         let plan = self.engine.iterate(&snap, now);
+        for (a, why) in &plan.dropped_actions {
+            let what = match a.kind {
+                ActionKind::Hold => "sethold",
+                ActionKind::Release => "releasehold",
+            };
+            self.log(
+                LogLevel::Warn,
+                format!("{what} of job {} by {} not applied: {why}", a.job, a.by),
+            );
+        }
         if let Some(last) = self.engine.last.clone() {
             self.stats.record(&self.engine.cfg, &snap.jobs, &last);
         }

@@ -265,6 +265,9 @@ impl Service {
         };
         if r.is_ok() {
             self.publish(false);
+            if let Some(w) = &self.wakeup {
+                w.notify();
+            }
         }
         r
     }
@@ -287,7 +290,7 @@ impl Service {
             text.push_str(n);
             text.push('\n');
         }
-        text.push_str("\n(in force from the next scheduling iteration)\n");
+        text.push_str(&format!("\n(in force {})\n", self.when_applied()));
         done(
             text,
             json!({"reservation": r.id, "start": r.start, "end": r.end, "nodes": nodes}),
@@ -350,7 +353,10 @@ impl Service {
             ),
         );
         done(
-            "System Hold Placed on All Specified Jobs\n(the resource manager applies it at the next scheduling iteration)\n".into(),
+            format!(
+                "System Hold Placed on All Specified Jobs\n(the resource manager applies it {}, if the job is still queued then)\n",
+                self.when_applied()
+            ),
             json!({"held": jobs}),
         )
     }
@@ -384,6 +390,10 @@ impl Service {
             self.engine.queue_release(j, &caller.user);
             text.push_str(&format!("holds modified for job {j}\n"));
         }
+        text.push_str(&format!(
+            "(the resource manager applies this {})\n",
+            self.when_applied()
+        ));
         self.persist.admin_pending = true;
         self.log(
             LogLevel::Info,
@@ -419,8 +429,9 @@ impl Service {
         );
         done(
             format!(
-                "job {job} will be started on {} at the next scheduling iteration\n",
-                list.join(",")
+                "job {job} will be started on {} {}\n",
+                list.join(","),
+                self.when_applied()
             ),
             json!({"job": job, "allocation": allocation}),
         )

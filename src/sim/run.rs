@@ -48,7 +48,8 @@
 //! - the poll is not the last one before the next event while jobs wait,
 //!   or while jobs run and fairshare tracks usage: priority reads the queue
 //!   time recorded at a job's previous iteration, and the engine accrues a
-//!   job's usage up to the last iteration that saw it running, so that
+//!   running job's usage up to each iteration (a finished one's, under
+//!   [`Clock::Grid`], up to the last that saw it running), so that
 //!   poll still runs; nor, while fairshare tracks usage, the first poll at
 //!   or after a window boundary, where the window opens;
 //! - and an iteration that starts nothing leaves no trace in the engine's
@@ -73,10 +74,15 @@
 //! is taken out of the queue and counted in [`SimResult::rejected`]: a real
 //! RM would hold it forever, and here it would keep the simulation polling.
 //!
+//! A finished job is reported to the next iteration with its end time (as
+//! Completed), as an RM reports one, and then leaves the snapshot: so
+//! fairshare charges it its exact use up to its end. Under
+//! [`Clock::Grid`] it leaves at once, as in Maui's simulator, which
+//! charges a job's usage up to the last iteration that saw it running.
+//!
 //! Bookkeeping is proportional to the jobs in the system, never to the
-//! whole trace: the snapshot holds only queued and running jobs, a
-//! completion heap orders the running ones, and finished jobs leave the
-//! snapshot at once.
+//! whole trace: the snapshot holds only queued, running and just finished
+//! jobs, and a completion heap orders the running ones.
 
 use super::workload::SimJob;
 use crate::admin::auth::Caller;
@@ -247,6 +253,8 @@ struct Sim<'a> {
     free_procs: u64,
     /// Processors asked by the waiting jobs, as a multiset.
     idle_procs: BTreeMap<u64, usize>,
+    /// Finished jobs still in the snapshot for the next iteration.
+    reported: Vec<usize>,
 }
 
 impl Sim<'_> {
@@ -334,13 +342,32 @@ impl Sim<'_> {
         }
     }
 
-    fn complete(&mut self, i: usize, at: Time) {
+    /// Job `i` ended at `at`. `report`: it stays in the snapshot, finished,
+    /// until after the next iteration ([`Sim::forget_finished`]), as an RM
+    /// reports a finished job, so fairshare charges it up to its end.
+    fn complete(&mut self, i: usize, at: Time, report: bool) {
         if let Some(r) = self.records[i].as_mut() {
             r.end = at;
         }
         self.free_procs += self.jobs[i].job.procs();
-        self.remove(i);
+        match self.pos.get(&i) {
+            Some(&p) if report => {
+                let j = &mut self.snap.jobs[p];
+                j.state = JobState::Completed;
+                j.end_time = Some(at);
+                self.reported.push(i);
+            }
+            _ => self.remove(i),
+        }
         self.finished += 1;
+    }
+
+    /// Takes the finished jobs the last iteration was told of out of the
+    /// snapshot.
+    fn forget_finished(&mut self) {
+        for i in std::mem::take(&mut self.reported) {
+            self.remove(i);
+        }
     }
 }
 
@@ -402,6 +429,7 @@ pub fn simulate_with_operators(
         rejected: Vec::new(),
         free_procs: nodes.iter().map(|n| n.configured.procs as u64).sum(),
         idle_procs: BTreeMap::new(),
+        reported: Vec::new(),
     };
     let mut neutral = !opts.every_poll && idle_iterations_are_neutral(cfg);
     let mut ops: Vec<&OperatorEvent> = operators.iter().collect();
@@ -517,8 +545,13 @@ pub fn simulate_with_operators(
                 break;
             }
             sim.completions.pop();
-            let at = if opts.clock == Clock::Grid { now } else { t };
-            sim.complete(i, at);
+            // Maui's simulator charges a job's usage up to the last
+            // iteration that saw it running; an RM reports the end.
+            let (at, report) = match opts.clock {
+                Clock::Grid => (now, false),
+                Clock::Events => (t, true),
+            };
+            sim.complete(i, at, report);
             last_activity = now;
             events = true;
         }
@@ -562,6 +595,7 @@ pub fn simulate_with_operators(
             svc.iterate_again(&sim.snap, now)
         };
         let dt = t.elapsed();
+        sim.forget_finished();
         iterate_time += dt;
         max_iterate_time = max_iterate_time.max(dt);
         iterations += 1;

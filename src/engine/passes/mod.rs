@@ -143,12 +143,14 @@ pub(super) struct Passes<'s, P> {
     pub decisive: Option<usize>,
 }
 
-/// Runs one iteration; `carried`: what the engine carries between
-/// iterations.
+/// Runs one iteration; `finished`: jobs the RM reports ended with usage
+/// still to charge; `carried`: what the engine carries between iterations.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     cfg: &Config,
     state: &mut EngineState,
     jobs: &[Job],
+    finished: &[Job],
     cluster: std::sync::Arc<crate::model::Cluster>,
     now: Time,
     local: Option<&dyn LocalAllocator>,
@@ -156,7 +158,7 @@ pub fn run(
 ) -> Outcome {
     // 1. Reconcile.
     let mut view = build::build_with(cfg, cluster, jobs, now, state, &mut carried.running);
-    rank::reconcile(cfg, state, jobs, &view.cluster.total, now);
+    rank::reconcile(cfg, state, jobs, finished, &view.cluster.total, now);
 
     // Usage only feeds throttling checks; without limits none are made.
     let throttled = rank::has_limits(cfg);

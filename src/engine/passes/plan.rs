@@ -60,6 +60,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             jobs,
             reservations,
             actions: Vec::new(),
+            dropped_actions: Vec::new(),
             stats,
         }
     }

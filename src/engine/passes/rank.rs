@@ -59,16 +59,18 @@ pub(in crate::engine) fn verdict_reason(v: &Verdict) -> Option<Reason> {
 }
 
 /// Step 1's bookkeeping: fairshare accrues the running jobs' usage since
-/// the last iteration, and what is remembered of jobs that left is
-/// forgotten. Running it twice at the same `now` changes nothing more.
+/// the last iteration, and the `finished` jobs' up to their end, and what
+/// is remembered of jobs that left is forgotten. Running it twice at the
+/// same `now` changes nothing more.
 pub(in crate::engine) fn reconcile(
     cfg: &Config,
     state: &mut EngineState,
     jobs: &[Job],
+    finished: &[Job],
     total: &Resources,
     now: Time,
 ) {
-    accrue_usage(cfg, state, jobs, total, now);
+    accrue_usage(cfg, state, jobs, finished, total, now);
     // Fx-hashed: built over every job in each iteration.
     let idle_ids: FxSet<&str> = jobs
         .iter()
@@ -91,16 +93,20 @@ pub(in crate::engine) fn reconcile(
         .retain(|k, _| idle_ids.contains(k.as_str()));
 }
 
-/// Fairshare accrues the running jobs' usage since the last iteration.
+/// Fairshare accrues the running jobs' usage since the last iteration, and
+/// the `finished` jobs' up to their end ([`crate::fairshare::Fairshare::accrue`]).
 pub(in crate::engine) fn accrue_usage(
     cfg: &Config,
     state: &mut EngineState,
     jobs: &[Job],
+    finished: &[Job],
     total: &Resources,
     now: Time,
 ) {
     let since = state.last_iteration.unwrap_or(now).min(now);
-    state.fairshare.accrue(cfg, jobs, total, since, now);
+    state
+        .fairshare
+        .accrue(cfg, jobs, finished, total, since, now);
     state.last_iteration = Some(now);
 }
 

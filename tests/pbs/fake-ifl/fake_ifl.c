@@ -74,6 +74,7 @@ struct fnode {
   int np;
   int down;
   int offline;
+  int nomom;   /* pbs_server restarted, its mom has not reported: no status */
   char **slot; /* np entries: job id holding the slot, or NULL */
   int ngpus;   /* the fixture's `gpus` (served verbatim, as pbs_server does) */
   char **gpu;  /* ngpus entries: job id holding the GPU, or NULL */
@@ -468,13 +469,15 @@ static void control(char *line)
     w[n++] = t;
   if (n == 0)
     return;
-  if (strcmp(w[0], "complete") == 0 && n == 2) {
+  if (strcmp(w[0], "complete") == 0 && (n == 2 || n == 3)) {
+    /* as pbs_server: state C, comp_time set, exec_host/exec_gpus kept */
     struct obj *j = find_job(w[1]);
     if (j != NULL) {
+      char when[32];
+      snprintf(when, sizeof when, "%ld", n == 3 ? atol(w[2]) : (long)time(NULL));
       release_slots(w[1]);
       obj_set(j, "job_state", NULL, "C");
-      obj_set(j, "exec_host", NULL, NULL);
-      obj_set(j, "exec_gpus", NULL, NULL);
+      obj_set(j, "comp_time", NULL, when);
     }
   } else if (strcmp(w[0], "delete") == 0 && n == 2) {
     delete_job(w[1]);
@@ -485,7 +488,7 @@ static void control(char *line)
     if (strcmp(w[2], "down") == 0)
       nd->down = 1;
     else if (strcmp(w[2], "up") == 0)
-      nd->down = 0;
+      nd->down = nd->nomom = 0; /* its mom reports; pbs_server sends no command */
     else if (strcmp(w[2], "offline") == 0)
       nd->offline = 1;
     else if (strcmp(w[2], "online") == 0)
@@ -499,6 +502,13 @@ static void control(char *line)
         down_until = mono() + atof(w[2]);
       else
         server_down = 1;
+    } else if (strcmp(w[1], "restart") == 0) {
+      /* as pbs_server restarted: connections dropped, and every node down
+       * without status until its mom reports (`node NAME up`) */
+      size_t k;
+      drop_connections();
+      for (k = 0; k < nnodes; k++)
+        nodes[k].down = nodes[k].nomom = 1;
     } else if (strcmp(w[1], "up") == 0) {
       server_down = 0;
       down_until = 0;
@@ -551,6 +561,26 @@ static void control(char *line)
   }
 }
 
+/* Completed jobs leave keep_completed seconds after comp_time (the server's
+ * attribute; 300 when unset, Torque 6's default; a fixture's completed job
+ * without comp_time stays). */
+static void purge_completed(void)
+{
+  const char *kc = obj_get(&server, "keep_completed", NULL);
+  long keep = kc != NULL ? atol(kc) : 300, now = (long)time(NULL);
+  size_t i = 0;
+  while (i < njobs) {
+    const char *st = obj_get(&jobs[i], "job_state", NULL), *ct = obj_get(&jobs[i], "comp_time", NULL);
+    if (st != NULL && strcmp(st, "C") == 0 && ct != NULL && atol(ct) + keep <= now) {
+      char *id = xdup(jobs[i].name);
+      delete_job(id);
+      free(id);
+      continue;
+    }
+    i++;
+  }
+}
+
 /* Applies complete lines appended to the control file since the last call. */
 static void poll_control(void)
 {
@@ -587,17 +617,20 @@ static int enter(int conn, const char *call)
 {
   init();
   poll_control();
+  purge_completed();
   pbs_errno = 0;
+  /* a connect to a server that is not there: as Torque 6's pbs_connect,
+   * minus the socket error (-111, ECONNREFUSED) with pbs_errno left 0 */
   if (fail_calls > 0) {
     fail_calls--;
     drop_connections();
-    pbs_errno = conn < 0 ? E_NOSERVER : E_PROTOCOL;
-    return -1;
+    pbs_errno = conn < 0 ? 0 : E_PROTOCOL;
+    return conn < 0 ? -ECONNREFUSED : -1;
   }
   if (server_down || (down_until > 0 && mono() < down_until)) {
     drop_connections();
-    pbs_errno = conn < 0 ? E_NOSERVER : E_PROTOCOL;
-    return -1;
+    pbs_errno = conn < 0 ? 0 : E_PROTOCOL;
+    return conn < 0 ? -ECONNREFUSED : -1;
   }
   if (conn >= 0 && (conn >= MAXCONN || !conn_alive[conn])) {
     pbs_errno = E_PROTOCOL;
@@ -741,9 +774,23 @@ static char *node_jobs(const struct fnode *n)
 static struct batch_status *node_bs(const struct fnode *n, const struct attrl *filter)
 {
   struct batch_status *b = bs_of(&n->o, filter);
-  struct attrl *tail = b->attribs;
+  struct attrl *tail, **pp;
   char st[64], np[16];
   char *jl;
+  /* until its mom reports after a server restart, a node has no status */
+  for (pp = &b->attribs; n->nomom && *pp != NULL;) {
+    struct attrl *a = *pp;
+    if (strcmp(a->name, "status") != 0) {
+      pp = &a->next;
+      continue;
+    }
+    *pp = a->next;
+    free(a->name);
+    free(a->resource);
+    free(a->value);
+    free(a);
+  }
+  tail = b->attribs;
   while (tail && tail->next)
     tail = tail->next;
   node_state(n, st, sizeof st);
@@ -764,9 +811,9 @@ static struct batch_status *node_bs(const struct fnode *n, const struct attrl *f
 int pbs_connect(char *srv)
 {
   int c;
-  if (enter(-1, "connect") != 0) {
-    rec("connect server=%s -> -1 errno=%d", srv ? srv : "(null)", pbs_errno);
-    return -1;
+  if ((c = enter(-1, "connect")) != 0) {
+    rec("connect server=%s -> %d errno=%d", srv ? srv : "(null)", c, pbs_errno);
+    return c;
   }
   if (next_conn >= MAXCONN)
     next_conn = 1;
@@ -1051,9 +1098,11 @@ int pbs_runjob(int conn, char *jobid, char *location, char *extend)
   }
   conn_msg[conn][0] = '\0';
   if (eg[0] != '\0')
-    rec("runjob %d %s %s -> 0 exec_host=%s exec_gpus=%s", conn, jobid, location, eh, eg);
+    rec("runjob %d %s %s -> 0 exec_host=%s exec_gpus=%s start_time=%s", conn, jobid, location,
+        eh, eg, obj_get(j, "start_time", NULL));
   else
-    rec("runjob %d %s %s -> 0 exec_host=%s", conn, jobid, location, eh);
+    rec("runjob %d %s %s -> 0 exec_host=%s start_time=%s", conn, jobid, location, eh,
+        obj_get(j, "start_time", NULL));
   return 0;
 }
 

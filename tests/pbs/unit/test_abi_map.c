@@ -313,6 +313,16 @@ static void test_job_states(void)
   static const char *const no_eh[] = {WHO, "job_state", NULL, "R"};
   static const char *const lost[] = {WHO, "job_state", NULL, "R", "exec_host", NULL, "gone/0"};
   static const char *const done[] = {WHO, "job_state", NULL, "C"};
+  /* completed after running: exec_host kept, start and comp_time */
+  static const char *const ran[] = {WHO, "job_state", NULL, "C", "exec_host", NULL,
+                                    "n1/0-2", "start_time", NULL, "1699999000",
+                                    "comp_time", NULL, "1699999061", "Resource_List",
+                                    "nodes", "1:ppn=3"};
+  /* completed, its node gone from pbs_server: the request's processors */
+  static const char *const ran_gone[] = {WHO, "job_state", NULL, "C", "exec_host", NULL,
+                                         "gone/0-1", "start_time", NULL, "1699999000",
+                                         "comp_time", NULL, "1699999100", "Resource_List",
+                                         "nodes", "1:ppn=2"};
   static const char *const transit[] = {WHO, "job_state", NULL, "T"};
   static const char *const badmem[] = {WHO, "job_state", NULL, "Q", "Resource_List", "mem",
                                        "lots"};
@@ -325,7 +335,8 @@ static void test_job_states(void)
       {"18.vm", lost, N(lost)},       {"19.vm", done, N(done)},
       {"20.vm", transit, N(transit)}, {"21.vm", badmem, N(badmem)},
       {"22.vm", owner, N(owner)},     {"23.vm", nobody, N(nobody)},
-      {"7[].vm", nobody, N(nobody)},
+      {"7[].vm", nobody, N(nobody)},  {"24.vm", ran, N(ran)},
+      {"25.vm", ran_gone, N(ran_gone)},
   };
   struct tm_snapshot s;
   struct am_text t;
@@ -358,7 +369,7 @@ static void test_job_states(void)
   CHECK(strstr(why, "no listed node") != NULL);
   CHECK(am_job(&s, &s.jobs[6], &j, &t, why, sizeof why) == AM_SKIP);
   CHECK(am_job(&s, &s.jobs[7], &j, &t, why, sizeof why) == AM_SKIP);
-  CHECK(strcmp(why, "completed") == 0);
+  CHECK(strcmp(why, "completed without running") == 0);
   CHECK(am_job(&s, &s.jobs[8], &j, &t, why, sizeof why) == AM_SKIP);
   CHECK(strcmp(why, "in transit") == 0);
 
@@ -370,6 +381,16 @@ static void test_job_states(void)
   CHECK(am_job(&s, &s.jobs[11], &j, &t, why, sizeof why) == AM_UNREADABLE);
   CHECK(am_job(&s, &s.jobs[12], &j, &t, why, sizeof why) == AM_SKIP);
   CHECK(strcmp(why, "array summary") == 0);
+
+  /* a completed job that ran: reported with its start and end (fairshare
+   * charges it up to its end); one that never ran is not */
+  CHECK(am_job(&s, &s.jobs[13], &j, &t, why, sizeof why) == AM_ADD);
+  CHECK(j.state == MAUISCHED_JOB_COMPLETED && j.tasks == 3);
+  CHECK_STR(j.allocation, "n1:3");
+  CHECK(j.start_time == 1699999000 && j.end_time == 1699999061);
+  CHECK(am_job(&s, &s.jobs[14], &j, &t, why, sizeof why) == AM_ADD);
+  CHECK(j.state == MAUISCHED_JOB_COMPLETED && j.tasks == 2 && j.allocation == NULL);
+  CHECK(j.start_time == 1699999000 && j.end_time == 1699999100);
 
   tm_snapshot_free(&s);
   am_text_free(&t);

@@ -234,9 +234,22 @@ static void test_jobs(void)
 	j->nodes = "n003,s001";
 	j->num_cpus = 8;
 	j->num_tasks = 8;
-	/* 7: a completed job and 8: a completing one: not the engine's. */
-	job(7, JOB_COMPLETE);
-	job(8, JOB_RUNNING | JOB_COMPLETING);
+	/* 7: a completed job and 8: a completing one: no records, but
+	 * reported as finished with their start and end (fairshare); 12,
+	 * cancelled while pending (Slurm sets its start and end to the
+	 * cancel time), is reported with no use; 13, never started, is not. */
+	j = job(7, JOB_COMPLETE);
+	j->num_tasks = 2;
+	j->num_cpus = 4;
+	j->cpus_per_task = 2;
+	j->start_time = 900;
+	j->end_time = 961;
+	j = job(8, JOB_CANCELLED | JOB_COMPLETING);
+	j->start_time = 950;
+	j->end_time = 990;
+	j = job(12, JOB_CANCELLED);
+	j->start_time = j->end_time = 995;
+	job(13, JOB_FAILED);
 	/* 9: a pending array record with tasks 0-2. */
 	j = job(9, JOB_PENDING);
 	j->array_job_id = 9;
@@ -298,6 +311,20 @@ static void test_jobs(void)
 
 	CHECK(rec(&c, "7") == NULL);
 	CHECK(rec(&c, "8") == NULL);
+	CHECK(c.nfin == 3);
+	if (c.nfin == 3) {
+		CHECK_STR(c.fin[0].id, "7");
+		CHECK(c.fin[0].state == MAUISCHED_JOB_COMPLETED);
+		CHECK(c.fin[0].tasks == 4 && c.fin[0].task_procs == 1);
+		CHECK(c.fin[0].start_time == 900 && c.fin[0].end_time == 961);
+		CHECK_STR(c.fin[0].user, "alice");
+		CHECK_STR(c.fin[0].class_name, "batch");
+		CHECK_STR(c.fin[1].id, "8");
+		CHECK(c.fin[1].state == MAUISCHED_JOB_REMOVED);
+		CHECK(c.fin[1].start_time == 950 && c.fin[1].end_time == 990);
+		CHECK_STR(c.fin[2].id, "12");
+		CHECK(c.fin[2].start_time == c.fin[2].end_time);
+	}
 
 	/* Array tasks 0, 2, 4, one engine job each; the event held 9_2. */
 	CHECK(rec(&c, "9_0") && rec(&c, "9_0")->meta_task);
