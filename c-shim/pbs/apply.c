@@ -36,9 +36,20 @@ char *apply_comment_text(const struct decision *d, char *buf, size_t len)
   char when[64] = "";
   if (d->est_start >= 0)
     apply_format_time(d->est_start, when, sizeof when);
-  snprintf(buf, len, "mauisched: %s%s%s", d->reason ? d->reason : "waiting",
+  snprintf(buf, len, APPLY_COMMENT_PREFIX "%s%s%s", d->reason ? d->reason : "waiting",
            when[0] ? "; estimated start " : "", when);
   return buf;
+}
+
+int apply_comment_is_wait_reason(const char *comment)
+{
+  static const char prefix[] = APPLY_COMMENT_PREFIX;
+  const char *rest;
+  if (comment == NULL || strncmp(comment, prefix, sizeof prefix - 1) != 0)
+    return 0;
+  rest = comment + sizeof prefix - 1;
+  return strncmp(rest, APPLY_COMMENT_STARTED, strlen(APPLY_COMMENT_STARTED)) != 0 &&
+         strncmp(rest, APPLY_COMMENT_RUNNING, strlen(APPLY_COMMENT_RUNNING)) != 0;
 }
 
 /* After a refused request: is the connection still there?  A status call
@@ -173,8 +184,8 @@ int apply_decisions(const struct ifl_api *api, int conn,
         log_msg(LOG_INFO, "started job %s on %s%s", id, loc, x->backfill ? " (backfill)" : "");
         /* the waiting reason goes: the comment says when and where */
         apply_format_time((long)time(NULL), when, sizeof when);
-        snprintf(text, sizeof text, "mauisched: started %.40s on %.160s%s%s", when, loc,
-                 strlen(loc) > 160 ? "..." : "", x->backfill ? " by backfill" : "");
+        snprintf(text, sizeof text, APPLY_COMMENT_PREFIX APPLY_COMMENT_STARTED "%.40s on %.160s%s%s",
+                 when, loc, strlen(loc) > 160 ? "..." : "", x->backfill ? " by backfill" : "");
         rc = write_comment(api, conn, id, text, err, errlen);
         if (rc < 0)
           return -1;

@@ -22,6 +22,16 @@ struct apply_stats {
   int action_failed;  /* pbs_holdjob / pbs_rlsjob refused */
 };
 
+/* Every comment the daemon writes starts with the prefix; a started job's
+ * continues with STARTED, a job someone else started with RUNNING. */
+#define APPLY_COMMENT_PREFIX "mauisched: "
+#define APPLY_COMMENT_STARTED "started "
+#define APPLY_COMMENT_RUNNING "running since "
+
+/* 1 when `comment` is one of the daemon's wait reasons (not a started or
+ * running job's comment). */
+int apply_comment_is_wait_reason(const char *comment);
+
 /* Longest comment written (pbs_server keeps comments short). */
 #define APPLY_COMMENT_MAX 250
 

@@ -494,13 +494,10 @@ int decide(struct decider *d, const struct tm_snapshot *s, struct decisions *out
   for (i = 0; i < s->njobs; i++) {
     const struct tm_job *j = &s->jobs[i];
     char when[64], text[160];
-    if ((j->state != 'R' && j->state != 'E') || j->comment == NULL ||
-        strncmp(j->comment, "mauisched: ", 11) != 0 ||
-        strncmp(j->comment, "mauisched: started ", 19) == 0 ||
-        strncmp(j->comment, "mauisched: running since ", 25) == 0)
+    if ((j->state != 'R' && j->state != 'E') || !apply_comment_is_wait_reason(j->comment))
       continue;
     apply_format_time(j->start_time > 0 ? j->start_time : s->now, when, sizeof when);
-    snprintf(text, sizeof text, "running since %s (not started by mauisched)", when);
+    snprintf(text, sizeof text, APPLY_COMMENT_RUNNING "%s (not started by mauisched)", when);
     if (decisions_add(out, DECISION_WAIT, i, j->id, NULL, text, -1) != 0)
       goto oom;
   }

@@ -11,7 +11,7 @@
 //! tasks of each node together, or all of them on one node. A request
 //! neither can express is refused with the reason, never approximated.
 
-use crate::model::{Cluster, GresCounts, Job, Resources};
+use crate::model::{Cluster, GresCounts, Job, JobState, Resources};
 
 /// What a request comes to: per engine task, per node of a running job,
 /// and how many RM tasks make one engine task.
@@ -48,8 +48,9 @@ fn shape(job: &Job, cluster: &Cluster) -> Result<Shape, String> {
         node: GresCounts::ZERO,
         bundle: 1,
     };
-    if job.state.is_active() {
-        // Where it runs is known: the per-node request on each node, a
+    if job.state != JobState::Idle {
+        // Where it runs (or, finished, ran) is known: the per-node request
+        // on each node, a
         // per-job one per task where it divides, else shared out over its
         // nodes rounding up (the RM's own split is not reported).
         let (task, node) = match divide(&pj, t) {

@@ -233,9 +233,7 @@ fn finished_jobs(all: &[Job], since: Option<Time>, cluster: &Cluster) -> Vec<Job
         .collect();
     v.sort_by(|a, b| job_id_cmp(&a.id, &b.id));
     for j in &mut v {
-        let state = std::mem::replace(&mut j.state, JobState::Running);
         gres::resolve(j, cluster);
-        j.state = state;
     }
     v
 }
@@ -371,7 +369,7 @@ impl Engine {
         // Holds and releases apply to queued jobs: one asked for a job that
         // has started, ended or left the queue since is dropped, and the
         // plan says why (the RM would hold a running job, or refuse).
-        let dropped = self.drop_stale_actions(&snap.jobs, &jobs);
+        let dropped = self.drop_stale_actions(&snap.jobs);
         // Holds and releases an operator asked for are in force in this
         // iteration already: the plan that carries them does not start a
         // job it holds.
@@ -487,20 +485,15 @@ impl Engine {
 
     /// Takes the pending holds and releases whose job is no longer queued
     /// out of the state: (the action, why), for the plan. `all` is the
-    /// snapshot's jobs, `jobs` those the passes see (sorted by id).
-    fn drop_stale_actions(&mut self, all: &[Job], jobs: &[Job]) -> Vec<(Action, String)> {
+    /// snapshot's jobs (actions are few: each is looked up by a walk).
+    fn drop_stale_actions(&mut self, all: &[Job]) -> Vec<(Action, String)> {
         if self.state.pending_actions.is_empty() {
             return Vec::new();
         }
         let zone = &self.cfg.zone;
         let mut dropped = Vec::new();
         self.state.pending_actions.retain(|a| {
-            let found = jobs
-                .binary_search_by(|j| job_id_cmp(&j.id, &a.job))
-                .ok()
-                .map(|i| &jobs[i])
-                .or_else(|| all.iter().find(|j| j.id == a.job));
-            let why = match found {
+            let why = match all.iter().find(|j| j.id == a.job) {
                 Some(j) if j.state == JobState::Idle => return true,
                 Some(j) if j.state.is_active() => match j.start_time {
                     Some(t) => format!(
@@ -532,15 +525,21 @@ impl Engine {
     /// would, and [`Engine::last`] left as the earlier iteration's.
     /// Otherwise it is [`Engine::iterate`].
     pub fn iterate_again(&mut self, snap: &Snapshot, now: Time) -> Option<Arc<Plan>> {
-        // A job that ended since has use to charge: the iteration runs.
-        let since = self.state.last_iteration;
         let operators_idle = self.state.pending_actions.is_empty()
             && self.state.forced_starts.is_empty()
-            && self.state.stopped.is_none()
-            && !snap.jobs.iter().any(|j| ended_since(j, since));
+            && self.state.stopped.is_none();
         if let Some(last) = self.last.clone().filter(|_| operators_idle) {
-            let seen = snap.jobs.iter().filter(|j| seen_by_passes(j)).count();
-            if let Some(q) = last.quiet.as_ref().filter(|_| seen == last.jobs.len()) {
+            // The same jobs, and none that ended since (its use is still to
+            // be charged): one walk over the snapshot.
+            let since = self.state.last_iteration;
+            let (seen, ended) = snap.jobs.iter().fold((0, false), |(n, e), j| {
+                (n + seen_by_passes(j) as usize, e || ended_since(j, since))
+            });
+            if let Some(q) = last
+                .quiet
+                .as_ref()
+                .filter(|_| !ended && seen == last.jobs.len())
+            {
                 // The nodes are the last iteration's too.
                 let cluster = &last.view.cluster;
                 let (cfg, state, memo) = (&self.cfg, &mut self.state, self.carried.memo());

@@ -308,10 +308,11 @@ impl Service {
     /// service owns it). From then on the commands say the change is
     /// applied now rather than within RMPOLLINTERVAL.
     pub fn wakeup_fd(&mut self) -> std::io::Result<std::os::fd::RawFd> {
-        if self.wakeup.is_none() {
-            self.wakeup = Some(wakeup::Wakeup::new()?);
-        }
-        Ok(self.wakeup.as_ref().map_or(-1, |w| w.fd()))
+        let w = match &mut self.wakeup {
+            Some(w) => w,
+            none => none.insert(wakeup::Wakeup::new()?),
+        };
+        Ok(w.fd())
     }
 
     /// Empties the wake-up pipe ([`Service::wakeup_fd`]); true when an
