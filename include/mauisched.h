@@ -49,7 +49,7 @@
 /** ABI major version of this header: a library with another major is refused. */
 #define MAUISCHED_ABI_MAJOR 1
 /** ABI minor version of this header: later minors only add. */
-#define MAUISCHED_ABI_MINOR 4
+#define MAUISCHED_ABI_MINOR 5
 /** True when the library loaded at run time has this header's ABI major
  * version (`mauisched_abi_version() >> 16`); a front end refuses to run
  * otherwise. Its minor version may be higher (additions only). */
@@ -1051,6 +1051,27 @@ enum mauisched_status_t mauisched_wakeup_fd(struct mauisched_t *h, int *fd);
  * `h` is a live handle; `pending` is NULL or points to writable memory.
  */
 enum mauisched_status_t mauisched_wakeup_take(struct mauisched_t *h, bool *pending);
+
+/**
+ * Since ABI 1.5. Tells the library what became of a start of the last
+ * plan (`mauisched_run`'s): `started` when the resource manager started
+ * job `job_id` where the plan said, else false with the manager's words
+ * in `message` (NULL for none). Until the next `mauisched_run`, the views
+ * (`showq`, `checkjob`, `diagnose -j`) show a started job running rather
+ * than "Starting", and a refused one waiting again with the refusal;
+ * holds and `runjob` on a started job are refused at once. Returns
+ * `MAUISCHED_NOT_FOUND` when the last plan does not start that job,
+ * `MAUISCHED_NO_ITERATION` before the first plan. Optional: without it
+ * the views say "Starting" until the next snapshot shows the job.
+ *
+ * # Safety
+ * `h` is a live handle; `job_id` is a valid string; `message` is NULL or
+ * a valid string.
+ */
+enum mauisched_status_t mauisched_start_result(struct mauisched_t *h,
+                                               const char *job_id,
+                                               bool started,
+                                               const char *message);
 
 /**
  * Writes the state now (fairshare files, then the checkpoint), whatever

@@ -1395,16 +1395,38 @@ fn backfill_runs_a_short_job_beside_a_reserved_wide_one() {
         )],
         "{c:?}"
     );
-    // 42 is kept off n2 by 41's reservation: it waits behind a
-    // higher-priority job, and showstart's estimate is 41's end
+    // 42 is kept off n2 (free now) by 41's reservation, and says so;
+    // showstart's estimate is 41's end
     assert_eq!(
         of(&c, "42.vm"),
         [format!(
-            "mauisched: Priority; estimated start {}",
+            "mauisched: Priority: free nodes reserved for job 41.vm; estimated start {}",
             comment_time(end40 + 3600)
         )],
         "{c:?}"
     );
+    // Between two iterations the views show what pbs_server did: 43 was
+    // started (not "Starting"), and checkjob says when and where.
+    let (ok, q) = mauictl(&d, &["showq"]);
+    assert!(ok, "{q}");
+    let row = q
+        .lines()
+        .find(|l| l.starts_with("43.vm"))
+        .unwrap_or_default();
+    assert!(row.contains("Running"), "{q}");
+    assert!(!q.contains("Starting"), "{q}");
+    let (ok, cj) = mauictl(&d, &["checkjob", "42.vm"]);
+    assert!(ok, "{cj}");
+    assert!(
+        cj.contains("idle procs are reserved for job 41.vm from "),
+        "{cj}"
+    );
+    let (ok, cj) = mauictl(&d, &["checkjob", "43.vm"]);
+    assert!(ok, "{cj}");
+    assert!(cj.contains("State: Running"), "{cj}");
+    assert!(cj.contains("(backfill) on n2:1"), "{cj}");
+    let (ok, out) = mauictl(&d, &["sethold", "43.vm"]);
+    assert!(!ok && out.contains("was started at "), "{out}");
 
     // nothing changed: no comment is rewritten
     d.send(NEW);
@@ -1429,7 +1451,7 @@ fn backfill_runs_a_short_job_beside_a_reserved_wide_one() {
     assert_eq!(
         c[3].1,
         format!(
-            "mauisched: Priority; estimated start {}",
+            "mauisched: Priority: free nodes reserved for job 41.vm; estimated start {}",
             comment_time(end40 + 1800 + 3600)
         )
     );

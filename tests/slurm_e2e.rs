@@ -983,6 +983,18 @@ fn s2_backfill_around_a_reserved_wide_job() {
         l_reason == "Priority" || l_reason == "Resources",
         "L waits for {l_reason:?}"
     );
+    // The third node has room for L now, which W's reservation takes
+    // before L's limit would be up: checkjob names W's reservation.
+    let sock = c.state_dir().join("run/mauisched.sock");
+    let checkjob = |id: &str| {
+        let mauictl = Path::new(env!("CARGO_BIN_EXE_mauictl"));
+        let args = ["--socket", sock.to_str().unwrap(), "checkjob", id];
+        text(&run(30, mauictl, &args).stdout)
+    };
+    let held = format!("idle procs are reserved for job {w} from ");
+    c.wait_until("checkjob L naming W's reservation", 30, || {
+        checkjob(&l).contains(&held)
+    });
 
     // W starts when R ends, at its reserved time; L only after W.
     c.wait_state(&w, "RUNNING", 150);

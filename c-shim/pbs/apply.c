@@ -6,6 +6,7 @@
 #include "apply.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -104,6 +105,15 @@ static int write_comment(const struct ifl_api *api, int conn, const char *id, co
   return 1;
 }
 
+/* Notes that start `x` was not carried out, and why (for the library's
+ * views: decider_report). */
+static void not_started(struct decision *x, const char *why)
+{
+  x->outcome = -1;
+  free(x->refusal);
+  x->refusal = strdup(why);
+}
+
 /* 1 when an earlier decision of the plan held job `id` (its start is
  * skipped: pbs_server would refuse it, and the operator asked for it). */
 static int held_by_plan(const struct decisions *d, size_t upto, const char *id)
@@ -116,14 +126,14 @@ static int held_by_plan(const struct decisions *d, size_t upto, const char *id)
 }
 
 int apply_decisions(const struct ifl_api *api, int conn,
-                    const struct tm_snapshot *s, const struct decisions *d,
+                    const struct tm_snapshot *s, struct decisions *d,
                     int dry_run, struct apply_stats *st, char *err,
                     size_t errlen)
 {
   size_t i;
   memset(st, 0, sizeof *st);
   for (i = 0; i < d->n; i++) {
-    const struct decision *x = &d->v[i];
+    struct decision *x = &d->v[i];
     const struct tm_job *j = x->job != DECISION_NO_JOB ? &s->jobs[x->job] : NULL;
     char id[512];
     int rc, e;
@@ -162,24 +172,28 @@ int apply_decisions(const struct ifl_api *api, int conn,
       char loc[8192];
       if (held_by_plan(d, i, id)) {
         log_msg(LOG_INFO, "job %s: not started, an operator hold was just placed", id);
+        not_started(x, "an operator hold was placed first");
         continue;
       }
       if (strlen(x->location) >= sizeof loc) {
         log_msg(LOG_ERR, "job %s: location too long (%zu bytes); not started", id,
                 strlen(x->location));
         st->start_failed++;
+        not_started(x, "its pbs_runjob location is too long");
         continue;
       }
       snprintf(loc, sizeof loc, "%s", x->location);
       if (dry_run) {
         log_msg(LOG_INFO, "dry run: would start job %s on %s%s", id, loc,
                 x->backfill ? " (backfill)" : "");
+        not_started(x, "dry run (mauisched-pbs --dry-run)");
         continue;
       }
       ifl_clear_errno(api);
       rc = api->runjob(conn, id, loc, NULL);
       if (rc == 0) {
         char when[64], text[APPLY_COMMENT_MAX + 1];
+        x->outcome = 1;
         st->started++;
         log_msg(LOG_INFO, "started job %s on %s%s", id, loc, x->backfill ? " (backfill)" : "");
         /* the waiting reason goes: the comment says when and where */
@@ -197,6 +211,12 @@ int apply_decisions(const struct ifl_api *api, int conn,
       st->start_failed++;
       log_msg(LOG_WARN, "pbs_runjob(%s, %s) refused: pbs_errno %d: %s", id, loc, e,
               errtext(api, conn, e));
+      {
+        char why[512];
+        snprintf(why, sizeof why, "pbs_runjob refused: pbs_errno %d: %s", e,
+                 errtext(api, conn, e));
+        not_started(x, why);
+      }
       if (!connection_alive(api, conn, e)) {
         snprintf(err, errlen, "pbs_runjob(%s) failed (pbs_errno %d) and the server no "
                  "longer answers", id, e);

@@ -53,7 +53,7 @@ char *apply_comment_text(const struct decision *d, char *buf, size_t len);
  * followed by a failed probe) it stops and returns -1 with the reason in
  * err.  dry_run logs instead of calling. */
 int apply_decisions(const struct ifl_api *api, int conn,
-                    const struct tm_snapshot *s, const struct decisions *d,
+                    const struct tm_snapshot *s, struct decisions *d,
                     int dry_run, struct apply_stats *st, char *err,
                     size_t errlen);
 

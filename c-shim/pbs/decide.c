@@ -223,6 +223,23 @@ int decisions_add(struct decisions *d, enum decision_kind kind, size_t job, cons
   return 0;
 }
 
+void decider_report(struct decider *d, const struct decisions *plan)
+{
+  size_t i;
+  if (d == NULL || d->h == NULL)
+    return;
+  for (i = 0; i < plan->n; i++) {
+    const struct decision *x = &plan->v[i];
+    mauisched_status_t st;
+    if (x->kind != DECISION_START || x->outcome == 0 || x->id == NULL)
+      continue;
+    st = mauisched_start_result(d->h, x->id, x->outcome > 0, x->refusal);
+    if (st != MAUISCHED_OK)
+      log_msg(LOG_WARN, "job %s: the outcome of its start not recorded: %s", x->id,
+              mauisched_status_name(st));
+  }
+}
+
 void decisions_free(struct decisions *d)
 {
   size_t i;
@@ -231,6 +248,7 @@ void decisions_free(struct decisions *d)
     free(d->v[i].location);
     free(d->v[i].reason);
     free(d->v[i].by);
+    free(d->v[i].refusal);
   }
   free(d->v);
   d->v = NULL;

@@ -36,6 +36,8 @@ struct decision {
   char *reason;   /* WAIT: why the job waits (one line) */
   long est_start; /* WAIT: estimated start, epoch seconds; -1 unknown */
   char *by;       /* HOLD, RELEASE: who asked (for the log) */
+  int outcome;    /* START, once applied: 1 started, -1 not started, 0 not tried */
+  char *refusal;  /* START not started: why (pbs_server's words) */
 };
 
 /* The plan of one iteration, in the order to apply it: actions, starts (in
@@ -69,6 +71,11 @@ int decider_wakeup_fd(struct decider *d);
 
 /* Empties that descriptor; 1 when an operator's change was waiting. */
 int decider_wakeup_take(struct decider *d);
+
+/* Tells the library what became of the plan's starts (`outcome`), so
+ * that showq and checkjob show a started job running, and one pbs_server
+ * refused waiting again with the refusal, until the next snapshot. */
+void decider_report(struct decider *d, const struct decisions *plan);
 
 /* Writes the state and frees the handle (NULL: nothing). */
 void decider_close(struct decider *d);

@@ -285,6 +285,7 @@ static int iterate(struct daemon *d, const char *trigger, unsigned long commands
   char err[1024];
   size_t i, eligible = 0, unreadable = 0;
   double now_m;
+  int rc;
 
   memset(&plan, 0, sizeof plan);
   memset(&st, 0, sizeof st);
@@ -346,8 +347,9 @@ static int iterate(struct daemon *d, const char *trigger, unsigned long commands
     rm_healthy(&d->rm);
     return 0;
   }
-  if (apply_decisions(&d->api, d->rm.conn, &s, &plan, d->cfg.dry_run, &st, err,
-                      sizeof err) != 0) {
+  rc = apply_decisions(&d->api, d->rm.conn, &s, &plan, d->cfg.dry_run, &st, err, sizeof err);
+  decider_report(d->dec, &plan);
+  if (rc != 0) {
     now_m = mono();
     log_msg(LOG_INFO, "iteration %lu trigger=%s commands=%lu interrupted: started=%d",
             d->iterations, trigger, commands, st.started);

@@ -402,6 +402,7 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 		if (r->want.shold || r->want.uhold ||
 		    hold_queued(r->id, r->ji->job_id)) {
 			mlog(MAUISCHED_LOG_INFO, "job %s: not started, a hold came first", job);
+			L.start_result(c->h, job, false, "a hold came first");
 			continue;
 		}
 		for (j = 0; j < nn; j++) {
@@ -429,6 +430,7 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 		if (rc == SLURM_SUCCESS) {
 			nl++;
 			r->started_now = true;
+			L.start_result(c->h, job, true, NULL);
 			gather_remember_start(c, r->id, log.s);
 			started++;
 			backfilled += bf;
@@ -447,6 +449,7 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 				mlog(MAUISCHED_LOG_DEBUG, "job %s: not started on %s: %s",
 				     job, log.s, slurm_strerror(rc));
 			c->update_failures++;
+			L.start_result(c->h, job, false, slurm_strerror(rc));
 		}
 		free(ranged);
 		free(nodes.s);

@@ -20,7 +20,7 @@
 	X(plan_start_count) X(plan_start) X(plan_start_node)                 \
 	X(plan_job_count) X(plan_job_find) X(plan_job) X(plan_job_reason)    \
 	X(plan_job_schedule) X(plan_action_count) X(plan_action)            \
-	X(wakeup_fd) X(wakeup_take)
+	X(wakeup_fd) X(wakeup_take) X(start_result)
 
 struct maui_lib {
 	void *dl; /* NULL until lib_open succeeds */

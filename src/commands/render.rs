@@ -3,7 +3,7 @@
 
 use crate::allocation::TaskRequest;
 use crate::config::Config;
-use crate::engine::{LastIteration, Reason};
+use crate::engine::{LastIteration, Reason, StartOutcome};
 use crate::model::time::{fmt_duration, Zone};
 use crate::model::{Job, JobState, Secs, Time};
 use crate::profile::{FitRequest, Unreserved};
@@ -31,7 +31,16 @@ pub fn reason_text(r: &Reason, zone: &Zone) -> String {
         Reason::Reservation { id } => format!(
             "idle procs do not meet requirements: reserved by {id}, whose ACL excludes the job"
         ),
-        Reason::Priority => "resources are held for higher-priority jobs".into(),
+        Reason::Priority { reserved_for: None } => {
+            "resources are held for higher-priority jobs".into()
+        }
+        Reason::Priority {
+            reserved_for: Some(r),
+        } => format!(
+            "idle procs are reserved for job {} from {}, before this job's walltime would end",
+            r.job,
+            zone.fmt(r.from)
+        ),
         Reason::Stopped { by } => {
             format!("scheduling is stopped (schedctl -s by {by}); schedctl -R resumes it")
         }
@@ -277,7 +286,7 @@ pub fn what_if_starts(
             jp.reason,
             Some(
                 Reason::Resources
-                    | Reason::Priority
+                    | Reason::Priority { .. }
                     | Reason::Reservation { .. }
                     | Reason::BeginTime { .. }
             )
@@ -362,7 +371,10 @@ pub fn checkjob(
     let now = last.plan.now;
     let wall = crate::engine::build::walltime(cfg, job);
     let jp = last.plan.job(id);
-    let state = if job.state == JobState::Idle && job.is_held() {
+    let outcome = last.start_outcome(id);
+    let state = if job.state == JobState::Idle && outcome == Some(StartOutcome::Started) {
+        JobState::Running.name()
+    } else if job.state == JobState::Idle && job.is_held() {
         "Hold"
     } else {
         job.state.name()
@@ -502,11 +514,17 @@ pub fn checkjob(
             .iter()
             .map(|a| format!("{}:{}", a.node, a.tasks))
             .collect();
-        out.push_str(&format!(
-            "Starting now{} on {}\n",
-            if s.backfill { " (backfill)" } else { "" },
-            a.join(",")
-        ));
+        let bf = if s.backfill { " (backfill)" } else { "" };
+        out.push_str(&match &outcome {
+            None => format!("Starting now{bf} on {}\n", a.join(",")),
+            Some(StartOutcome::Started) => {
+                format!("Started {}{bf} on {}\n", zone.fmt(now), a.join(","))
+            }
+            Some(StartOutcome::Refused(why)) => format!(
+                "Start{bf} on {} not carried out: {why} (planned again at the next iteration)\n",
+                a.join(",")
+            ),
+        });
     }
     if let Some(r) = jp.and_then(|j| j.reason.as_ref()) {
         out.push_str(&format!("Reason: {}\n", r));
@@ -598,7 +616,12 @@ pub fn checkjob_json(
             "reserved": last.plan.reservations.iter().find(|r| r.job.as_deref() == Some(id)).map(|r| reserved(job, &r.allocation).into_iter().map(|(n, k, g)| json!({"node": n, "tasks": k, "gres": gres_json(&last.view.cluster, &g)})).collect::<Vec<_>>()).unwrap_or_default(),
         },
         "estimated_start": est.map(|(t, _)| t),
-        "start": last.plan.starts.iter().find(|s| s.job == id),
+        "start": last.starts().find(|s| s.job == id),
+        "start_outcome": match last.start_outcome(id) {
+            None => serde_json::Value::Null,
+            Some(StartOutcome::Started) => json!({"started": true}),
+            Some(StartOutcome::Refused(why)) => json!({"started": false, "message": why}),
+        },
         "priority": last.priority_breakdown(id),
     }))
 }
@@ -674,9 +697,7 @@ struct Queue<'a> {
 /// The first node of a running job, or of a job the plan starts now.
 fn first_node<'a>(last: &'a LastIteration, job: &'a Job) -> Option<&'a str> {
     job.allocation.first().map(|a| a.node.as_str()).or_else(|| {
-        last.plan
-            .starts
-            .iter()
+        last.starts()
             .find(|s| s.job == job.id)
             .and_then(|s| s.allocation.first())
             .map(|a| a.node.as_str())
@@ -705,12 +726,8 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
                 .as_deref()
                 .is_none_or(|p| job_partition(last, j) == Some(p))
     };
-    let starts: std::collections::BTreeMap<&str, &crate::engine::Start> = last
-        .plan
-        .starts
-        .iter()
-        .map(|s| (s.job.as_str(), s))
-        .collect();
+    let starts: std::collections::BTreeMap<&str, &crate::engine::Start> =
+        last.starts().map(|s| (s.job.as_str(), s)).collect();
     let mut active = Vec::new();
     let mut busy_procs = 0u64;
     let mut busy_nodes = std::collections::BTreeSet::new();
@@ -750,9 +767,14 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
                 gres,
             }
         } else {
+            let started = last.start_outcome(&j.id) == Some(StartOutcome::Started);
             QRow {
                 job: j,
-                state: "Starting",
+                state: if started {
+                    JobState::Running.name()
+                } else {
+                    "Starting"
+                },
                 time: crate::engine::build::walltime(cfg, j),
                 at: now,
                 gres,
@@ -769,7 +791,9 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
         last.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
     let mut eligible = Vec::new();
     let mut blocked = Vec::new();
-    for jp in last.plan.jobs.iter().filter(|j| !j.started) {
+    // Jobs the plan starts are active unless the resource manager refused
+    // the start: then they wait again.
+    for jp in last.plan.jobs.iter() {
         let Some(job) = by_id.get(jp.job.as_str()).copied() else {
             continue;
         };
@@ -1137,9 +1161,7 @@ pub fn showq_json(
     let c = &last.view.cluster;
     let has_gres = !c.gres_names.is_empty();
     let starts: rustc_hash::FxHashMap<&str, &[crate::model::NodeTasks]> = if has_gres {
-        last.plan
-            .starts
-            .iter()
+        last.starts()
             .map(|s| (s.job.as_str(), s.allocation.as_slice()))
             .collect()
     } else {
@@ -1256,9 +1278,7 @@ fn dedicated(last: &LastIteration) -> Vec<(crate::model::Resources, Vec<String>)
         .filter(|j| j.state.is_active())
         .map(|j| (j, &j.allocation));
     let starting = last
-        .plan
-        .starts
-        .iter()
+        .starts()
         .filter_map(|s| by_id.get(s.job.as_str()).map(|j| (*j, &s.allocation)));
     for (j, alloc) in active.chain(starting) {
         for a in alloc {
@@ -1753,9 +1773,11 @@ pub fn diagnose_j(cfg: &Config, last: &LastIteration, id: Option<&str>) -> Resul
     let mut warnings = String::new();
     for j in last.jobs.iter().filter(|j| id.is_none_or(|i| j.id == i)) {
         let jp = last.plan.job(&j.id);
-        let starting = last.plan.starts.iter().any(|s| s.job == j.id);
+        let starting = last.starts().any(|s| s.job == j.id);
         let state = if j.state.is_active() {
             j.state.name()
+        } else if starting && last.start_outcome(&j.id) == Some(StartOutcome::Started) {
+            JobState::Running.name()
         } else if starting {
             "Starting"
         } else {

@@ -86,6 +86,21 @@ pub struct LastIteration {
     /// The pseudo-job whose admission bounds the backfill windows
     /// ([`backfill_window_job`]), for `showbf`.
     pub window_job: Job,
+    /// What became of the plan's starts, as the front end reported them
+    /// once it had applied the plan ([`LastIteration::record_start`]):
+    /// until the next snapshot says, the views show a started job
+    /// running, a refused one waiting.
+    outcomes: std::sync::Mutex<std::collections::BTreeMap<String, StartOutcome>>,
+}
+
+/// What became of one of a plan's starts, as the resource manager
+/// answered the front end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StartOutcome {
+    /// The resource manager started the job where the plan said.
+    Started,
+    /// The resource manager refused, in its words.
+    Refused(String),
 }
 
 /// What an iteration's priorities depend on besides the jobs, the time
@@ -98,6 +113,48 @@ struct PriorityInputs {
 }
 
 impl LastIteration {
+    /// Notes what became of the plan's start of job `id`; false when the
+    /// plan does not start it.
+    pub fn record_start(&self, id: &str, outcome: StartOutcome) -> bool {
+        if !self.plan.starts.iter().any(|s| s.job == id) {
+            return false;
+        }
+        self.outcomes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.to_string(), outcome);
+        true
+    }
+
+    /// What the front end reported of the plan's start of job `id`, if
+    /// anything.
+    pub fn start_outcome(&self, id: &str) -> Option<StartOutcome> {
+        let outcomes = self.outcomes.lock().unwrap_or_else(|e| e.into_inner());
+        outcomes.get(id).cloned()
+    }
+
+    /// The plan's starts, less those the resource manager refused.
+    pub fn starts(&self) -> impl Iterator<Item = &plan::Start> {
+        let refused: Vec<String> = {
+            let outcomes = self.outcomes.lock().unwrap_or_else(|e| e.into_inner());
+            outcomes
+                .iter()
+                .filter(|(_, o)| matches!(o, StartOutcome::Refused(_)))
+                .map(|(id, _)| id.clone())
+                .collect()
+        };
+        self.plan
+            .starts
+            .iter()
+            .filter(move |s| !refused.contains(&s.job))
+    }
+
+    /// True when the plan starts job `id` and the resource manager did not
+    /// refuse it.
+    pub fn starts_job(&self, id: &str) -> bool {
+        self.starts().any(|s| s.job == id)
+    }
+
     /// The whole priority breakdown of idle job `id` (`checkjob`), as this
     /// iteration computed its priority; `None` for a job the plan does
     /// not list as idle, or when the engine keeps no breakdowns.
@@ -479,6 +536,7 @@ impl Engine {
             priority_inputs,
             zone: self.cfg.zone.clone(),
             window_job: backfill_window_job(&self.cfg),
+            outcomes: Default::default(),
         }));
         plan
     }

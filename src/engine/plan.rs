@@ -10,7 +10,13 @@ use serde::Serialize;
 pub enum Reason {
     /// Eligible and the resources exist, but they are held for
     /// higher-priority jobs (their reservations or earlier starts).
-    Priority,
+    Priority {
+        /// The job reservation that keeps the job off resources free now,
+        /// when one does ([`ReservedFor`]); none when the starts of this
+        /// iteration took them.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reserved_for: Option<ReservedFor>,
+    },
     /// Not enough free resources for the job's shape and walltime.
     Resources,
     /// The resources it needs are held by a reservation whose ACL excludes it.
@@ -64,11 +70,25 @@ pub enum Reason {
     },
 }
 
+/// A job reservation keeping a waiting job off resources that are free
+/// now: its nodes have room for the job now, but not until the job's
+/// walltime would end.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReservedFor {
+    /// The job the reservation is for.
+    pub job: String,
+    /// When the reservation begins.
+    pub from: Time,
+}
+
 impl Reason {
+    /// [`Reason::Priority`] with no reservation named.
+    pub const PRIORITY: Reason = Reason::Priority { reserved_for: None };
+
     /// The short code: `Priority`, `Resources`, `Reservation`, `Policy`, ...
     pub fn code(&self) -> &'static str {
         match self {
-            Reason::Priority => "Priority",
+            Reason::Priority { .. } => "Priority",
             Reason::Resources => "Resources",
             Reason::Reservation { .. } => "Reservation",
             Reason::Policy { .. } => "Policy",
@@ -86,7 +106,7 @@ impl Reason {
     pub fn is_blocking(&self) -> bool {
         !matches!(
             self,
-            Reason::Priority
+            Reason::Priority { .. }
                 | Reason::Resources
                 | Reason::Reservation { .. }
                 | Reason::Stopped { .. }
@@ -134,6 +154,12 @@ impl std::fmt::Display for Reason {
                 let utc = crate::model::time::Zone::utc();
                 write!(f, "BeginTime {}", utc.fmt_named(*at))
             }
+            // Without the time, which the detail gives (`commands::render::reason_text`):
+            // a comment that carries the summary changes only when the job
+            // does.
+            Reason::Priority {
+                reserved_for: Some(r),
+            } => write!(f, "Priority: free nodes reserved for job {}", r.job),
             Reason::FairshareCap { detail } => write!(f, "FairshareCap {detail}"),
             Reason::NoFit { detail } => write!(f, "NoFit {detail}"),
             Reason::Stopped { by } => write!(f, "Stopped by {by}"),

@@ -173,7 +173,7 @@ impl<'a> Placer<'a> for Plain<'a> {
         if self.tasks_in(i, base, &cx.adm(it.j)) < need {
             return cx.reserved_against(i, base, |n| self.suitable(i, n));
         }
-        Reason::Priority
+        Reason::PRIORITY
     }
 }
 

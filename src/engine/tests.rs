@@ -461,7 +461,60 @@ fn reasons_past_the_detail_budget() {
     // Ranked by submission: T first, then W0000...; W2050 and W2051 come
     // after the first 2,000.
     assert_eq!(p.job("W2050").unwrap().reason, Some(Reason::Resources));
-    assert_eq!(p.job("W2051").unwrap().reason, Some(Reason::Priority));
+    assert_eq!(p.job("W2051").unwrap().reason, Some(Reason::PRIORITY));
+}
+
+/// A job that the nodes free now would hold for its walltime, but for a
+/// reservation made in this iteration for a job of higher priority, says
+/// whose reservation keeps it off: W, two nodes wide, is reserved from
+/// when R ends; S, as wide as n2 (free now) but longer than R's rest,
+/// waits for W's reservation. Where the iteration's starts took the free
+/// resources (T backfills on n2), the reason names none.
+#[test]
+fn a_job_kept_off_free_nodes_by_a_reservation_names_it() {
+    let c = cfg("QUEUETIMEWEIGHT 1\nXFACTORWEIGHT 0\n");
+    let r = running(idle("R", "r", 4, H, -60), -60, &[("n1", 4)]);
+    let jobs = vec![
+        r.clone(),
+        idle("W", "u", 8, H, -3000),
+        idle("S", "u", 4, 2 * H, -2000),
+    ];
+    for mode in [Mode::Normal, Mode::Off, Mode::Always] {
+        let p = with_mode(mode, || {
+            Engine::new(c.clone()).iterate(&snap(nodes(2, 4), jobs.clone()), 0)
+        });
+        assert!(p.starts.is_empty(), "{mode:?}");
+        let w = p.job("W").unwrap();
+        assert_eq!(w.reservation.as_deref(), Some("W"));
+        assert_eq!(w.reason, Some(Reason::Resources), "{mode:?}");
+        let held = Reason::Priority {
+            reserved_for: Some(crate::engine::plan::ReservedFor {
+                job: "W".into(),
+                from: H - 60,
+            }),
+        };
+        assert_eq!(p.job("S").unwrap().reason.as_ref(), Some(&held), "{mode:?}");
+        let zone = crate::model::time::Zone::utc();
+        assert_eq!(
+            held.summary(&zone),
+            "Priority: free nodes reserved for job W"
+        );
+        assert_eq!(
+            crate::commands::render::reason_text(&held, &zone),
+            "idle procs are reserved for job W from Thu Jan  1 00:59:00, \
+             before this job's walltime would end"
+        );
+    }
+    // T, short enough, backfills on n2: S waits for it, not for W.
+    let jobs = vec![
+        r,
+        idle("T", "u", 2, H / 2, -3000),
+        idle("W", "u", 8, H, -2000),
+        idle("S", "u", 4, 2 * H, -1000),
+    ];
+    let p = Engine::new(c).iterate(&snap(nodes(2, 4), jobs), 0);
+    assert_eq!(started_on(&p), vec![("T", vec!["n2"])]);
+    assert_eq!(p.job("S").unwrap().reason, Some(Reason::PRIORITY));
 }
 
 /// A credential over its FSCAP waits with that reason while others start,

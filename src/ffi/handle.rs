@@ -592,6 +592,43 @@ pub unsafe extern "C" fn mauisched_wakeup_take(
     })
 }
 
+/// Since ABI 1.5. Tells the library what became of a start of the last
+/// plan (`mauisched_run`'s): `started` when the resource manager started
+/// job `job_id` where the plan said, else false with the manager's words
+/// in `message` (NULL for none). Until the next `mauisched_run`, the views
+/// (`showq`, `checkjob`, `diagnose -j`) show a started job running rather
+/// than "Starting", and a refused one waiting again with the refusal;
+/// holds and `runjob` on a started job are refused at once. Returns
+/// `MAUISCHED_NOT_FOUND` when the last plan does not start that job,
+/// `MAUISCHED_NO_ITERATION` before the first plan. Optional: without it
+/// the views say "Starting" until the next snapshot shows the job.
+///
+/// # Safety
+/// `h` is a live handle; `job_id` is a valid string; `message` is NULL or
+/// a valid string.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_start_result(
+    h: *mut mauisched_t,
+    job_id: *const c_char,
+    started: bool,
+    message: *const c_char,
+) -> mauisched_status_t {
+    with_handle(h, |hd| {
+        let id = req_str(job_id, "job_id")?;
+        let outcome = if started {
+            crate::engine::StartOutcome::Started
+        } else {
+            let why = opt_str(message, "message")?.unwrap_or("");
+            crate::engine::StartOutcome::Refused(if why.is_empty() {
+                "no reason given".into()
+            } else {
+                why.into()
+            })
+        };
+        Ok(hd.svc.start_result(id, outcome)?)
+    })
+}
+
 /// Writes the state now (fairshare files, then the checkpoint), whatever
 /// CHECKPOINTINTERVAL says. `mauisched_run` and `mauisched_free` write on
 /// their own; this is for a host that wants to know the state is on disk

@@ -49,7 +49,7 @@ pub const MAUISCHED_REASON_STOPPED: u32 = 11;
 
 fn reason_code(r: &Reason) -> u32 {
     match r {
-        Reason::Priority => MAUISCHED_REASON_PRIORITY,
+        Reason::Priority { .. } => MAUISCHED_REASON_PRIORITY,
         Reason::Resources => MAUISCHED_REASON_RESOURCES,
         Reason::Reservation { .. } => MAUISCHED_REASON_RESERVATION,
         Reason::Policy { .. } => MAUISCHED_REASON_POLICY,

@@ -8,7 +8,7 @@ use super::{Error, ErrorKind, LogLevel, Result, Service};
 use crate::admin::auth::{self, Caller};
 use crate::admin::{Done, ErrorCode, Failed, Mutation, SchedCtl};
 use crate::engine::build::{self, PolicyChooser};
-use crate::engine::{ActionKind, ForcedStart, StopInfo};
+use crate::engine::{ActionKind, ForcedStart, StartOutcome, StopInfo};
 use crate::model::{HoldKind, Job, JobState, Time};
 use crate::priority::MAX_PRIO_VAL;
 use crate::profile::{JobIdx, ResIdx};
@@ -211,16 +211,53 @@ impl Service {
             })
     }
 
+    /// Notes what became of the last plan's start of job `id`, as the
+    /// resource manager answered the front end: the views show the job
+    /// running (or waiting again, with the refusal) until the next
+    /// snapshot says. [`ErrorKind::NotFound`] when that plan does not
+    /// start the job.
+    pub fn start_result(&mut self, id: &str, outcome: StartOutcome) -> Result {
+        let last = self
+            .engine
+            .last
+            .as_ref()
+            .ok_or_else(|| Error::new(ErrorKind::NoIteration, "no iteration has run yet"))?;
+        if !last.record_start(id, outcome) {
+            return Err(Error::new(
+                ErrorKind::NotFound,
+                format!("job {id} is not a start of the last plan"),
+            ));
+        }
+        Ok(())
+    }
+
     /// A job of the last iteration that is still queued.
     pub(super) fn queued_job(&self, id: &str, cmd: &str) -> Result<Job, Failed> {
         let job = self.known_job(id)?;
-        if job.state != JobState::Idle {
+        let started = self
+            .engine
+            .last
+            .as_ref()
+            .is_some_and(|l| l.start_outcome(id) == Some(StartOutcome::Started));
+        let only = if cmd == "runjob" {
+            "only queued jobs can be started"
+        } else {
+            "only queued jobs can be held or released"
+        };
+        if started {
+            let at = self.engine.last.as_ref().map_or(0, |l| l.plan.now);
             return Err(Failed::new(
                 ErrorCode::Refused,
                 format!(
-                    "{cmd}: job {id} is {}: only queued jobs can be held or released",
-                    job.state.name()
+                    "{cmd}: job {id} was started at {} by mauisched: {only}",
+                    self.engine.cfg.zone.fmt(at)
                 ),
+            ));
+        }
+        if job.state != JobState::Idle {
+            return Err(Failed::new(
+                ErrorCode::Refused,
+                format!("{cmd}: job {id} is {}: {only}", job.state.name()),
             ));
         }
         Ok(job)

@@ -199,6 +199,7 @@ int main(int argc, char **argv) {
 
   /* Before any iteration the renderers that read one say so. */
   CHECK_STATUS(h, mauisched_render(h, "showq", NULL, buf, sizeof buf, &need), MAUISCHED_NO_ITERATION);
+  CHECK_STATUS(h, mauisched_start_result(h, "C", true, NULL), MAUISCHED_NO_ITERATION);
   /* diagnose -f reads the fairshare history only. */
   CHECK_STATUS(h, mauisched_render(h, "diagnose", "-f", buf, sizeof buf, &need), MAUISCHED_BUFFER_TOO_SMALL);
 
@@ -207,6 +208,30 @@ int main(int argc, char **argv) {
   if (plan != NULL) check_plan(plan);
   mauisched_plan_free(plan);
   check_renderers(h);
+
+  /* What became of the starts (ABI 1.5): C, started, shows running until
+   * the next snapshot; not started, it waits again with the cause. */
+  {
+    char *t;
+    CHECK_STATUS(h, mauisched_start_result(h, "B", true, NULL), MAUISCHED_NOT_FOUND);
+    CHECK_OK(h, mauisched_start_result(h, "C", true, NULL));
+    t = render(h, "showq", NULL);
+    CHECK(strstr(t, "Starting") == NULL);
+    CHECK_CONTAINS(t, "Active Jobs: 2   Idle Jobs: 1");
+    free(t);
+    t = render(h, "checkjob", "C");
+    CHECK_CONTAINS(t, "State: Running");
+    CHECK_CONTAINS(t, "Started ");
+    free(t);
+    CHECK_OK(h, mauisched_start_result(h, "C", false, "Invalid node name specified"));
+    t = render(h, "showq", NULL);
+    CHECK_CONTAINS(t, "Active Jobs: 1   Idle Jobs: 2");
+    free(t);
+    t = render(h, "checkjob", "C");
+    CHECK_CONTAINS(t, "State: Idle");
+    CHECK_CONTAINS(t, "not carried out: Invalid node name specified");
+    free(t);
+  }
 
   /* The snapshot was consumed: running again needs a new one. */
   plan = NULL;

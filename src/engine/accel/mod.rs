@@ -457,7 +457,7 @@ impl Iter<'_> {
         if count(&adm) < need {
             return self.cx.reserved_against(i, base, suitable);
         }
-        Reason::Priority
+        Reason::PRIORITY
     }
 }
 

@@ -2,11 +2,11 @@
 //! waits, the reservations, and what a later poll may reuse.
 
 use super::{AdmitAll, JobMap, Passes, Placer};
-use crate::engine::plan::{JobPlan, Plan, PlanReservation, Reason, Start, Stats};
+use crate::engine::plan::{JobPlan, Plan, PlanReservation, Reason, ReservedFor, Start, Stats};
 use crate::engine::quiet::{quiet_allowed, Quiet};
 use crate::engine::state::{JobReservation, NamedClaim};
 use crate::engine::{build, job_id_cmp};
-use crate::model::{NodeIdx, NodeTasks, Time};
+use crate::model::{NodeIdx, NodeTasks, Resources, Time};
 use crate::profile::Profile;
 use crate::reservation::ResKind;
 
@@ -71,6 +71,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         // Only jobs past the detail budget need it: a walk over every node,
         // done at most once and only in iterations with such a queue.
         let mut total_free_now: Option<u64> = None;
+        // What is free now after this plan's starts, for the jobs that
+        // wait only for priority: found once, when one does.
+        let mut free_after: Option<FreeNow> = None;
         let mut plan_jobs = Vec::with_capacity(self.idle().len());
         let mut detail_budget = REASON_DETAIL;
         let bypass = self.bypass_by_job();
@@ -85,19 +88,22 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 Some(r.clone())
             } else if detail_budget > 0 {
                 detail_budget -= 1;
-                Some(self.p.why_waiting(i, base))
+                match self.p.why_waiting(i, base) {
+                    Reason::Priority { reserved_for: None } => {
+                        let free = free_after.get_or_insert_with(|| self.free_now());
+                        Some(Reason::Priority {
+                            reserved_for: self.reserved_for(i, free),
+                        })
+                    }
+                    other => Some(other),
+                }
             } else if self.idle()[i].procs
-                > *total_free_now.get_or_insert_with(|| {
-                    let cluster = &self.p.cx().view.cluster;
-                    (0..cluster.nodes.len() as NodeIdx)
-                        .filter(|&n| cluster.nodes[n as usize].usable)
-                        .map(|n| base.free(n, now, now + 1, &AdmitAll).procs as u64)
-                        .sum()
-                })
+                > *total_free_now
+                    .get_or_insert_with(|| free_procs_now(base, &self.p.cx().view.cluster, now))
             {
                 Some(Reason::Resources)
             } else {
-                Some(Reason::Priority)
+                Some(Reason::PRIORITY)
             };
             let x = &self.idle()[i];
             let res = self.reserved.get(&x.j);
@@ -114,6 +120,75 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             });
         }
         plan_jobs
+    }
+
+    /// What is free now after the plan's starts ([`FreeNow`]).
+    fn free_now(&self) -> FreeNow {
+        let cx = self.p.cx();
+        let (profile, cluster, now) = (&cx.view.profile, &cx.view.cluster, cx.now);
+        let open = |&(n, _): &(NodeIdx, u32)| {
+            let free = profile.free(n, now, now + 1, &AdmitAll);
+            (cluster.nodes[n as usize].usable && !free.is_zero()).then_some((n, free))
+        };
+        let mut reservations: Vec<LaterReservation> = self
+            .reserved
+            .iter()
+            .filter(|(_, r)| r.0 > now)
+            .map(|(&j, (start, _, nodes))| {
+                (*start, j, nodes.iter().filter_map(open).collect::<Vec<_>>())
+            })
+            .filter(|r| !r.2.is_empty())
+            .collect();
+        reservations.sort_by_key(|r| (r.0, r.1));
+        FreeNow {
+            procs: std::cell::OnceCell::new(),
+            reservations,
+        }
+    }
+
+    /// The job reservation that keeps idle job `i` (waiting for priority)
+    /// off resources free now: of the nodes it may use, one with room for
+    /// its task now that a reservation made for another job takes before
+    /// the job's walltime would end; the reservation beginning first. None
+    /// when the processors free now are too few for the job anyway: the
+    /// starts took them.
+    fn reserved_for(&self, i: usize, free: &FreeNow) -> Option<ReservedFor> {
+        let cx = self.p.cx();
+        let it = &cx.idle[i];
+        if free.reservations.is_empty() {
+            return None;
+        }
+        let (now, end) = (cx.now, cx.now.saturating_add(it.wall));
+        let (profile, cluster) = (&cx.view.profile, &cx.view.cluster);
+        let adm = cx.adm(it.j);
+        let task = &it.req.task;
+        let (from, j, _) =
+            free.reservations
+                .iter()
+                .take_while(|r| r.0 < end)
+                .find(|(_, j, nodes)| {
+                    *j != it.j
+                        && nodes.iter().any(|&(n, ref free)| {
+                            // What is free to anyone bounds what the job may use.
+                            task.fits_in(free)
+                                && it
+                                    .req
+                                    .check_node_any_state(&cluster.nodes[n as usize])
+                                    .is_ok()
+                                && profile.tasks_fit(n, now, now + 1, task, &adm)
+                                    > profile.tasks_fit(n, now, end, task, &adm)
+                        })
+                })?;
+        let procs = free
+            .procs
+            .get_or_init(|| free_procs_now(profile, cluster, now));
+        if it.procs > *procs {
+            return None;
+        }
+        Some(ReservedFor {
+            job: cx.jobs[*j].id.clone(),
+            from: *from,
+        })
     }
 
     /// The bypass counts the state keeps, by job index. Few jobs have one:
@@ -218,4 +293,25 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             until,
         })
     }
+}
+
+/// What is free now once the plan's starts are placed, for the reasons
+/// of the jobs that wait for priority.
+struct FreeNow {
+    /// Processors free on the usable nodes (found when a job asks).
+    procs: std::cell::OnceCell<u64>,
+    /// The job reservations beginning later, by start.
+    reservations: Vec<LaterReservation>,
+}
+
+/// A job reservation beginning after now: its start, its job, and its
+/// nodes that have something free now, with what is free there to any job.
+type LaterReservation = (Time, usize, Vec<(NodeIdx, Resources)>);
+
+/// Processors free on the usable nodes over `[now, now + 1)` in `profile`.
+fn free_procs_now(profile: &Profile, cluster: &crate::model::Cluster, now: Time) -> u64 {
+    (0..cluster.nodes.len() as NodeIdx)
+        .filter(|&n| cluster.nodes[n as usize].usable)
+        .map(|n| profile.free(n, now, now + 1, &AdmitAll).procs as u64)
+        .sum()
 }
