@@ -2142,6 +2142,35 @@ fn fairshare_charges_each_job_its_exact_use_whatever_the_poll_interval() {
         ("bob".to_string(), 3.0 * 2.0),
     ];
     assert_eq!(usage, expected.into_iter().collect(), "{}", d.log());
+    // keep_completed unset: Torque's 300 s outlast the 30-s poll.
+    assert!(!d.log().contains("keep_completed"), "{}", d.log());
+}
+
+/// A pbs_server that purges completed jobs sooner than the next poll
+/// would take their last interval from fairshare: the daemon says so
+/// once, naming the qmgr setting, and again only when it changes.
+#[test]
+fn a_keep_completed_shorter_than_the_poll_is_warned_about_once() {
+    let fixture = format!(
+        "{}{}",
+        HEAD.replacen("scheduling = True\n", "scheduling = True\n    keep_completed = 10\n", 1),
+        node("n1", 2, &[])
+    );
+    let cfg = "RMPOLLINTERVAL 0:00:30\n";
+    let d = Daemon::start_full("keepcompleted", &fixture, cfg, &[], &["--allow-unprivileged"]);
+    d.wait_iterations(1);
+    d.send(NEW);
+    d.wait_iterations(2);
+    let log = d.log();
+    let warned: Vec<&str> = log.lines().filter(|l| l.contains("keep_completed")).collect();
+    assert_eq!(warned.len(), 1, "{log}");
+    assert!(
+        warned[0].contains(
+            "pbs_server keeps completed jobs 10 s (keep_completed), less than RMPOLLINTERVAL (30s)"
+        ) && warned[0].contains("qmgr -c 'set server keep_completed = 300'"),
+        "{}",
+        warned[0]
+    );
 }
 
 /// `t` as the engine writes times in log lines with TZ=UTC:

@@ -77,6 +77,7 @@ int gather_snapshot(const struct ifl_api *api, int conn, long now,
   memset(s, 0, sizeof *s);
   s->now = now;
   s->server.scheduling = -1;
+  s->server.keep_completed = -1;
 
   ifl_clear_errno(api);
   bs = api->statserver(conn, NULL, NULL);
@@ -86,6 +87,12 @@ int gather_snapshot(const struct ifl_api *api, int conn, long now,
     s->server.name = xstrdup(bs->name);
     s->server.state = xstrdup(tm_attr(bs->attribs, "server_state", NULL));
     s->server.scheduling = parse_bool(tm_attr(bs->attribs, "scheduling", NULL));
+    {
+      const char *kc = tm_attr(bs->attribs, "keep_completed", NULL);
+      char *end = NULL;
+      long v = kc != NULL ? strtol(kc, &end, 10) : -1;
+      s->server.keep_completed = kc != NULL && end != kc && *end == '\0' && v >= 0 ? v : -1;
+    }
   }
   api->statfree(bs);
 

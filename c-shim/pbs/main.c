@@ -45,6 +45,8 @@ struct daemon {
   struct decider *dec; /* the mauisched library */
   unsigned long iterations;
   int scheduling_off; /* server said scheduling=False (logged once) */
+  long keep_completed_warned; /* keep_completed last warned about; -1 none */
+  double keep_warned_poll;    /* ... under this RMPOLLINTERVAL */
   /* commands not yet served by an iteration */
   int pending;
   unsigned long pending_commands;
@@ -311,6 +313,23 @@ static int iterate(struct daemon *d, const char *trigger, unsigned long commands
               "restarted?): looking again every %gs, as pbs_server sends no command when "
               "they come back", awaiting, MOM_RECHECK_S);
     d->awaiting_moms = awaiting;
+  }
+  {
+    /* Fairshare charges a job up to its comp_time only if the daemon sees
+     * it completed: pbs_server must keep it past the next poll. Unset, it
+     * is Torque 6's 300 s. */
+    long kc = s.server.keep_completed >= 0 ? s.server.keep_completed : 300;
+    int short_kc = kc < d->cfg.poll_interval + 1;
+    if (short_kc &&
+        (kc != d->keep_completed_warned || d->cfg.poll_interval != d->keep_warned_poll))
+      log_msg(LOG_WARN, "pbs_server keeps completed jobs %ld s (keep_completed%s), less than "
+              "RMPOLLINTERVAL (%gs): a job that ends and is purged between two polls is "
+              "charged fairshare only up to the last poll; qmgr -c 'set server "
+              "keep_completed = %.0f' keeps them long enough", kc,
+              s.server.keep_completed >= 0 ? "" : " unset: Torque's default", d->cfg.poll_interval,
+              d->cfg.poll_interval * 2 > 300 ? d->cfg.poll_interval * 2 : 300);
+    d->keep_completed_warned = short_kc ? kc : -1;
+    d->keep_warned_poll = d->cfg.poll_interval;
   }
   for (i = 0; i < s.njobs; i++) {
     if (s.jobs[i].inelig == 0)
@@ -642,6 +661,7 @@ int main(int argc, char **argv)
   int rc;
 
   parse_args(&d, argc, argv);
+  d.keep_completed_warned = -1;
   if (d.cli.config_path != NULL) {
     if (absolute(d.cli.config_path, cfg_abs, sizeof cfg_abs) != 0) {
       fprintf(stderr, "mauisched-pbs: cannot make %s an absolute path\n", d.cli.config_path);

@@ -189,6 +189,7 @@ struct tm_server {
   char *name;
   char *state;    /* server_state */
   int scheduling; /* scheduling=True/False, -1 when not reported */
+  long keep_completed; /* seconds a completed job stays; -1 when not reported */
 };
 
 /* Everything one iteration sees. */
