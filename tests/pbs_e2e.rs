@@ -2153,16 +2153,29 @@ fn fairshare_charges_each_job_its_exact_use_whatever_the_poll_interval() {
 fn a_keep_completed_shorter_than_the_poll_is_warned_about_once() {
     let fixture = format!(
         "{}{}",
-        HEAD.replacen("scheduling = True\n", "scheduling = True\n    keep_completed = 10\n", 1),
+        HEAD.replacen(
+            "scheduling = True\n",
+            "scheduling = True\n    keep_completed = 10\n",
+            1
+        ),
         node("n1", 2, &[])
     );
     let cfg = "RMPOLLINTERVAL 0:00:30\n";
-    let d = Daemon::start_full("keepcompleted", &fixture, cfg, &[], &["--allow-unprivileged"]);
+    let d = Daemon::start_full(
+        "keepcompleted",
+        &fixture,
+        cfg,
+        &[],
+        &["--allow-unprivileged"],
+    );
     d.wait_iterations(1);
     d.send(NEW);
     d.wait_iterations(2);
     let log = d.log();
-    let warned: Vec<&str> = log.lines().filter(|l| l.contains("keep_completed")).collect();
+    let warned: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("keep_completed"))
+        .collect();
     assert_eq!(warned.len(), 1, "{log}");
     assert!(
         warned[0].contains(

@@ -217,6 +217,47 @@ pub struct ChartWindow {
     pub max_nodes: usize,
 }
 
+/// A node's processor lanes as runs of lanes free from the same time, in
+/// lane order: as many runs as the jobs placed make, whatever the
+/// processor count.
+struct Lanes {
+    /// (first lane, lanes, free from).
+    runs: Vec<(u64, u64, Time)>,
+}
+
+impl Lanes {
+    fn new(cap: u64) -> Lanes {
+        Lanes {
+            runs: vec![(0, cap, Time::MIN)],
+        }
+    }
+
+    /// Takes the lowest `want` lanes free at `start` until `end` (fewer
+    /// when fewer are free): the contiguous runs taken, (first, count).
+    fn take(&mut self, start: Time, end: Time, want: u64) -> Vec<(u64, u64)> {
+        let mut left = want;
+        let mut taken: Vec<(u64, u64)> = Vec::new();
+        let mut k = 0;
+        while k < self.runs.len() && left > 0 {
+            let (first, count, free_at) = self.runs[k];
+            if free_at <= start {
+                let n = count.min(left);
+                left -= n;
+                match taken.last_mut() {
+                    Some(t) if t.0 + t.1 == first => t.1 += n,
+                    _ => taken.push((first, n)),
+                }
+                self.runs[k] = (first, n, end);
+                if n < count {
+                    self.runs.insert(k + 1, (first + n, count - n, free_at));
+                }
+            }
+            k += 1;
+        }
+        taken
+    }
+}
+
 /// The node × time chart of a window.
 pub fn node_chart(
     jobs: &[SimJob],
@@ -273,7 +314,7 @@ pub fn node_chart(
     }
     for (n, list) in per_node.iter_mut().enumerate() {
         list.sort_unstable();
-        let cap = nodes[n].configured.procs.max(1) as usize;
+        let cap = nodes[n].configured.procs.max(1) as u64;
         let y0 = t + row * n as f64;
         if row >= 8.0 {
             let _ = writeln!(
@@ -286,18 +327,9 @@ pub fn node_chart(
             );
         }
         // Processor lanes: each job takes the lowest free lanes at its start.
-        let mut lane_free: Vec<Time> = vec![Time::MIN; cap];
+        let mut lanes = Lanes::new(cap);
         for &(s, e, i, p) in list.iter() {
-            let mut lanes: Vec<usize> = Vec::new();
-            for (k, free_at) in lane_free.iter_mut().enumerate() {
-                if lanes.len() as u32 >= p {
-                    break;
-                }
-                if *free_at <= s {
-                    lanes.push(k);
-                    *free_at = e;
-                }
-            }
+            let runs = lanes.take(s, e, p as u64);
             let rec = records[i].as_ref().is_some_and(|r| r.backfill);
             // Three shades per kind, by job, so neighbouring jobs stand apart.
             const BLUES: [&str; 3] = ["#6baed6", "#4292c6", "#9ecae1"];
@@ -305,14 +337,9 @@ pub fn node_chart(
             let fill = if rec { ORANGES[i % 3] } else { BLUES[i % 3] };
             let (x0, x1) = (x_of(s), x_of(e));
             // Contiguous runs of lanes become one rectangle each.
-            let mut k = 0;
-            while k < lanes.len() {
-                let mut m = k + 1;
-                while m < lanes.len() && lanes[m] == lanes[m - 1] + 1 {
-                    m += 1;
-                }
-                let ly = y0 + row * lanes[k] as f64 / cap as f64;
-                let lh = row * (m - k) as f64 / cap as f64;
+            for (first, count) in runs {
+                let ly = y0 + row * first as f64 / cap as f64;
+                let lh = row * count as f64 / cap as f64;
                 let j = &jobs[i].job;
                 let _ = writeln!(
                     o,
@@ -325,7 +352,6 @@ pub fn node_chart(
                     iso_time(e),
                     if rec { ", backfill" } else { "" }
                 );
-                k = m;
             }
         }
     }
@@ -439,5 +465,40 @@ mod tests {
             "legend, jobs, frame"
         );
         assert!(c.contains("job 2 (u1), 1 procs") && c.contains(", backfill</title>"));
+    }
+
+    /// A node of a billion processors is drawn from its jobs' lane runs,
+    /// not one slot per processor: jobs side by side and one after the
+    /// other take the lanes Maui's order gives them.
+    #[test]
+    fn a_node_of_a_billion_processors_is_charted_by_runs() {
+        const G: u32 = 1_000_000_000;
+        let jobs = vec![sj("1", G / 2, 0), sj("2", G / 4, 0), sj("3", G, 0)];
+        let recs = vec![
+            rec(0, 50, vec![(0, G / 2)], false),
+            rec(0, 80, vec![(0, G / 4)], true),
+            rec(80, 100, vec![(0, G)], false),
+        ];
+        let nodes = vec![Node {
+            name: "huge".into(),
+            configured: Resources::procs(G),
+            ..Node::default()
+        }];
+        let win = ChartWindow {
+            from: 0,
+            to: 100,
+            max_nodes: 10,
+        };
+        let c = node_chart(&jobs, &recs, &nodes, &win, "chart");
+        assert_eq!(c.matches("<rect x=").count(), 2 + 3 + 1, "{c}");
+        assert!(c.contains("job 3 (u1), 1000000000 procs"), "{c}");
+        let mut l = Lanes::new(u64::from(G));
+        assert_eq!(l.take(0, 50, 500_000_000), vec![(0, 500_000_000)]);
+        assert_eq!(l.take(0, 80, 250_000_000), vec![(500_000_000, 250_000_000)]);
+        // At 60 the first half is free again, the next quarter is not.
+        assert_eq!(
+            l.take(60, 90, 600_000_000),
+            vec![(0, 500_000_000), (750_000_000, 100_000_000)]
+        );
     }
 }
