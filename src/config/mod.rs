@@ -263,8 +263,8 @@ impl Builder<'_> {
             file: self.file.to_string(),
             line,
             col: col.max(1),
-            param,
-            message,
+            param: param.map(diag::clip_tokens),
+            message: diag::clip_tokens(message),
         });
     }
 

@@ -795,6 +795,36 @@ fn one_bad_line_does_not_hide_others() {
     assert_eq!(l.config.params.fs_depth, 3, "good lines still apply");
 }
 
+/// A name of any length is answered at once and named, not echoed: the
+/// message cuts it to its start and its length. Hints are the nearest
+/// names within a few edits, transpositions counting as one, whatever
+/// the filters that skip the far ones.
+#[test]
+fn long_unknown_names_are_cut_and_hints_stay_exact() {
+    let long = "X".repeat(300_000);
+    let w = warnings(&format!("{long} 1\nUSERCFG[bob] {long}=1\n"));
+    assert_eq!(
+        w,
+        vec![
+            format!(
+                "maui.cfg:1:1: warning: unknown parameter {}... (300000 characters); ignored",
+                "X".repeat(32)
+            ),
+            format!(
+                "maui.cfg:2:14: warning: USERCFG[bob]: unknown attribute {}... (300000 characters); ignored",
+                "X".repeat(32)
+            ),
+        ]
+    );
+    let hint = |n: &str| super::diag::did_you_mean(n, known_names());
+    assert_eq!(hint("RESERVATIONDEPHT"), Some("RESERVATIONDEPTH"));
+    assert_eq!(hint("reservationdepth2"), Some("RESERVATIONDEPTH"));
+    assert_eq!(hint("XRESERVATIONDEPTHXY"), Some("RESERVATIONDEPTH"));
+    assert_eq!(hint("RESERVATIONDEPTHXYZW"), None);
+    assert_eq!(hint("FSWEIGTH"), Some("FSWEIGHT"));
+    assert_eq!(hint(&long), None);
+}
+
 #[test]
 fn unknown_names_warn_with_a_hint() {
     let w = warnings("FSDECAYY 0.5\n");
