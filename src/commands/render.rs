@@ -372,7 +372,7 @@ pub fn checkjob(
     let wall = crate::engine::build::walltime(cfg, job);
     let jp = last.plan.job(id);
     let outcome = last.start_outcome(id);
-    let state = if job.state == JobState::Idle && outcome == Some(StartOutcome::Started) {
+    let state = if job.state == JobState::Idle && last.started(id) {
         JobState::Running.name()
     } else if job.state == JobState::Idle && job.is_held() {
         "Hold"
@@ -767,10 +767,9 @@ fn queue<'a>(cfg: &Config, last: &'a LastIteration, opts: &ShowqOpts) -> Queue<'
                 gres,
             }
         } else {
-            let started = last.start_outcome(&j.id) == Some(StartOutcome::Started);
             QRow {
                 job: j,
-                state: if started {
+                state: if last.started(&j.id) {
                     JobState::Running.name()
                 } else {
                     "Starting"
@@ -1776,7 +1775,7 @@ pub fn diagnose_j(cfg: &Config, last: &LastIteration, id: Option<&str>) -> Resul
         let starting = last.starts().any(|s| s.job == j.id);
         let state = if j.state.is_active() {
             j.state.name()
-        } else if starting && last.start_outcome(&j.id) == Some(StartOutcome::Started) {
+        } else if starting && last.started(&j.id) {
             JobState::Running.name()
         } else if starting {
             "Starting"

@@ -101,9 +101,10 @@ pub fn clip_tokens(message: String) -> String {
 /// at least the difference), so that any input is answered at once.
 pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     const MAX_EDITS: usize = 3;
+    // Longer than any parameter or attribute name by more than the edits.
+    const LONGEST: usize = 64;
     let mut best: Option<(usize, &str)> = None;
-    let mut known = known.into_iter().peekable();
-    if known.peek().is_none() || name.len() > 64 {
+    if name.len() > LONGEST {
         return None;
     }
     let up = name.to_ascii_uppercase();

@@ -149,10 +149,10 @@ impl LastIteration {
             .filter(move |s| !refused.contains(&s.job))
     }
 
-    /// True when the plan starts job `id` and the resource manager did not
-    /// refuse it.
-    pub fn starts_job(&self, id: &str) -> bool {
-        self.starts().any(|s| s.job == id)
+    /// True when the front end reported that the resource manager started
+    /// the plan's start of job `id`.
+    pub fn started(&self, id: &str) -> bool {
+        self.start_outcome(id) == Some(StartOutcome::Started)
     }
 
     /// The whole priority breakdown of idle job `id` (`checkjob`), as this

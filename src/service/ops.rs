@@ -234,11 +234,7 @@ impl Service {
     /// A job of the last iteration that is still queued.
     pub(super) fn queued_job(&self, id: &str, cmd: &str) -> Result<Job, Failed> {
         let job = self.known_job(id)?;
-        let started = self
-            .engine
-            .last
-            .as_ref()
-            .is_some_and(|l| l.start_outcome(id) == Some(StartOutcome::Started));
+        let started = self.engine.last.as_ref().is_some_and(|l| l.started(id));
         let only = if cmd == "runjob" {
             "only queued jobs can be started"
         } else {
