@@ -44,11 +44,62 @@ pub enum SnapshotError {
     Invalid(String),
 }
 
+/// A JSON reader's message with its type names in words: `expected u32`
+/// → `expected a whole number from 0 to 4294967295`, and the like.
+fn in_words(message: &str) -> String {
+    const WORDS: [(&str, &str); 10] = [
+        (
+            "expected u32",
+            "expected a whole number from 0 to 4294967295",
+        ),
+        ("expected u64", "expected a whole number of 0 or more"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected i64", "expected a whole number"),
+        ("expected i32", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected a list [...]"),
+        ("expected a map", "expected an object {...}"),
+        ("expected a borrowed string", "expected a string"),
+    ];
+    let mut m = message.to_string();
+    for (from, to) in WORDS {
+        m = m.replace(from, to);
+    }
+    if let Some(at) = m.find("expected struct ") {
+        let rest = &m[at + "expected struct ".len()..];
+        let end = rest
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(rest.len());
+        m = format!("{}expected an object {{...}}{}", &m[..at], &rest[end..]);
+    }
+    m
+}
+
 impl Snapshot {
     /// Reads and checks a JSON snapshot; node indexes follow list order.
+    /// A field that is wrong is named by its path (`nodes[3].state: ...`),
+    /// in words rather than the reader's type names.
     pub fn from_json(text: &str) -> Result<Snapshot, SnapshotError> {
-        let mut s: Snapshot =
-            serde_json::from_str(text).map_err(|e| SnapshotError::Json(e.to_string()))?;
+        if !text.trim_start().starts_with('{') {
+            return Err(SnapshotError::Json(
+                "a snapshot is a JSON object, {\"now\": ..., \"nodes\": [...], \"jobs\": [...]}"
+                    .into(),
+            ));
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        let read: Result<Snapshot, _> = serde_path_to_error::deserialize(&mut de);
+        let mut s = read.map_err(|e| {
+            let path = e.path().to_string();
+            let why = in_words(&e.into_inner().to_string());
+            SnapshotError::Json(if path == "." {
+                why
+            } else {
+                format!("{path}: {why}")
+            })
+        })?;
+        de.end()
+            .map_err(|e| SnapshotError::Json(in_words(&e.to_string())))?;
         s.normalize()?;
         Ok(s)
     }
@@ -141,6 +192,40 @@ mod tests {
         assert!(
             e.contains("unknown field `procs`") && e.contains("line 1"),
             "{e}"
+        );
+    }
+
+    /// A wrong field is named by its path, in words; a document that is
+    /// not an object is refused rather than read as an empty snapshot.
+    #[test]
+    fn errors_name_the_field_path_in_words() {
+        let err = |t: &str| Snapshot::from_json(t).unwrap_err().to_string();
+        let e =
+            err(r#"{"nodes": [{"name": "a"}, {"name": "b", "configured": {"procs": "down"}}]}"#);
+        assert!(
+            e.starts_with("nodes[1].configured.procs: invalid type: string \"down\", expected a whole number from 0 to 4294967295 at line 1"),
+            "{e}"
+        );
+        let e = err(r#"{"nodes": [{"name": "a", "state": "dwn"}]}"#);
+        assert!(
+            e.starts_with("nodes[0].state: unknown variant `dwn`, expected one of"),
+            "{e}"
+        );
+        let e = err(r#"{"jobs": [{"id": "1", "user": "u", "task": 4}]}"#);
+        assert!(
+            e.starts_with("jobs[0].task: invalid type: integer `4`, expected an object {...}"),
+            "{e}"
+        );
+        for not_an_object in ["[]", " [ ] ", "3", "\"x\""] {
+            assert!(
+                err(not_an_object).starts_with("a snapshot is a JSON object"),
+                "{not_an_object}"
+            );
+        }
+        assert!(
+            err("{} x").contains("trailing characters"),
+            "{}",
+            err("{} x")
         );
     }
 }

@@ -210,12 +210,25 @@ pub(crate) fn fields(line: &[u8]) -> impl Iterator<Item = (u32, &[u8])> {
 
 /// A field as text for messages (lossy, shortened).
 pub(crate) fn show(field: &[u8]) -> String {
-    let s = String::from_utf8_lossy(field);
-    if s.chars().count() > 40 {
-        format!("{}...", s.chars().take(40).collect::<String>())
-    } else {
-        s.into_owned()
+    show_text(&String::from_utf8_lossy(field))
+}
+
+/// `text` as messages quote input: control characters escaped (`\u{1b}`,
+/// never sent to the terminal as they are) and cut after 40 characters.
+pub(crate) fn show_text(text: &str) -> String {
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == 40 {
+            out.push_str("...");
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
     }
+    out
 }
 
 #[cfg(test)]

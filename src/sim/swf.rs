@@ -503,7 +503,11 @@ impl SwfHeader {
         let warn = |h: &mut SwfHeader, what: &str| {
             h.warnings.push(HeaderWarning {
                 line,
-                message: format!("{key}: expected {what}, got \"{v}\"; ignored"),
+                message: format!(
+                    "{}: expected {what}, got \"{}\"; ignored",
+                    input::show_text(key),
+                    input::show_text(v)
+                ),
             });
         };
         macro_rules! num {

@@ -237,6 +237,12 @@ fn malformed_lines_name_file_line_column_and_problem() {
             7,
             "field 4 (run time): expected a number, got \"ten\"",
         ),
+        // Control characters are shown escaped, never sent to the terminal.
+        (
+            "1 0 0 t\x1b[2J 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1",
+            7,
+            "field 4 (run time): expected a number, got \"t\\u{1b}[2J\"",
+        ),
         (
             "1 0 0 10 1.5 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1",
             10,
