@@ -1073,13 +1073,16 @@ fn read_snapshot(path: &std::path::Path) -> Result<mauisched::Snapshot, String> 
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// The clock, in epoch seconds.
+fn wall_clock() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
 /// The snapshot's time, or the clock when it has none.
 fn snapshot_now(s: &mauisched::Snapshot) -> i64 {
-    s.now.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64)
-    })
+    s.now.unwrap_or_else(wall_clock)
 }
 
 /// Runs one iteration on a snapshot through an in-memory service, then `f`
@@ -1168,7 +1171,7 @@ fn diagnose(
     let cfg = &loaded.config;
     let fs = match &fs_dir {
         None => Fairshare::new(),
-        Some(dir) => match Fairshare::load_dir(dir, cfg) {
+        Some(dir) => match Fairshare::load_dir(dir, cfg, wall_clock()) {
             Ok((fs, issues)) => {
                 for i in issues {
                     eprintln!("mauictl: {i}");
@@ -1197,11 +1200,7 @@ fn diagnose(
             }
         };
         // A snapshot without "now" is taken as describing the present.
-        let now = snap.now.unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs() as i64)
-        });
+        let now = snapshot_now(&snap);
         let rows = offline::diagnose_p_rows(cfg, &snap, &fs, now);
         if json {
             let v = offline::diagnose_p_json(cfg, &rows);

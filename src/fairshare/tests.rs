@@ -33,6 +33,8 @@ fn running(id: &str, user: &str, procs: u32, start: Time) -> Job {
 const TWELVE_H: Secs = 12 * 3600;
 /// A window boundary under FSINTERVAL 12:00:00.
 const W: Time = 40_000 * TWELVE_H;
+/// The clock the window files are read at.
+const NOW: Time = W + TWELVE_H;
 
 /// The guide's John: (60 + .5·0 + .25·10 + .125·50) / (110 + .5·125 + .25·100 + .125·150).
 fn john_expected() -> f64 {
@@ -65,7 +67,7 @@ fn john_example_from_window_files() {
         ));
         std::fs::write(dir.join(format!("FS.{start}")), text).unwrap();
     }
-    let (fs, issues) = Fairshare::load_dir(&dir, &c).unwrap();
+    let (fs, issues) = Fairshare::load_dir(&dir, &c, NOW).unwrap();
     assert!(issues.is_empty(), "{issues:?}");
     assert_eq!(fs.windows().len(), 4);
     let u = fs.usage(&c, CredKind::User, "John").unwrap();
@@ -409,7 +411,7 @@ fn bad_files_are_reported_with_their_line() {
     .unwrap();
     std::fs::write(dir.join("FS.old"), "junk").unwrap();
     std::fs::write(dir.join("stats.2024_01_01"), "not ours").unwrap();
-    let (fs, issues) = Fairshare::load_dir(&dir, &c).unwrap();
+    let (fs, issues) = Fairshare::load_dir(&dir, &c, NOW).unwrap();
     let starts: Vec<Time> = fs.windows().iter().map(|w| w.start).collect();
     assert_eq!(starts, [7200, 0], "the damaged window is left out");
     let msgs: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
@@ -444,7 +446,7 @@ fn bad_files_are_reported_with_their_line() {
     assert_eq!(fs.windows()[0].total, 110.0);
     std::fs::remove_dir_all(&dir).ok();
     assert!(
-        Fairshare::load_dir(&dir, &c)
+        Fairshare::load_dir(&dir, &c, NOW)
             .unwrap()
             .0
             .windows()
@@ -496,7 +498,7 @@ fn saves_changed_windows_atomically_and_reads_them_back() {
         [format!("FS.{t}"), format!("FS.{}", t + 3600)],
         "no temporary left"
     );
-    let (back, issues) = Fairshare::load_dir(&dir, &c).unwrap();
+    let (back, issues) = Fairshare::load_dir(&dir, &c, NOW).unwrap();
     assert!(issues.is_empty());
     assert_eq!(back.windows().len(), 2);
     assert_eq!(back.windows()[1].total, 2.0 * 3660.0);
@@ -749,4 +751,64 @@ fn a_finished_job_is_charged_in_the_windows_it_ran_in() {
     assert!(by_window.contains(&(W - 3600, 5.0)), "{by_window:?}");
     assert!(by_window.contains(&(W, 3605.0)), "{by_window:?}");
     assert_eq!(user_total(&fs, "a"), 3610.0);
+}
+
+#[test]
+fn windows_from_the_future_or_with_absurd_values_are_refused_and_moved_aside() {
+    let c = cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n");
+    let dir = temp_dir("absurd");
+    let hour = 3600;
+    let good = W - hour;
+    std::fs::write(dir.join(format!("FS.{good}")), "User a 10\nTOTAL 10\n").unwrap();
+    // The issue's example: far in the future, one user at 1e300.
+    std::fs::write(dir.join("FS.99999999999"), "User x 1e300\nTOTAL 1e300\n").unwrap();
+    // Within a day of the clock (a clock stepped back): still read.
+    let soon = NOW + 2 * hour;
+    std::fs::write(dir.join(format!("FS.{soon}")), "User a 1\nTOTAL 1\n").unwrap();
+    // A credential above TOTAL, and a TOTAL no cluster records in an hour.
+    let (over, huge) = (W - 2 * hour, W - 3 * hour);
+    std::fs::write(dir.join(format!("FS.{over}")), "User b 50\nTOTAL 10\n").unwrap();
+    std::fs::write(
+        dir.join(format!("FS.{huge}")),
+        "User b 1e300\nTOTAL 1e300\n",
+    )
+    .unwrap();
+    let long = W - 4 * hour;
+    std::fs::write(
+        dir.join(format!("FS.{long}")),
+        "# Fairshare Data File (Duration: 99999999999 Seconds) Starting: x\nTOTAL 1\n",
+    )
+    .unwrap();
+    let (fs, mut issues) = Fairshare::load_dir(&dir, &c, NOW).unwrap();
+    let starts: Vec<Time> = fs.windows().iter().map(|w| w.start).collect();
+    assert_eq!(starts, [soon, good], "only the plausible windows are used");
+    let d = dir.display();
+    let msgs: Vec<String> = issues.iter().map(|i| i.to_string()).collect();
+    assert_eq!(
+        msgs,
+        [
+            format!("{d}/FS.{long}: error: a window of 99999999999 seconds is longer than a year: not a window mauisched or Maui wrote (file ignored)"),
+            format!("{d}/FS.{huge}: error: TOTAL 1e300 is more than 1e8 processors busy for the whole 3600-second window: not a usage record (file ignored)"),
+            format!("{d}/FS.{over}: error: User b has usage 50, more than the window's TOTAL 10 (file ignored)"),
+            format!("{d}/FS.99999999999: error: the window starts at 99999999999, more than a day after the clock ({NOW}): a window from the future is never adopted (file ignored)"),
+        ]
+    );
+    // The owner of the directory moves them aside; they are not read again
+    // and not reported again.
+    for i in &mut issues {
+        crate::persist::fairshare::move_aside(i, NOW);
+    }
+    assert_eq!(
+        issues[3].to_string(),
+        format!("{d}/FS.99999999999: error: the window starts at 99999999999, more than a day after the clock ({NOW}): a window from the future is never adopted (moved aside to {d}/FS.99999999999.corrupt-{NOW})")
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join(format!("FS.{over}.corrupt-{NOW}"))).unwrap(),
+        "User b 50\nTOTAL 10\n",
+        "kept as it was"
+    );
+    let (again, issues) = Fairshare::load_dir(&dir, &c, NOW).unwrap();
+    assert!(issues.is_empty(), "{issues:?}");
+    assert_eq!(again.windows().len(), 2);
+    std::fs::remove_dir_all(&dir).ok();
 }

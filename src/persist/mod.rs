@@ -14,7 +14,10 @@
 //! Every write goes through [`crate::util::atomic_write`], so a crash at any
 //! point leaves the old or the new file. A checkpoint that cannot be read is
 //! reported with its path and moved aside as `<name>.corrupt-<epoch>`, never
-//! overwritten, and the engine starts from the fairshare files alone.
+//! overwritten, and the engine starts from the fairshare files alone. A
+//! fairshare window that cannot be used (damaged, from the future, absurd
+//! values) is moved aside the same way, as `FS.<start>.corrupt-<epoch>`
+//! ([`fairshare::move_aside`]).
 //!
 //! How the service uses it ([`crate::service`]): the checkpoint holds the
 //! engine's [`crate::engine::EngineState`] without its fairshare windows

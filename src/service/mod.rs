@@ -686,8 +686,10 @@ impl Service {
 /// fairshare usage of the FS files, and whether a checkpoint was used.
 fn resume_state(state: &StateDir, config: &Config, notes: &Notes) -> Result<(EngineState, bool)> {
     let say = |level, m: String| lock(notes).push((level, m));
-    // The wall clock only names a corrupt checkpoint when moving it aside.
-    let (envelope, found) = state.load_checkpoint::<EngineState>(wall_clock());
+    // The wall clock only names a corrupt checkpoint or window when moving
+    // it aside, and tells a fairshare window from the future.
+    let now = wall_clock();
+    let (envelope, found) = state.load_checkpoint::<EngineState>(now);
     for n in found {
         let level = match n {
             StateNotice::CorruptCheckpoint { .. } => LogLevel::Error,
@@ -698,15 +700,18 @@ fn resume_state(state: &StateDir, config: &Config, notes: &Notes) -> Result<(Eng
     let resumed = envelope.is_some();
     let mut es = envelope.map(|e| e.state).unwrap_or_default();
     // The FS files are the source of truth for fairshare usage.
-    let (fs, issues) = Fairshare::load_dir(state.stats_dir(), config).map_err(|e| {
+    let (fs, issues) = Fairshare::load_dir(state.stats_dir(), config, now).map_err(|e| {
         Error::new(
             ErrorKind::State,
             format!("fairshare files in {}: {e}", state.stats_dir().display()),
         )
     })?;
-    for i in issues {
+    for mut i in issues {
+        // A refused window is moved aside, never overwritten by the next
+        // save of a window with its start.
+        crate::persist::fairshare::move_aside(&mut i, now);
         let level = if i.skipped {
-            LogLevel::Warn
+            LogLevel::Error
         } else {
             LogLevel::Info
         };

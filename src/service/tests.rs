@@ -497,3 +497,73 @@ fn a_broken_configuration_without_a_last_good_copy_is_refused() {
     std::fs::remove_file(d.cfg()).unwrap();
     assert_eq!(d.open().err().unwrap().kind, ErrorKind::Io);
 }
+
+#[test]
+fn a_corrupt_or_future_fairshare_window_is_moved_aside_never_overwritten() {
+    let d = Dir::new("fswindow");
+    d.write_cfg("FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\n");
+    let stats = d.state().join("stats");
+    std::fs::create_dir_all(&stats).unwrap();
+    // The current window at T0, damaged; and one from the far future that
+    // would otherwise take every later save.
+    let current = T0 - T0 % 3600;
+    let damaged = "User u1 12.5\nUser u2 oops\nTOTAL 20\n";
+    std::fs::write(stats.join(format!("FS.{current}")), damaged).unwrap();
+    std::fs::write(stats.join("FS.99999999999"), "User x 1e300\nTOTAL 1e300\n").unwrap();
+    let mut svc = d.open().unwrap();
+    let errors: Vec<String> = lock(svc.notes())
+        .iter()
+        .filter(|(l, _)| *l == LogLevel::Error)
+        .map(|(_, m)| m.clone())
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors.iter().any(|m| m
+            .contains(&format!("FS.{current}:2: error: expected a usage amount"))
+            && m.contains(&format!(
+                "(moved aside to {}/FS.{current}.corrupt-",
+                stats.display()
+            ))),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|m| m.contains("a window from the future is never adopted (moved aside")),
+        "{errors:?}"
+    );
+    assert!(svc.engine().remembered().fairshare.windows().is_empty());
+    assert!(iterate(&mut svc, T0).saved);
+    iterate(&mut svc, T0 + 60);
+    svc.checkpoint().unwrap();
+    // The window is written afresh; what the damaged file held is kept.
+    let mut names: Vec<String> = std::fs::read_dir(&stats)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert_eq!(names[0], format!("FS.{current}"));
+    assert!(
+        names[1].starts_with(&format!("FS.{current}.corrupt-")),
+        "{names:?}"
+    );
+    assert!(names[2].starts_with("FS.99999999999.corrupt-"), "{names:?}");
+    assert_eq!(
+        std::fs::read_to_string(stats.join(&names[1])).unwrap(),
+        damaged
+    );
+    let fresh = std::fs::read_to_string(stats.join(&names[0])).unwrap();
+    assert!(fresh.contains("User u1 60.000"), "{fresh}");
+    assert!(!fresh.contains("u2"), "{fresh}");
+    drop(svc);
+    // Nothing is reported again at the next start.
+    let again = d.open().unwrap();
+    assert!(
+        lock(again.notes())
+            .iter()
+            .all(|(l, _)| *l != LogLevel::Error),
+        "{:?}",
+        lock(again.notes())
+    );
+}
