@@ -477,6 +477,11 @@ struct BenchArgs {
     #[arg(long, value_name = "PERCENT", default_value_t = 0,
           value_parser = clap::value_parser!(u32).range(0..=100))]
     gpus: u32,
+    /// Also time the fairshare journal each iteration writes between
+    /// checkpoints (take the changes, append a record, fdatasync) in a
+    /// temporary file in DIR; use the state directory's file system.
+    #[arg(long, value_name = "DIR")]
+    journal: Option<PathBuf>,
 }
 
 /// With `-c FILE`, the scenario runs under that configuration instead
@@ -497,12 +502,18 @@ fn bench(loaded: &Loaded, given: bool, a: BenchArgs) -> Result<String, String> {
         seed: a.seed,
         gpus: a.gpus,
     };
-    let r = bench::run(spec, cfg, a.iterations, a.what_if, |_| {});
+    let r = bench::run(spec, cfg.clone(), a.iterations, a.what_if, |_| {});
     if let Some(p) = &a.plan_json {
         let text = serde_json::to_string_pretty(&*r.plan).map_err(|e| e.to_string())?;
         mauisched::atomic_write(p, text.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
     }
-    Ok(r.render())
+    let mut out = r.render();
+    if let Some(dir) = &a.journal {
+        let j = bench::journal_cost(&spec, cfg, dir, a.iterations.max(1))
+            .map_err(|e| format!("fairshare journal in {}: {e}", dir.display()))?;
+        out.push_str(&j.render());
+    }
+    Ok(out)
 }
 
 #[derive(clap::Args)]

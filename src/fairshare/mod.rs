@@ -90,6 +90,10 @@ struct Slots {
     usage: [Vec<Option<f64>>; 5],
     total: f64,
     dirty: bool,
+    /// `usage` and `total` as the fairshare journal last recorded them
+    /// ([`Fairshare::journal_changes`]).
+    journaled: [Vec<Option<f64>>; 5],
+    journaled_total: f64,
 }
 
 impl Slots {
@@ -295,6 +299,72 @@ impl Fairshare {
             .filter(|s| s.dirty)
             .map(|s| self.named(s))
             .collect()
+    }
+
+    /// What changed since the last call, for the fairshare journal
+    /// ([`crate::persist::journal`]): for each window changed since it was
+    /// last written to its file, the credentials whose usage changed since
+    /// the last call, with their values (not the differences, so replaying
+    /// a record twice does no harm), and the window's TOTAL. Windows with
+    /// no change are left out. Reads only the changed windows.
+    pub(crate) fn journal_changes(&mut self) -> Vec<Window> {
+        let mut out = Vec::new();
+        for s in self.windows.iter_mut().filter(|s| s.dirty) {
+            let mut usage: BTreeMap<CredKind, BTreeMap<String, f64>> = BTreeMap::new();
+            for kind in CredKind::ALL {
+                let k = kind as usize;
+                for (id, v) in s.usage[k].iter().enumerate() {
+                    let Some(v) = *v else { continue };
+                    if s.journaled[k].get(id).copied().flatten() == Some(v) {
+                        continue;
+                    }
+                    if let Some(name) = self.names[k].name(id as u32) {
+                        usage.entry(kind).or_default().insert(name.to_string(), v);
+                    }
+                }
+            }
+            if usage.is_empty() && s.total == s.journaled_total {
+                continue;
+            }
+            s.journaled = s.usage.clone();
+            s.journaled_total = s.total;
+            out.push(Window {
+                start: s.start,
+                duration: s.duration,
+                usage,
+                total: s.total,
+                dirty: false,
+            });
+        }
+        out
+    }
+
+    /// Applies the windows of a journal record
+    /// ([`Fairshare::journal_changes`]): each credential given takes its
+    /// value, the window its TOTAL and duration; a window not held yet is
+    /// added. Applied windows are marked to be written to their files.
+    pub(crate) fn replay(&mut self, changes: &[Window]) {
+        let mut ws = self.windows();
+        for c in changes {
+            match ws.iter_mut().find(|w| w.start == c.start) {
+                Some(w) => {
+                    w.duration = c.duration;
+                    w.total = c.total;
+                    for (kind, m) in &c.usage {
+                        let into = w.usage.entry(*kind).or_default();
+                        for (name, v) in m {
+                            into.insert(name.clone(), *v);
+                        }
+                    }
+                    w.dirty = true;
+                }
+                None => ws.push(Window {
+                    dirty: true,
+                    ..c.clone()
+                }),
+            }
+        }
+        *self = Fairshare::from_windows(ws);
     }
 
     /// Marks the window starting at `start` written.

@@ -207,7 +207,7 @@ fn refused(path: PathBuf, line: u32, message: String) -> FsFileIssue {
 /// Checks a parsed window against what a real cluster can record: no
 /// credential above the window's TOTAL, no TOTAL above [`MAX_RATE`] per
 /// second of the window, no Duration above [`MAX_DURATION`].
-fn plausible(w: &Window) -> Result<(), String> {
+pub(super) fn plausible(w: &Window) -> Result<(), String> {
     if w.duration > MAX_DURATION {
         return Err(format!(
             "a window of {} seconds is longer than a year: not a window mauisched or Maui wrote",
@@ -255,15 +255,8 @@ pub fn move_aside(issue: &mut FsFileIssue, now: Time) {
     if !issue.skipped || issue.moved_to.is_some() || !is_window_name(&issue.path) {
         return;
     }
-    let base = format!("{}{CORRUPT_SUFFIX}{now}", issue.path.display());
-    let mut to = PathBuf::from(&base);
-    let mut n = 1;
-    while to.exists() {
-        to = PathBuf::from(format!("{base}.{n}"));
-        n += 1;
-    }
-    match std::fs::rename(&issue.path, &to) {
-        Ok(()) => issue.moved_to = Some(to),
+    match super::rename_aside(&issue.path, now) {
+        Ok(to) => issue.moved_to = Some(to),
         Err(e) => issue
             .message
             .push_str(&format!("; moving it aside failed: {e}")),

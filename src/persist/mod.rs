@@ -7,6 +7,7 @@
 //! ```text
 //! maui.ck            checkpoint (CHECKPOINTFILE), JSON, written atomically
 //! stats/FS.<epoch>   fairshare windows (STATDIR)
+//! fairshare.journal  fairshare accrued since the checkpoint ([`journal`])
 //! maui.cfg.last-good the last maui.cfg that loaded without errors
 //! run/               admin socket, the handle's lock, other runtime files
 //! ```
@@ -24,15 +25,18 @@
 //! (admin reservations, standing reservation claims, job first-seen times
 //! and accrued queue time, bypass counts, system priorities, the time of the
 //! last iteration, up to which fairshare usage is accrued); the `FS.<epoch>`
-//! files are the source of truth for fairshare. Both are written at most
-//! once per iteration (the service's first, after an administrative
-//! change, else every CHECKPOINTINTERVAL), FS files first, and when the
-//! service shuts down; the directory is locked (`run/lock`) while a service
+//! files are the source of truth for fairshare, brought up to the last
+//! iteration by the journal's records. Both are written at most once per
+//! iteration (the service's first, after an administrative change, else
+//! every CHECKPOINTINTERVAL), FS files first, then the journal is emptied,
+//! and when the service shuts down; every other iteration appends to the
+//! journal; the directory is locked (`run/lock`) while a service
 //! uses it. The last good maui.cfg is the service's too
 //! ([`crate::service::LAST_GOOD_CONFIG`]).
 
 pub mod admin;
 pub mod fairshare;
+pub mod journal;
 
 use crate::config::Config;
 use crate::model::Time;
@@ -41,6 +45,21 @@ use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+
+/// Moves a state file that cannot be trusted aside as
+/// `<path>.corrupt-<now>` (`.1`, `.2`... added when taken), never
+/// overwriting anything; returns the new path.
+pub(crate) fn rename_aside(path: &Path, now: Time) -> io::Result<PathBuf> {
+    let base = format!("{}.corrupt-{now}", path.display());
+    let mut to = PathBuf::from(&base);
+    let mut n = 1;
+    while to.exists() {
+        to = PathBuf::from(format!("{base}.{n}"));
+        n += 1;
+    }
+    fs::rename(path, &to)?;
+    Ok(to)
+}
 
 /// Format version of the checkpoint envelope.
 pub const CHECKPOINT_VERSION: u32 = 1;
@@ -212,23 +231,17 @@ impl StateDir {
     }
 
     fn move_aside(&self, now: Time, reason: String) -> StateNotice {
-        let mut moved_to = PathBuf::from(format!("{}.corrupt-{now}", self.checkpoint.display()));
-        let mut n = 1;
-        while moved_to.exists() {
-            moved_to = PathBuf::from(format!("{}.corrupt-{now}.{n}", self.checkpoint.display()));
-            n += 1;
-        }
-        if let Err(e) = fs::rename(&self.checkpoint, &moved_to) {
-            return StateNotice::CorruptCheckpoint {
+        match rename_aside(&self.checkpoint, now) {
+            Ok(moved_to) => StateNotice::CorruptCheckpoint {
+                path: self.checkpoint.clone(),
+                moved_to,
+                reason,
+            },
+            Err(e) => StateNotice::CorruptCheckpoint {
                 path: self.checkpoint.clone(),
                 moved_to: self.checkpoint.clone(),
                 reason: format!("{reason}; moving it aside failed too: {e}"),
-            };
-        }
-        StateNotice::CorruptCheckpoint {
-            path: self.checkpoint.clone(),
-            moved_to,
-            reason,
+            },
         }
     }
 

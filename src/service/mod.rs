@@ -36,6 +36,7 @@ use crate::config::{Config, Diagnostic, Severity};
 use crate::engine::{ActionKind, Engine, EngineState, Plan};
 use crate::fairshare::Fairshare;
 use crate::model::{Node, Snapshot, Time};
+use crate::persist::journal::{self, Journal};
 use crate::persist::{StateDir, StateNotice};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -155,6 +156,12 @@ struct Stored {
     dir: StateDir,
     /// Holds the state directory's lock while the service lives.
     _lock: std::fs::File,
+    /// Fairshare accrued since the last checkpoint, one record per
+    /// iteration ([`crate::persist::journal`]); `None` when it cannot be
+    /// opened (reported; fairshare then falls back to the checkpoints).
+    journal: Option<Journal>,
+    /// The journal's last write failed (reported once until one succeeds).
+    journal_failing: bool,
 }
 
 /// A running scheduler: engine, configuration, state directory.
@@ -247,9 +254,23 @@ impl Service {
             opts.config_path.clone(),
             notes,
         );
+        let journal_path = state.root().join(journal::JOURNAL_FILE);
+        let journal = Journal::open(&journal_path)
+            .map_err(|e| {
+                svc.log(
+                    LogLevel::Error,
+                    format!(
+                        "fairshare journal {}: {e}; fairshare accrued since the last checkpoint is lost on a crash",
+                        journal_path.display()
+                    ),
+                )
+            })
+            .ok();
         svc.state = Some(Stored {
             dir: state,
             _lock: lock_file,
+            journal,
+            journal_failing: false,
         });
         svc.clock = clock;
         svc.config_fallback = loaded.fallback;
@@ -446,6 +467,7 @@ impl Service {
         self.publish(true);
         self.last_nodes = snap.nodes;
         self.persist.unsaved = true;
+        self.journal_iteration();
         let (saved, save_error) = if self.save_due(now) {
             match self.save_state() {
                 Ok(()) => (true, None),
@@ -514,6 +536,7 @@ impl Service {
     }
 
     fn saved_when_due(&mut self, now: Time) {
+        self.journal_iteration();
         if self.state.is_some() && self.save_due(now) {
             if let Err(e) = self.save_state() {
                 self.log(
@@ -563,13 +586,41 @@ impl Service {
         self.persist.unsaved = true;
     }
 
+    /// Appends what fairshare accrued in the iteration just run to the
+    /// journal and syncs it ([`crate::persist::journal`]): a crash from here
+    /// on loses none of it. Runs before the state is saved, so the journal
+    /// also covers a crash between the FS files and the checkpoint. A write
+    /// that fails is reported, and the journal is not written again until
+    /// the next checkpoint empties it (its records stay a consistent
+    /// prefix).
+    fn journal_iteration(&mut self) {
+        let Some(stored) = self.state.as_mut() else {
+            return;
+        };
+        let to = self.engine.remembered().last_iteration;
+        let fs = self.engine.fairshare_mut();
+        let (Some(j), false, Some(to)) = (stored.journal.as_mut(), stored.journal_failing, to)
+        else {
+            // Still taken, so the next record starts from here.
+            fs.journal_changes();
+            return;
+        };
+        if let Err(e) = journal::append_changes(j, fs, to) {
+            stored.journal_failing = true;
+            let m = format!(
+                "writing the fairshare journal {}: {e}; until the next checkpoint a crash loses the fairshare accrued since its last record",
+                j.path().display()
+            );
+            lock(&self.notes).push((LogLevel::Error, m));
+        }
+    }
+
     /// Writes the state: first the fairshare windows changed since they
     /// were last written (`FS.<epoch>` in STATDIR), then the checkpoint
-    /// (everything else), each atomically. The checkpoint's
-    /// `last_iteration` says up to when the FS files hold usage; writing
-    /// them first means a crash between the two can at worst count one
-    /// checkpoint interval of running jobs' usage twice, never lose the
-    /// checkpoint.
+    /// (everything else), each atomically, then empties the fairshare
+    /// journal. The checkpoint's `last_iteration` says up to when the FS
+    /// files hold usage; a crash between the two leaves the journal, whose
+    /// records bring fairshare and `last_iteration` to this iteration.
     fn save_state(&mut self) -> Result {
         let Some(stored) = &self.state else {
             // In memory: nothing to write, nothing left unsaved.
@@ -594,6 +645,21 @@ impl Service {
         self.engine
             .with_checkpoint_state(|es| state.save_checkpoint(clock, es))
             .map_err(|e| Error::new(ErrorKind::Io, format!("writing the checkpoint: {e}")))?;
+        if let Some(stored) = self.state.as_mut() {
+            if let Some(j) = stored.journal.as_mut() {
+                // Left as it is, its records are older than the checkpoint
+                // and are skipped at start; emptied, it stays small, and a
+                // journal whose writes failed is used again.
+                match j.reset() {
+                    Ok(()) => stored.journal_failing = false,
+                    Err(e) => {
+                        let m =
+                            format!("emptying the fairshare journal {}: {e}", j.path().display());
+                        lock(&self.notes).push((LogLevel::Warn, m));
+                    }
+                }
+            }
+        }
         self.persist = Persist {
             last_saved: Some(self.clock),
             unsaved: false,
@@ -718,7 +784,69 @@ fn resume_state(state: &StateDir, config: &Config, notes: &Notes) -> Result<(Eng
         say(level, i.to_string());
     }
     es.fairshare = fs;
+    replay_journal(state, &mut es, now, &say);
     Ok((es, resumed))
+}
+
+/// Applies the fairshare journal's records written after the checkpoint
+/// (or all of them without one) to the windows read from the FS files, in
+/// order, bringing `last_iteration` to the last one
+/// ([`crate::persist::journal`]). A journal that cannot be trusted is
+/// reported and moved aside, and nothing of it is applied.
+fn replay_journal(
+    state: &StateDir,
+    es: &mut EngineState,
+    now: Time,
+    say: &dyn Fn(LogLevel, String),
+) {
+    let path = state.root().join(journal::JOURNAL_FILE);
+    let read = match journal::read(&path, now) {
+        Ok(r) => r,
+        Err(e) => {
+            say(
+                LogLevel::Error,
+                format!("fairshare journal {}: {e}; not applied", path.display()),
+            );
+            return;
+        }
+    };
+    if let Some(why) = read.corrupt {
+        let whereto = match crate::persist::rename_aside(&path, now) {
+            Ok(to) => format!("moved aside to {}", to.display()),
+            Err(e) => format!("moving it aside failed: {e}"),
+        };
+        say(
+            LogLevel::Error,
+            format!(
+                "fairshare journal cannot be trusted ({why}); nothing of it applied; {whereto}"
+            ),
+        );
+        return;
+    }
+    if let Some(torn) = read.torn {
+        say(LogLevel::Info, torn);
+    }
+    let (mut applied, mut last) = (0, es.last_iteration);
+    for r in read
+        .records
+        .iter()
+        .filter(|r| es.last_iteration.is_none_or(|t| r.to > t))
+    {
+        es.fairshare.replay(&r.windows);
+        last = Some(last.map_or(r.to, |t: Time| t.max(r.to)));
+        applied += 1;
+    }
+    if applied > 0 {
+        es.last_iteration = last;
+        say(
+            LogLevel::Info,
+            format!(
+                "fairshare journal {}: {applied} iteration(s) since the checkpoint applied, usage accrued up to {}",
+                path.display(),
+                last.unwrap_or_default()
+            ),
+        );
+    }
 }
 
 /// Takes the state directory's lock (`run/lock`, flock): two services, in

@@ -567,3 +567,276 @@ fn a_corrupt_or_future_fairshare_window_is_moved_aside_never_overwritten() {
         lock(again.notes())
     );
 }
+
+/// u1's usage in the current window (R runs one processor from 999000).
+fn u1_usage(svc: &Service) -> f64 {
+    svc.engine()
+        .remembered()
+        .fairshare
+        .windows()
+        .first()
+        .map_or(0.0, |w| w.get(crate::model::CredKind::User, "u1"))
+}
+
+const FS_CFG: &str = "FSPOLICY DEDICATEDPS\nFSINTERVAL 12:00:00\nCHECKPOINTINTERVAL 1:00:00\n";
+
+#[test]
+fn a_crash_between_checkpoints_loses_no_fairshare() {
+    let d = Dir::new("journal");
+    d.write_cfg(FS_CFG);
+    let mut svc = d.open().unwrap();
+    assert!(iterate(&mut svc, T0).saved);
+    for k in 1..=3 {
+        assert!(!iterate(&mut svc, T0 + 60 * k).saved);
+    }
+    assert_eq!(u1_usage(&svc), 180.0);
+    let journal = d.state().join(journal::JOURNAL_FILE);
+    let lines = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(
+        lines.lines().count(),
+        3,
+        "one record per iteration:\n{lines}"
+    );
+    // A crash: nothing is written on the way out.
+    drop(svc);
+    let mut svc = d.open().unwrap();
+    assert_eq!(u1_usage(&svc), 180.0, "the journal's records are applied");
+    assert_eq!(svc.clock(), T0 + 180);
+    assert!(
+        lock(svc.notes())
+            .iter()
+            .any(|(_, m)| m.contains("3 iteration(s) since the checkpoint applied")),
+        "{:?}",
+        lock(svc.notes())
+    );
+    // Accrual goes on from there, counting nothing twice; the first
+    // iteration's checkpoint empties the journal.
+    assert!(iterate(&mut svc, T0 + 240).saved);
+    assert_eq!(u1_usage(&svc), 240.0);
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), "");
+}
+
+#[test]
+fn a_crash_between_the_fs_files_and_the_checkpoint_counts_nothing_twice() {
+    let d = Dir::new("journal-order");
+    d.write_cfg(FS_CFG);
+    let mut svc = d.open().unwrap();
+    iterate(&mut svc, T0);
+    let ck = svc.state_dir().unwrap().checkpoint_path().to_path_buf();
+    let ck_before = std::fs::read(&ck).unwrap();
+    iterate(&mut svc, T0 + 60);
+    let journal = d.state().join(journal::JOURNAL_FILE);
+    let records = std::fs::read(&journal).unwrap();
+    // The checkpoint writes the FS files (u1 at 60), the checkpoint, then
+    // empties the journal; the crash is put back to after the FS files.
+    svc.checkpoint().unwrap();
+    drop(svc);
+    std::fs::write(&ck, ck_before).unwrap();
+    std::fs::write(&journal, records).unwrap();
+    let mut svc = d.open().unwrap();
+    assert_eq!(u1_usage(&svc), 60.0);
+    assert_eq!(svc.clock(), T0 + 60);
+    iterate(&mut svc, T0 + 120);
+    assert_eq!(u1_usage(&svc), 120.0, "not 180: (T0, T0+60] once");
+}
+
+#[test]
+fn a_torn_journal_record_is_left_out_and_a_corrupt_journal_moved_aside() {
+    let d = Dir::new("journal-torn");
+    d.write_cfg(FS_CFG);
+    let mut svc = d.open().unwrap();
+    iterate(&mut svc, T0);
+    iterate(&mut svc, T0 + 60);
+    drop(svc);
+    let journal = d.state().join(journal::JOURNAL_FILE);
+    let good = std::fs::read_to_string(&journal).unwrap();
+    // A record cut short by the crash: the complete ones are applied.
+    std::fs::write(&journal, format!("{good}{{\"to\":{},\"wind", T0 + 120)).unwrap();
+    let svc = d.open().unwrap();
+    assert_eq!(u1_usage(&svc), 60.0);
+    let notes = lock(svc.notes()).clone();
+    assert!(
+        notes.iter().any(|(l, m)| *l == LogLevel::Info
+            && m.ends_with(
+                ":2: the last record (19 bytes) was cut short by a crash and is left out"
+            )),
+        "{notes:?}"
+    );
+    drop(svc);
+    // A damaged line before the end: nothing of it is trusted.
+    let bad = format!("{{\"to\":{},\"windows\":[]}}\nnot json\n{good}", T0 + 30);
+    std::fs::write(&journal, &bad).unwrap();
+    let svc = d.open().unwrap();
+    assert_eq!(
+        u1_usage(&svc),
+        0.0,
+        "the checkpoint's state, no record applied"
+    );
+    let notes = lock(svc.notes()).clone();
+    let e = notes
+        .iter()
+        .find(|(l, _)| *l == LogLevel::Error)
+        .map(|(_, m)| m.clone())
+        .unwrap_or_default();
+    assert!(
+        e.contains("fairshare journal cannot be trusted (")
+            && e.contains(
+                ":2: expected ident at line 1 column 2); nothing of it applied; moved aside to "
+            ),
+        "{e}"
+    );
+    let moved: Vec<_> = std::fs::read_dir(d.state())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("fairshare.journal.corrupt-")
+        })
+        .collect();
+    assert_eq!(moved.len(), 1);
+    assert_eq!(std::fs::read_to_string(moved[0].path()).unwrap(), bad);
+}
+
+/// The kill test's iteration `k`: R runs throughout (u1, one processor),
+/// and job F<k> of u2 ran one processor for 40 s before this iteration and
+/// is reported finished only now, as an RM that forgets finished jobs
+/// quickly does: its usage exists nowhere else once this iteration is gone.
+fn kill_test_snapshot(k: i64) -> Snapshot {
+    let now = T0 + 60 * k;
+    let mut s = snapshot(now);
+    s.jobs.retain(|j| j.id == "R");
+    let mut f = s.jobs[0].clone();
+    f.id = format!("F{k}");
+    f.user = "u2".into();
+    f.state = crate::model::JobState::Completed;
+    f.start_time = Some(now - 50);
+    f.end_time = Some(now - 10);
+    f.allocation[0].node = "n2".into();
+    s.jobs.push(f);
+    s
+}
+
+const KILL_CFG: &str = "FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\nCHECKPOINTINTERVAL 0:10:00\n";
+
+/// The child of [`a_kill_at_any_point_loses_at_most_the_interrupted_iteration`]:
+/// does nothing unless that test runs it with MAUISCHED_KILL_TEST_DIR set.
+/// Iterates as fast as it can, saying after each iteration which one it
+/// finished, until it is killed.
+#[test]
+fn kill_test_child() {
+    let Some(dir) = std::env::var_os("MAUISCHED_KILL_TEST_DIR") else {
+        return;
+    };
+    let d = PathBuf::from(dir);
+    let mut svc = Service::open(
+        &Options {
+            config_path: d.join("maui.cfg"),
+            state_dir: d.join("state"),
+        },
+        Notes::default(),
+    )
+    .unwrap();
+    use std::io::Write;
+    let mut out = std::io::stdout();
+    for k in 0..100_000 {
+        svc.iterate(&mut kill_test_snapshot(k)).unwrap();
+        writeln!(out, "iteration-done {k}").unwrap();
+        out.flush().unwrap();
+    }
+}
+
+#[test]
+fn a_kill_at_any_point_loses_at_most_the_interrupted_iteration() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    // What u1 and u2 hold after each iteration, from an in-memory run.
+    let cfg = Config::parse(KILL_CFG, "kill.cfg").config;
+    let mut reference = Service::in_memory(cfg, Notes::default());
+    let usage = |svc: &Service| -> (f64, f64) {
+        let fs = &svc.engine().remembered().fairshare;
+        let sum = |u: &str| -> f64 {
+            fs.windows()
+                .iter()
+                .map(|w| w.get(crate::model::CredKind::User, u))
+                .sum()
+        };
+        (sum("u1"), sum("u2"))
+    };
+    let mut expected = Vec::new();
+    for k in 0..3000 {
+        reference.iterate(&mut kill_test_snapshot(k)).unwrap();
+        expected.push(usage(&reference));
+    }
+    let exe = std::env::current_exe().unwrap();
+    let mut seed = std::process::id() as u64 ^ 0x9e37_79b9_7f4a_7c15;
+    for trial in 0..16 {
+        let d = Dir::new(&format!("kill{trial}"));
+        d.write_cfg(KILL_CFG);
+        let mut child = Command::new(&exe)
+            .args([
+                "--exact",
+                "service::tests::kill_test_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("MAUISCHED_KILL_TEST_DIR", &d.0)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // A random moment, after the first few iterations (the child's start
+        // is not what is tested), bounded so the test stays short.
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let mut stdout = child.stdout.take().unwrap();
+        let mut seen = String::new();
+        let mut buf = [0u8; 4096];
+        let started = std::time::Instant::now();
+        while !seen.contains("iteration-done 5\n") {
+            let n = stdout.read(&mut buf).unwrap();
+            assert!(n > 0, "the child ended early: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+            assert!(
+                started.elapsed().as_secs() < 30,
+                "the child is stuck: {seen}"
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_micros(seed >> 48));
+        // SIGKILL: nothing runs on the way out.
+        child.kill().unwrap();
+        child.wait().unwrap();
+        stdout.read_to_string(&mut seen).unwrap();
+        let done: usize = seen
+            .lines()
+            .filter_map(|l| l.strip_prefix("iteration-done "))
+            .filter_map(|n| n.parse().ok())
+            .max()
+            .unwrap();
+        assert!(done + 1 < expected.len(), "the child ran too long");
+        let notes = Notes::default();
+        let svc = Service::open(
+            &Options {
+                config_path: d.cfg(),
+                state_dir: d.state(),
+            },
+            notes.clone(),
+        )
+        .unwrap();
+        let got = usage(&svc);
+        // The iteration the kill interrupted may have been journaled.
+        assert!(
+            got == expected[done] || got == expected[done + 1],
+            "trial {trial} (seed {seed:x}): killed after iteration {done}: usage {got:?}, expected {:?} or {:?}",
+            expected[done],
+            expected[done + 1]
+        );
+        let errors: Vec<String> = lock(&notes)
+            .iter()
+            .filter(|(l, _)| matches!(l, LogLevel::Error | LogLevel::Warn))
+            .map(|(_, m)| m.clone())
+            .collect();
+        assert!(errors.is_empty(), "no torn file: {errors:?}");
+    }
+}

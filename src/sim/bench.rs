@@ -170,3 +170,71 @@ pub fn run(
         what_if,
     }
 }
+
+/// What the fairshare journal costs an iteration ([`journal_cost`]).
+#[derive(Clone, Debug)]
+pub struct JournalCost {
+    /// Where the journal was written (its file system decides the sync).
+    pub path: std::path::PathBuf,
+    /// Time to take the changes, write and sync one record, per iteration.
+    pub times: Vec<Duration>,
+    /// Bytes of each record.
+    pub bytes: Vec<usize>,
+}
+
+impl JournalCost {
+    /// The report as text.
+    pub fn render(&self) -> String {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let mut b = self.bytes.clone();
+        b.sort_unstable();
+        format!(
+            "fairshare journal: {} records   median {:.2} ms   max {:.2} ms   median {} bytes   ({})\n",
+            self.times.len(),
+            ms(median_of(&self.times)),
+            ms(self.times.iter().max().copied().unwrap_or_default()),
+            b.get(b.len() / 2).copied().unwrap_or(0),
+            self.path.display()
+        )
+    }
+}
+
+/// Times the fairshare journal a service keeps between checkpoints
+/// ([`crate::persist::journal`]) on the scenario: each of `iterations`
+/// iterations, one poll interval (60 s) apart so that the running jobs
+/// accrue, is followed by taking fairshare's changes and appending and
+/// syncing one record to a fresh journal in `dir`; only that part is
+/// timed. Under FSPOLICY DEDICATEDPS when the configuration tracks no
+/// usage. The file is removed afterwards.
+pub fn journal_cost(
+    spec: &SynthSpec,
+    cfg: Option<Config>,
+    dir: &std::path::Path,
+    iterations: usize,
+) -> std::io::Result<JournalCost> {
+    use crate::persist::journal::{append_changes, Journal};
+    let snap = synth::snapshot(spec);
+    let mut cfg =
+        cfg.unwrap_or_else(|| Config::parse(&synth::config_text(), "<bench scenario>").config);
+    if cfg.params.fs_policy.metric.is_none() {
+        cfg.params.fs_policy.metric = Some(crate::config::FsMetric::DedicatedPs);
+    }
+    let path = dir.join(format!("mauisched-bench-{}.journal", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let mut journal = Journal::open(&path)?;
+    let mut engine = Engine::new(cfg);
+    engine.iterate(&snap, synth::NOW);
+    engine.fairshare_mut().journal_changes();
+    let (mut times, mut bytes) = (Vec::new(), Vec::new());
+    for k in 1..=iterations as i64 {
+        let now = synth::NOW + 60 * k;
+        engine.iterate(&snap, now);
+        let t = Instant::now();
+        let n = append_changes(&mut journal, engine.fairshare_mut(), now)?;
+        times.push(t.elapsed());
+        bytes.push(n.unwrap_or(0));
+    }
+    drop(journal);
+    std::fs::remove_file(&path)?;
+    Ok(JournalCost { path, times, bytes })
+}
