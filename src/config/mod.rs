@@ -600,6 +600,7 @@ impl Builder<'_> {
             match set(self, attr, v) {
                 AttrOutcome::Ok => {}
                 AttrOutcome::Note(n) => self.diag(Severity::Note, l.line, t.col, param, n),
+                AttrOutcome::Partly(w) => self.diag(Severity::Warning, l.line, t.col, param, w),
                 AttrOutcome::Ignored(why) => self.diag(
                     Severity::Warning,
                     l.line,

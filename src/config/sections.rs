@@ -19,6 +19,175 @@ pub enum AttrOutcome {
     Ignored(String),
     /// Bad value: byte offset into the value and message.
     Bad(usize, String),
+    /// Set, but part of the value does nothing: a warning, as written.
+    Partly(String),
+}
+
+/// Flags of a QOS (QFLAGS, and FLAGS of QOSCFG) that mauisched acts on
+/// ([`crate::throttle::QosFlags`]); `IGN<limit>PER<cred>` is matched by
+/// [`qos_flag_acted_on`].
+const QOS_FLAGS_ACTED_ON: &[&str] = &[
+    "DEDICATED",
+    "IGNUSER",
+    "IGNGROUP",
+    "IGNACCOUNT",
+    "IGNSYSTEM",
+    "IGNALL",
+    "IGNSYSMAXPROC",
+    "IGNSYSMAXTIME",
+    "IGNSYSMAXPS",
+];
+
+/// Maui 3.3's QOS flags (`MQOSFlags`, src/MConst.c).
+const MAUI_QOS_FLAGS: &[&str] = &[
+    "IGNJOBPERUSER",
+    "IGNPROCPERUSER",
+    "IGNNODEPERUSER",
+    "IGNPSPERUSER",
+    "IGNJOBQUEUEDPERUSER",
+    "IGNSYSMAXPROC",
+    "IGNSYSMAXTIME",
+    "IGNSYSMAXPS",
+    "IGNSRMAXTIME",
+    "IGNUSER",
+    "IGNSYSTEM",
+    "IGNALL",
+    "PREEMPTOR",
+    "PREEMPTEE",
+    "DEDICATED",
+    "RESERVEALWAYS",
+    "USERESERVED",
+    "NOBF",
+    "NORESERVATION",
+    "RESTARTPREEMPT",
+    "NTR",
+    "RUNNOW",
+    "PREEMPTSPV",
+    "IGNHOSTLIST",
+];
+
+/// Maui 3.3's job flags (`MJobFlags`, src/MConst.c): what a credential's
+/// FLAGS may give its jobs.
+const MAUI_JOB_FLAGS: &[&str] = &[
+    "BENCHMARK",
+    "BACKFILL",
+    "SPAN",
+    "ADVRES",
+    "NOQUEUE",
+    "HOSTLIST",
+    "RESMAP",
+    "SHAREDRESOURCES",
+    "BYNAME",
+    "BESTEFFORT",
+    "RESTARTABLE",
+    "PREEMPTEE",
+    "PREEMPTOR",
+    "DEDICATEDNODE",
+    "PRESTART",
+    "REMOTE",
+    "NASINGLETASK",
+    "SPVIOLATION",
+    "IGNNODEPOLICIES",
+    "NORMSTART",
+    "GLOBALQUEUE",
+];
+
+fn qos_flag_acted_on(f: &str) -> bool {
+    QOS_FLAGS_ACTED_ON.contains(&f)
+        || f.strip_prefix("IGN")
+            .and_then(|r| r.split_once("PER"))
+            .is_some_and(|(what, who)| {
+                matches!(what, "JOB" | "PROC" | "PS" | "JOBQUEUED")
+                    && matches!(who, "USER" | "GROUP" | "ACCOUNT")
+            })
+}
+
+/// A FLAGS (or QFLAGS) value as a list: items separated by `,`, `|` or
+/// blanks, and by `:` except after ADVRES, where `:` introduces the
+/// reservation (`ADVRES:<resid>`, kept as one item).
+pub fn split_flags(v: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in v.split([',', '|', ' ', '\t']).filter(|x| !x.is_empty()) {
+        match item.split_once(':') {
+            Some((f, id)) if f.eq_ignore_ascii_case("ADVRES") => {
+                out.push(format!("ADVRES:{id}"));
+            }
+            _ => out.extend(
+                item.split(':')
+                    .filter(|x| !x.is_empty())
+                    .map(str::to_string),
+            ),
+        }
+    }
+    out
+}
+
+/// The reservation a credential's FLAGS confine its jobs to
+/// (`ADVRES:<resid>`), if any.
+pub fn advres_flag(flags: &Names) -> Option<&str> {
+    flags.0.iter().find_map(|f| {
+        f.split_once(':')
+            .filter(|(a, id)| a.eq_ignore_ascii_case("ADVRES") && !id.is_empty())
+            .map(|(_, id)| id)
+    })
+}
+
+/// Checks the flags of a credential section's FLAGS or QFLAGS: every flag
+/// mauisched does not act on is warned about (`Partly`). On QOSCFG the
+/// QOS flags of [`crate::throttle::QosFlags`] and ADVRES:<resid> take
+/// effect; on USERCFG, GROUPCFG, ACCOUNTCFG and CLASSCFG ADVRES:<resid>
+/// does; on SYSCFG none.
+fn check_flags(kind: Option<CredKind>, flags: &[String]) -> AttrOutcome {
+    let (mut unacted, mut unknown) = (Vec::new(), Vec::new());
+    let qos = kind == Some(CredKind::Qos);
+    for f in flags {
+        let up = f.to_ascii_uppercase();
+        let advres = up.split_once(':').map(|(a, _)| a) == Some("ADVRES") || up == "ADVRES";
+        let acted = match kind {
+            None => false,
+            Some(_) if advres => advres_flag(&Names(vec![f.clone()])).is_some(),
+            Some(_) => qos && qos_flag_acted_on(&up),
+        };
+        if acted {
+            continue;
+        }
+        let maui = MAUI_JOB_FLAGS.contains(&up.as_str())
+            || advres
+            || (qos && MAUI_QOS_FLAGS.contains(&up.as_str()))
+            || (qos && qos_flag_acted_on(&up));
+        if maui {
+            unacted.push(f.as_str());
+        } else {
+            unknown.push(f.as_str());
+        }
+    }
+    let mut parts = Vec::new();
+    if !unacted.is_empty() {
+        let what = match kind {
+            None => "SYSCFG flags are not acted on".to_string(),
+            Some(CredKind::Qos) => {
+                "mauisched acts on DEDICATED, the IGN* limit exemptions and ADVRES:<reservation> only"
+                    .to_string()
+            }
+            Some(_) => {
+                "a credential's FLAGS act on ADVRES:<reservation> only (ADVRES alone would confine jobs to any reservation, which mauisched does not do)"
+                    .to_string()
+            }
+        };
+        parts.push(format!("{} not acted on: {what}", unacted.join(", ")));
+    }
+    if !unknown.is_empty() {
+        parts.push(format!(
+            "{} not a Maui {} flag",
+            unknown.join(", "),
+            if qos { "QOS or job" } else { "job" }
+        ));
+    }
+    if parts.is_empty() {
+        AttrOutcome::Ok
+    } else {
+        AttrOutcome::Partly(format!("{}; ignored", parts.join("; ")))
+    }
 }
 
 fn scalar<T: Scalar>(v: &str) -> Result<T, AttrOutcome> {
@@ -126,10 +295,10 @@ impl CredCfg {
                 AttrOutcome::Ok
             }
             "FLAGS" => {
-                self.flags = Some(Names(
-                    super::value::split_list(v).map(str::to_string).collect(),
-                ));
-                AttrOutcome::Ok
+                let flags = split_flags(v);
+                let checked = check_flags(kind, &flags);
+                self.flags = Some(Names(flags));
+                checked
             }
             "QTWEIGHT" => qos_only("QTWEIGHT")
                 .unwrap_or_else(|| done(scalar::<i64>(v), |x| self.qt_weight = Some(x))),
@@ -156,10 +325,10 @@ impl CredCfg {
                 ),
             }),
             "QFLAGS" => qos_only("QFLAGS").unwrap_or_else(|| {
-                self.qflags = Some(Names(
-                    super::value::split_list(v).map(str::to_string).collect(),
-                ));
-                AttrOutcome::Ok
+                let flags = split_flags(v);
+                let checked = check_flags(kind, &flags);
+                self.qflags = Some(Names(flags));
+                checked
             }),
             _ if up.starts_with("OMAX") => match qos_only(&up) {
                 Some(ignored) => ignored,

@@ -1089,3 +1089,27 @@ fn srcfg_malformed_generic_resources_are_errors() {
     let e = the_error("SRCFG[a] TASKCOUNT=1 RESOURCES=PROCS:1;GRES=\n");
     assert!(e.contains("GRES needs a generic resource"), "{e}");
 }
+
+#[test]
+fn credential_flags_not_acted_on_are_warned_about() {
+    let w = warnings(
+        "USERCFG[amy] FLAGS=ADVRES:r1\n\
+         USERCFG[bob] FLAGS=PREEMPTEE,ADVRES:r1,NOSUCH\n\
+         GROUPCFG[g] FLAGS=ADVRES\n\
+         QOSCFG[hi] QFLAGS=IGNUSER:IGNPROCPERGROUP,NOBF FLAGS=DEDICATED\n\
+         QOSCFG[lo] QFLAGS=PREEMPTEE FLAGS=ADVRES:r2\n",
+    );
+    assert_eq!(
+        w,
+        [
+            "maui.cfg:2:14: warning: USERCFG[bob] FLAGS: PREEMPTEE not acted on: a credential's FLAGS act on ADVRES:<reservation> only (ADVRES alone would confine jobs to any reservation, which mauisched does not do); NOSUCH not a Maui job flag; ignored",
+            "maui.cfg:3:13: warning: GROUPCFG[g] FLAGS: ADVRES not acted on: a credential's FLAGS act on ADVRES:<reservation> only (ADVRES alone would confine jobs to any reservation, which mauisched does not do); ignored",
+            "maui.cfg:4:12: warning: QOSCFG[hi] QFLAGS: NOBF not acted on: mauisched acts on DEDICATED, the IGN* limit exemptions and ADVRES:<reservation> only; ignored",
+            "maui.cfg:5:12: warning: QOSCFG[lo] QFLAGS: PREEMPTEE not acted on: mauisched acts on DEDICATED, the IGN* limit exemptions and ADVRES:<reservation> only; ignored",
+        ]
+    );
+    let c = Config::parse("USERCFG[amy] FLAGS=ADVRES:r1,BACKFILL\n", "maui.cfg").config;
+    let flags = user(&c, "amy").flags.unwrap();
+    assert_eq!(flags.0, ["ADVRES:r1", "BACKFILL"]);
+    assert_eq!(crate::config::sections::advres_flag(&flags), Some("r1"));
+}

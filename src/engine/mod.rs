@@ -295,6 +295,47 @@ fn finished_jobs(all: &[Job], since: Option<Time>, cluster: &Cluster) -> Vec<Job
     v
 }
 
+/// A credential's `FLAGS=ADVRES:<resid>` (USERCFG, GROUPCFG, ACCOUNTCFG,
+/// CLASSCFG, QOSCFG: the section's own FLAGS, else its kind's DEFAULT)
+/// confines the idle jobs of that credential to the reservation, as a job's
+/// own ADVRES does. The job's own wins, then user, group, account, class
+/// and QOS, in that order. Nothing is looked up when no credential has one.
+fn credential_advres(cfg: &Config, jobs: &mut [Job]) {
+    use crate::config::sections::advres_flag;
+    use crate::model::CredKind;
+    let any = cfg
+        .creds
+        .values()
+        .flat_map(|m| m.values())
+        .any(|c| c.flags.as_ref().and_then(advres_flag).is_some());
+    if !any {
+        return;
+    }
+    const ORDER: [CredKind; 5] = [
+        CredKind::User,
+        CredKind::Group,
+        CredKind::Account,
+        CredKind::Class,
+        CredKind::Qos,
+    ];
+    for j in jobs
+        .iter_mut()
+        .filter(|j| j.advres.is_none() && j.state == JobState::Idle)
+    {
+        let found = ORDER.iter().find_map(|&kind| {
+            let name = crate::priority::cred_name(j, kind)?;
+            let flags = cfg
+                .cred(kind, name)
+                .and_then(|c| c.flags.as_ref())
+                .or_else(|| cfg.cred_default(kind).and_then(|c| c.flags.as_ref()))?;
+            advres_flag(flags)
+        });
+        if let Some(id) = found {
+            j.advres = Some(id.to_string());
+        }
+    }
+}
+
 /// The jobs the passes see: idle, running and suspended.
 fn seen_by_passes(j: &Job) -> bool {
     matches!(
@@ -467,6 +508,7 @@ impl Engine {
         for j in &mut jobs {
             gres::resolve(j, &cluster);
         }
+        credential_advres(&self.cfg, &mut jobs);
         let finished = finished_jobs(&snap.jobs, self.state.last_iteration, &cluster);
         let local = self.local.as_deref().map(|l| l as &dyn LocalAllocator);
         let mut out = passes::run(

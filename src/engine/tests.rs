@@ -422,6 +422,48 @@ fn advres_job_runs_only_in_its_reservation() {
 }
 
 #[test]
+fn a_credentials_advres_flag_confines_its_jobs_to_the_reservation() {
+    // The reservation is open to both users: only the flag keeps alice's
+    // jobs inside it, and her second job waits for it rather than running
+    // on the free nodes outside.
+    let text = "SRCFG[r1] HOSTLIST=n2 PERIOD=INFINITY USERLIST=alice,bob\n";
+    let jobs = || {
+        vec![
+            idle("A", "alice", 1, H, -100),
+            idle("A2", "alice", 1, H, -90),
+            idle("B", "bob", 1, H, -50),
+        ]
+    };
+    let p = Engine::new(cfg(text)).iterate(&snap(nodes(3, 1), jobs()), 10);
+    assert_eq!(
+        started(&p).len(),
+        3,
+        "without the flag all three run: {:?}",
+        p.jobs
+            .iter()
+            .map(|j| (&j.job, &j.reason))
+            .collect::<Vec<_>>()
+    );
+    for flags in [
+        "USERCFG[alice] FLAGS=ADVRES:r1\n",
+        "GROUPCFG[g] FLAGS=ADVRES:r1\nUSERCFG[bob] FLAGS=ADVRES:nope\n",
+        "USERCFG[DEFAULT] FLAGS=ADVRES:r1\nUSERCFG[bob] FLAGS=BACKFILL\n",
+    ] {
+        let mut e = Engine::new(cfg(&format!("{text}{flags}")));
+        let p = e.iterate(&snap(nodes(3, 1), jobs()), 10);
+        let on = started_on(&p);
+        let alice: Vec<_> = on.iter().filter(|(j, _)| j.starts_with('A')).collect();
+        assert_eq!(alice.len(), 1, "{flags}: {on:?}");
+        assert_eq!(alice[0].1, vec!["n2"], "{flags}");
+        assert!(!p.job("A2").unwrap().started, "{flags}");
+        // bob: an own FLAGS without ADVRES replaces the DEFAULT's; a
+        // reservation that does not exist keeps him waiting.
+        let bob = on.iter().any(|(j, _)| *j == "B");
+        assert_eq!(bob, !flags.contains("nope"), "{flags}: {on:?}");
+    }
+}
+
+#[test]
 fn jobs_that_can_never_fit_say_so() {
     let c = cfg("");
     let mut huge = idle("HUGE", "u", 100, H, 0);
