@@ -64,7 +64,7 @@ pub fn parameters_markdown() -> String {
     ));
     out.push_str(
         "| `RESERVATIONDEPTH[x]`, `RESERVATIONQOSLIST[x]` | reservation stacks by QOS |\n\
-         | Maui 3.0 `QOSPRIORITY[x]`, `QOSQTTARGET[x]`, `QOSXFTARGET[x]`, `QOSQTWEIGHT[x]`, `QOSXFWEIGHT[x]`, `QOSFLAGS[x]` | read as the `QOSCFG[x]` attribute, with a note |\n\
+         | Maui 3.0 `QOSPRIORITY[x]`, `QOSQTTARGET[x]` (`QOSTARGETQT[x]`), `QOSXFTARGET[x]` (`QOSTARGETXF[x]`), `QOSQTWEIGHT[x]`, `QOSXFWEIGHT[x]`, `QOSFLAGS[x]` | read as the `QOSCFG[x]` attribute, with a note |\n\
          | Maui 3.0 `SR*[x]` (`SRSTARTTIME`, `SRHOSTLIST`, ...) | read as the `SRCFG[x]` attribute, with a note |\n",
     );
     let mut na = String::new();
@@ -90,11 +90,13 @@ pub fn parameters_markdown() -> String {
          | Parameter | What mauisched-pbs reads from it |\n|---|---|\n",
     );
     out.push_str(&pbs);
-    out.push_str("\n## Accepted and ignored (not applicable)\n\nReported as a note by `mauictl check`; the resource manager or the front end does this job.\n\n| Parameter | Why |\n|---|---|\n");
+    out.push_str("\n## Accepted and ignored (not applicable)\n\nReported as a note by `mauictl check`: the resource manager or the front end does this job, or Maui 3.3 itself never acted on the name.\n\n| Parameter | Why |\n|---|---|\n");
     out.push_str(&na);
     out.push_str("\n## Not supported\n\nReported as a warning by `mauictl check` and ignored.\n\n| Parameter | Feature |\n|---|---|\n");
     out.push_str(&unsupported);
-    out.push_str("\nMoab parameters (warned about and ignored): ");
+    out.push_str(
+        "\nMoab parameters, not in Maui 3.3's parameter tables (warned about and ignored): ",
+    );
     out.push_str(moab.trim_end());
     out.push('\n');
     out

@@ -174,11 +174,14 @@ const CRED_FAMILIES: &[(&str, CredKind)] = &[
     ("QOSCFG", CredKind::Qos),
 ];
 
-/// Maui 3.0 QOS parameters and the QOSCFG attribute they map to.
+/// Maui 3.0 QOS parameters and the QOSCFG attribute they map to
+/// (QOSTARGETQT and QOSTARGETXF are Maui 3.3's spellings, in its MConst.c).
 const OLD_QOS: &[(&str, &str)] = &[
     ("QOSPRIORITY", "PRIORITY"),
     ("QOSQTTARGET", "QTTARGET"),
+    ("QOSTARGETQT", "QTTARGET"),
     ("QOSXFTARGET", "XFTARGET"),
+    ("QOSTARGETXF", "XFTARGET"),
     ("QOSQTWEIGHT", "QTWEIGHT"),
     ("QOSXFWEIGHT", "XFWEIGHT"),
     ("QOSFLAGS", "QFLAGS"),
@@ -200,6 +203,7 @@ const OLD_SR: &[(&str, &str)] = &[
     ("SRMAXTIME", "TIMELIMIT"),
     ("SRPARTITION", "PARTITION"),
     ("SRPERIOD", "PERIOD"),
+    ("SRPRIORITY", "PRIORITY"),
     ("SRQOSLIST", "QOSLIST"),
     ("SRRESOURCES", "RESOURCES"),
     ("SRSTARTTIME", "STARTTIME"),

@@ -64,8 +64,10 @@ macro_rules! scalar_params {
 
 scalar_params! {
     // ---- priority: component weights -------------------------------------
+    // DIRECTSPECWEIGHT, SERVICETARGETWEIGHT, BACKFILLTYPE: old names Maui 3.3
+    // still translates (MConfig.c, MCfgTranslateBackLevel).
     /// Weight of the credential component.
-    cred_weight: i64 = 1 => ["CREDWEIGHT"] partition;
+    cred_weight: i64 = 1 => ["CREDWEIGHT", "DIRECTSPECWEIGHT"] partition;
     /// Weight of the user priority subcomponent.
     user_weight: i64 = 0 => ["USERWEIGHT"] partition;
     /// Weight of the group priority subcomponent.
@@ -107,7 +109,7 @@ scalar_params! {
     /// Weight of the requested walltime (seconds).
     walltime_weight: i64 = 0 => ["WALLTIMEWEIGHT"] partition;
     /// Weight of the service component.
-    serv_weight: i64 = 1 => ["SERVWEIGHT", "SERVICEWEIGHT"] partition;
+    serv_weight: i64 = 1 => ["SERVWEIGHT", "SERVICEWEIGHT", "SERVICETARGETWEIGHT"] partition;
     /// Weight of effective queue time (minutes).
     queuetime_weight: i64 = 1 => ["QUEUETIMEWEIGHT"] partition;
     /// Weight of the expansion factor.
@@ -122,12 +124,14 @@ scalar_params! {
     target_xfactor_weight: i64 = 0 => ["TARGETXFACTORWEIGHT", "TARGETXFWEIGHT"] partition;
     /// Weight of the usage component, running jobs (1 as in Maui 3.3's code; its guide says 0).
     usage_weight: i64 = 1 => ["USAGEWEIGHT"] partition;
+    // CONSUMEDWEIGHT, REMAININGWEIGHT, PERCENTWEIGHT are the names in Maui 3.3's
+    // table (MConst.c); its guide calls them USAGE*WEIGHT.
     /// Weight of processor-seconds consumed so far.
-    usage_consumed_weight: i64 = 0 => ["USAGECONSUMEDWEIGHT"] partition;
+    usage_consumed_weight: i64 = 0 => ["USAGECONSUMEDWEIGHT", "CONSUMEDWEIGHT"] partition;
     /// Weight of processor-seconds remaining.
-    usage_remaining_weight: i64 = 0 => ["USAGEREMAININGWEIGHT"] partition;
+    usage_remaining_weight: i64 = 0 => ["USAGEREMAININGWEIGHT", "REMAININGWEIGHT"] partition;
     /// Weight of the percentage of walltime consumed.
-    usage_percent_weight: i64 = 0 => ["USAGEPERCENTWEIGHT"] partition;
+    usage_percent_weight: i64 = 0 => ["USAGEPERCENTWEIGHT", "PERCENTWEIGHT"] partition;
     /// Weight of seconds since start.
     usage_executiontime_weight: i64 = 0 => ["USAGEEXECUTIONTIMEWEIGHT"] partition;
     // ---- priority: caps (0 = no cap) ---------------------------------------
@@ -137,8 +141,9 @@ scalar_params! {
     fs_cap: f64 = 0.0 => ["FSCAP"] partition;
     /// Cap on the pre-weighted resource component.
     res_cap: f64 = 0.0 => ["RESCAP"] partition;
+    // SERVICEWCAP is Maui 3.3's table name for this cap.
     /// Cap on the pre-weighted service component.
-    serv_cap: f64 = 0.0 => ["SERVCAP", "SERVICECAP"] partition;
+    serv_cap: f64 = 0.0 => ["SERVCAP", "SERVICECAP", "SERVICEWCAP"] partition;
     /// Cap on the pre-weighted queue-time subcomponent.
     queuetime_cap: f64 = 0.0 => ["QUEUETIMECAP"] partition;
     /// Cap on the pre-weighted expansion-factor subcomponent.
@@ -168,7 +173,7 @@ scalar_params! {
     fs_decay: Unit = Unit(1.0) => ["FSDECAY"];
     // ---- backfill and reservations --------------------------------------------
     /// Backfill algorithm.
-    backfill_policy: BackfillPolicy = BackfillPolicy::FirstFit => ["BACKFILLPOLICY"];
+    backfill_policy: BackfillPolicy = BackfillPolicy::FirstFit => ["BACKFILLPOLICY", "BACKFILLTYPE"];
     /// Degree of fit for BESTFIT and GREEDY.
     backfill_metric: BackfillMetric = BackfillMetric::Procs => ["BACKFILLMETRIC"];
     /// Number of idle jobs considered for backfill (0 = all).
@@ -224,8 +229,9 @@ scalar_params! {
     rm_poll_interval: Duration = Duration(60) => ["RMPOLLINTERVAL"];
     /// Minimum wait after a job event before iterating (merges bursts).
     job_aggregation_time: Duration = Duration(0) => ["JOBAGGREGATIONTIME"];
+    // ADMINS sets the same list as ADMIN1 in Maui 3.3 (MSched.c).
     /// Users with full control (level 1).
-    admin1: Names = Names(vec!["root".into()]) => ["ADMIN1"];
+    admin1: Names = Names(vec!["root".into()]) => ["ADMIN1", "ADMINS"];
     /// Users who may change jobs and read everything (level 2).
     admin2: Names = Names(Vec::new()) => ["ADMIN2"];
     /// Users who may read everything (level 3).
@@ -251,7 +257,8 @@ scalar_params! {
 /// Why a known parameter does nothing in mauisched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NotUsed {
-    /// Plumbing that the resource manager or front end handles.
+    /// Plumbing that the resource manager or front end handles, or a
+    /// name Maui 3.3 reads and never acts on.
     NotApplicable(&'static str),
     /// Not the policy engine's: `mauisched-pbs`, the PBS/Torque front
     /// end, reads it from the same maui.cfg (c-shim/pbs/config.c), for
@@ -260,13 +267,56 @@ pub enum NotUsed {
     PbsFrontEnd(&'static str),
     /// A Maui feature mauisched does not implement (yet).
     Unsupported(&'static str),
-    /// A Moab parameter (Maui never had it).
+    /// A Moab parameter (not in Maui 3.3's parameter tables).
     MoabOnly,
 }
 
 /// Why LOGFILEMAXSIZE and LOGFILEROLLDEPTH do nothing.
 const LOGS_ROLLED_BY_LOGROTATE: &str =
     "the Slurm plugin logs to slurmctld's log, the PBS scheduler to its -l file: logrotate rolls them";
+
+/// Why ADMINHOSTS and ADMINHOST do nothing: the admin socket is a local
+/// socket whose peer's uid says who asks.
+const PEER_CREDENTIALS: &str = "commands are authorised by the admin socket's peer credentials";
+
+/// Why client socket settings do nothing.
+const ADMIN_SOCKET: &str = "commands use the admin socket (ADMINSOCKET)";
+
+/// Why the simulator's settings do nothing.
+const SIMULATION: &str = "simulation is run with `mauictl simulate`";
+
+/// Why Maui's allocation manager (bank) settings do nothing.
+const NO_ALLOCATION_MANAGER: &str = "allocation managers are not used";
+
+/// Names in Maui 3.3's parameter table that its code stores and never
+/// uses, or does not store at all: ignoring them changes nothing.
+const MAUI_NEVER_ACTED: &str = "Maui 3.3 reads it but never acts on it";
+
+/// PARCFG and QUEUECFG are in Maui 3.3's MCredCfgParm[], but its
+/// MSysInitialize loads neither.
+const MAUI_NEVER_LOADED: &str = "Maui 3.3 names it but never loads it";
+
+/// Why the ATTR* weights and caps do nothing.
+const JOB_ATTR_PRIORITY: &str =
+    "Maui 3.3 never implemented its job attribute priority component: its MPriority.c marks it NYI";
+
+/// Why caps on the usage subcomponents do nothing: Maui 3.3's usage
+/// priority (MJobGetRunPriority) applies none.
+const USAGE_SUBCOMPONENT_CAPS: &str = "Maui 3.3 reads it but caps no usage subcomponent";
+
+/// Maui caps every priority subcomponent; mauisched caps three.
+const SUBCOMPONENT_CAPS: &str =
+    "caps on priority subcomponents other than QUEUETIMECAP, XFACTORCAP and BYPASSCAP";
+
+/// Maui's Scalable Systems Software peers.
+const SSS_SERVICES: &str =
+    "Scalable Systems Software directory and event services: mauisched runs inside the RM's front end";
+
+/// Why event notification settings do nothing.
+const EVENT_NOTIFICATION: &str = "event notification";
+
+/// Why resource-limit enforcement settings do nothing.
+const RESOURCE_LIMITS_BY_RM: &str = "resource limit enforcement is the RM's";
 
 /// Known parameters that are accepted and reported, never rejected.
 /// Names ending in `*` are prefixes (`SIM*`).
@@ -275,21 +325,29 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
         "SERVERHOST",
         NotUsed::PbsFrontEnd("the pbs_server to connect to when no RMCFG HOST= names one"),
     ),
-    (
-        "SERVERPORT",
-        NotUsed::NotApplicable("commands use the admin socket (ADMINSOCKET)"),
-    ),
-    (
-        "SERVERMODE",
-        NotUsed::NotApplicable("simulation is run with `mauictl simulate`"),
-    ),
+    ("SERVERPORT", NotUsed::NotApplicable(ADMIN_SOCKET)),
+    ("SERVERMODE", NotUsed::NotApplicable(SIMULATION)),
     (
         "SERVERNAME",
         NotUsed::NotApplicable("mauisched has no server name"),
     ),
+    // Maui 3.3's name (MConst.c) and Moab's.
+    ("ADMINHOSTS", NotUsed::NotApplicable(PEER_CREDENTIALS)),
+    // Kept because site files carry it, though no Maui or Moab reads it.
     (
         "ADMINHOST",
-        NotUsed::NotApplicable("commands are authorised by the admin socket's peer credentials"),
+        NotUsed::NotApplicable(
+            "neither Maui's nor Moab's name, both spell it ADMINHOSTS; commands are authorised \
+             by the admin socket's peer credentials",
+        ),
+    ),
+    // Maui 3.3 accepted requests whose checksum failed when ADMIN4 was ALL (MSU.c).
+    (
+        "ADMIN4",
+        NotUsed::NotApplicable(
+            "commands are authorised by the admin socket's peer credentials; Maui 3.3 used \
+             ADMIN4 ALL only to accept requests whose checksum failed",
+        ),
     ),
     (
         "RMCFG",
@@ -327,10 +385,7 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
         "RMTIMEOUT",
         NotUsed::NotApplicable("the front end handles RM time-outs"),
     ),
-    (
-        "AMCFG",
-        NotUsed::NotApplicable("allocation managers are not used"),
-    ),
+    ("AMCFG", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
     (
         "CLIENTCFG",
         NotUsed::NotApplicable("commands are authorised by peer credentials"),
@@ -436,10 +491,7 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
         "PLOTTIMESCALE",
         NotUsed::NotApplicable("plots are made by `mauictl simulate`"),
     ),
-    (
-        "NOTIFICATIONPROGRAM",
-        NotUsed::Unsupported("event notification"),
-    ),
+    ("NOTIFICATIONPROGRAM", NotUsed::Unsupported(EVENT_NOTIFICATION)),
     (
         "FEEDBACKPROGRAM",
         NotUsed::Unsupported("job feedback programs"),
@@ -470,11 +522,11 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
     ),
     (
         "RESOURCELIMITPOLICY",
-        NotUsed::Unsupported("resource limit enforcement is the RM's"),
+        NotUsed::Unsupported(RESOURCE_LIMITS_BY_RM),
     ),
     (
         "ENFORCERESOURCELIMITS",
-        NotUsed::Unsupported("resource limit enforcement is the RM's"),
+        NotUsed::Unsupported(RESOURCE_LIMITS_BY_RM),
     ),
     (
         "NODEDOWNSTATEDELAYTIME",
@@ -551,20 +603,401 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
         "MAXWCPERUSER",
         NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXWC"),
     ),
-    ("ATTRWEIGHT", NotUsed::MoabOnly),
-    ("SCHEDCFG", NotUsed::MoabOnly),
+    // ---- the rest of Maui 3.3's parameter table (tests/data/maui33-params.txt) ----
+    // Scheduler plumbing.
+    ("MCSOCKETPROTOCOL", NotUsed::NotApplicable(ADMIN_SOCKET)),
+    ("DIRECTORYSERVER", NotUsed::NotApplicable(SSS_SERVICES)),
+    ("EVENTSERVER", NotUsed::NotApplicable(SSS_SERVICES)),
+    (
+        "LOCKFILE",
+        NotUsed::NotApplicable("the state directory's run/lock keeps a second scheduler out"),
+    ),
+    (
+        "SERVERHOMEDIR",
+        NotUsed::NotApplicable(
+            "the state directory is the front end's: maui_state= for Slurm, mauisched-pbs \
+             -S",
+        ),
+    ),
+    (
+        "SERVERCONFIGFILE",
+        NotUsed::NotApplicable(
+            "maui.cfg is named to the front end: maui_config= for Slurm, mauisched-pbs \
+             -c",
+        ),
+    ),
+    // SCHEDCFG[<name>] MODE= SERVER= FBSERVER= (MSys.c MSchedProcessConfig).
+    (
+        "SCHEDCFG",
+        NotUsed::NotApplicable(
+            "the scheduler's name, MODE=, SERVER= and FBSERVER=: mauisched runs inside the RM's \
+             front end, answers on its admin socket and simulates with `mauictl simulate`",
+        ),
+    ),
+    (
+        "TOOLSDIR",
+        NotUsed::NotApplicable(
+            "where Maui found NOTIFICATIONPROGRAM and FEEDBACKPROGRAM, which mauisched \
+             does not run",
+        ),
+    ),
+    (
+        "USESYSLOG",
+        NotUsed::NotApplicable(
+            "the Slurm plugin logs to slurmctld's log, the PBS scheduler to its -l file \
+             or standard error",
+        ),
+    ),
+    ("MAXSLEEPITERATION", NotUsed::NotApplicable("mauisched schedules at every poll")),
+    (
+        "STEPCOUNT",
+        NotUsed::NotApplicable(
+            "the iterations of Maui's SINGLESTEP and TEST modes; simulation is run with \
+             `mauictl simulate`",
+        ),
+    ),
+    ("COMINTERFRAMECOST", NotUsed::NotApplicable(SIMULATION)),
+    ("COMINTRAFRAMECOST", NotUsed::NotApplicable(SIMULATION)),
+    (
+        "RMCONFIGFILE",
+        NotUsed::NotApplicable("a LoadLeveler setting; mauisched works with Slurm and PBS/Torque"),
+    ),
+    (
+        "BACKFILLMAXSCHEDULES",
+        NotUsed::NotApplicable(
+            "GREEDY backfill is solved as a knapsack, with no search of \
+             schedules to cap",
+        ),
+    ),
+    (
+        "USECPUTIME",
+        NotUsed::NotApplicable("command output follows Maui's default layout (walltime limits)"),
+    ),
+    // Allocation manager (bank) settings.
+    ("BANKAPPENDMACHINENAME", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
+    ("BANKCHARGEPOLICY", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
+    ("BANKDEFERONJOBFAILURE", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
+    ("BANKFALLBACKACCOUNT", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
+    ("BANKFLUSHINTERVAL", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
+    ("BANKHOST", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
+    ("BANKPORT", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
+    ("BANKPROTOCOL", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
+    ("BANKSERVER", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
+    ("BANKTIMEOUT", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
+    ("BANKTYPE", NotUsed::NotApplicable(NO_ALLOCATION_MANAGER)),
+    // In the table, not acted on by Maui 3.3: set and never read, handled
+    // as "no longer supported", NYI (MAILPROGRAM) or not handled at all.
+    ("BACKFILLPROCFACTOR", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("COMPUTEHOSTS", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("DEFAULTACCOUNT", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("DEFAULTQMHOST", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("FSENFORCEMENT", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("JOBPRIOF", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("JOBSIZEPOLICY", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("MACHINECONFIGFILE", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("MAILPROGRAM", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("MAXJOBPERITERATION", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("MINDISPATCHTIME", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("PARCFG", NotUsed::NotApplicable(MAUI_NEVER_LOADED)),
+    ("PARIGNQUEUELIST", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("QOSNAME", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("QUEUECFG", NotUsed::NotApplicable(MAUI_NEVER_LOADED)),
+    ("QUEUETIMETARGETWEIGHT", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("XFACTORTARGETWEIGHT", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("REMOTESTARTCOMMAND", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("RESOURCECOLLECTIONPOLICY", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("RESOURCEDAEMON", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("RESOURCEDATAFILE", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("RESOURCELOCKFILE", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("RESOURCEPORT", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("RESOURCEREPORTWAIT", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("RESOURCESAMPLEINTERVAL", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("RMNAME", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("SRIDLETIME", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("SRMAXTASKS", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("SRMINLOAD", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("SRMINTASKS", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("SRNAME", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    ("USELOCALMACHINEPRIORITY", NotUsed::NotApplicable(MAUI_NEVER_ACTED)),
+    // Maui 3.3 computes these and leaves them out of the RES sum (its loop
+    // ends at the WALLTIME subcomponent).
+    (
+        "UJOBWEIGHT",
+        NotUsed::NotApplicable(
+            "Maui 3.3 reads it but leaves the subcomponent out of the resource \
+             component",
+        ),
+    ),
+    (
+        "UPROCWEIGHT",
+        NotUsed::NotApplicable(
+            "Maui 3.3 reads it but leaves the subcomponent out of the resource \
+             component",
+        ),
+    ),
+    ("ATTRWEIGHT", NotUsed::NotApplicable(JOB_ATTR_PRIORITY)),
+    ("ATTRCAP", NotUsed::NotApplicable(JOB_ATTR_PRIORITY)),
+    ("ATTRATTRWEIGHT", NotUsed::NotApplicable(JOB_ATTR_PRIORITY)),
+    ("ATTRATTRCAP", NotUsed::NotApplicable(JOB_ATTR_PRIORITY)),
+    ("ATTRSTATEWEIGHT", NotUsed::NotApplicable(JOB_ATTR_PRIORITY)),
+    ("ATTRSTATECAP", NotUsed::NotApplicable(JOB_ATTR_PRIORITY)),
+    ("CONSUMEDCAP", NotUsed::NotApplicable(USAGE_SUBCOMPONENT_CAPS)),
+    ("REMAININGCAP", NotUsed::NotApplicable(USAGE_SUBCOMPONENT_CAPS)),
+    ("PERCENTCAP", NotUsed::NotApplicable(USAGE_SUBCOMPONENT_CAPS)),
+    ("USAGEEXECUTIONTIMECAP", NotUsed::NotApplicable(USAGE_SUBCOMPONENT_CAPS)),
+    // Maui 3.3 features mauisched does not implement.
+    ("ACCOUNTCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("CLASSCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("GROUPCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("QOSCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("USERCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("FSACCOUNTCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("FSCLASSCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("FSGROUPCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("FSQOSCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("FSUSERCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("DISKCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("MEMCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("NODECAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("PECAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("PROCCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("PSCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("SWAPCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("WALLTIMECAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("TARGETQUEUETIMECAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("TARGETXFACTORCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("SPVIOLATIONCAP", NotUsed::Unsupported(SUBCOMPONENT_CAPS)),
+    ("SPVIOLATIONWEIGHT", NotUsed::Unsupported("priority of running jobs over a soft limit")),
+    ("NOTIFICATIONINTERVAL", NotUsed::Unsupported(EVENT_NOTIFICATION)),
+    // Its only effect in Maui 3.3 is an event after that many RM failures.
+    ("APIFAILURETHRESHHOLD", NotUsed::Unsupported(EVENT_NOTIFICATION)),
+    // How long Maui kept a job suspended for RESOURCELIMITPOLICY.
+    ("MINADMINSTIME", NotUsed::Unsupported(RESOURCE_LIMITS_BY_RM)),
+    ("NODEALLOCMAXPS", NotUsed::Unsupported("MAXPS usage of SINGLEJOB jobs counted by nodes")),
+    (
+        "NODECPUOVERCOMMITFACTOR",
+        NotUsed::Unsupported("over-committing the processors the RM reports"),
+    ),
+    ("NODEMEMOVERCOMMITFACTOR", NotUsed::Unsupported("over-committing the memory the RM reports")),
+    (
+        "NODEUNTRACKEDLOADFACTOR",
+        NotUsed::Unsupported("load that no job accounts for taken off a node's free processors"),
+    ),
+    (
+        "RESERVATIONTHRESHOLDTYPE",
+        NotUsed::Unsupported(
+            "reservations only for jobs past a queue time, expansion factor or bypass \
+             threshold",
+        ),
+    ),
+    (
+        "RESERVATIONTHRESHOLDVALUE",
+        NotUsed::Unsupported(
+            "reservations only for jobs past a queue time, expansion factor or bypass \
+             threshold",
+        ),
+    ),
+    ("RESLIMITPOLICY", NotUsed::Unsupported("throttling limits on user reservations")),
+    // MJobGetRange caps every available-task range by it (MRLLimitTC with
+    // MRange, which nothing fills).
+    (
+        "METAMAXTASKS",
+        NotUsed::Unsupported("a cap on the tasks Maui's availability ranges offer a job"),
+    ),
+    ("ALLOCLOCALITYPOLICY", NotUsed::Unsupported("allocation locality constraints")),
+    (
+        "DEFAULTDOMAIN",
+        NotUsed::Unsupported(
+            "host names are matched as the RM reports them, with no default \
+             domain",
+        ),
+    ),
+    (
+        "IGNPBSGROUPLIST",
+        NotUsed::Unsupported("the job's group is PBS's egroup; group_list is not ignored"),
+    ),
+    ("FSSECONDARYGROUPS", NotUsed::Unsupported("fairshare by the user's secondary groups")),
+    ("USEMACHINESPEEDFORFS", NotUsed::Unsupported("fairshare usage scaled by node speed")),
+    ("USEJOBREGEX", NotUsed::Unsupported("regular expressions for job names in commands")),
+    (
+        "RMEPORT",
+        NotUsed::Unsupported(
+            "mauisched-pbs takes the scheduler port from RMCFG[<name>] EPORT= \
+             only",
+        ),
+    ),
+    ("RMLOCALDISKFS", NotUsed::Unsupported("mauisched-pbs reads no node disk space")),
+    // Maui 3.0 throttling, still in Maui 3.3's table. MAX*COUNT is the hard
+    // limit, SMAX*COUNT the soft one, MAX*POLICY FALSE clears both. Maui 3.3's
+    // table maps MAXPROC*GROUP* and MAXPROC*ACCOUNT* to the node limit.
+    (
+        "SMAXJOBQUEUEDPERUSERCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXIJOB=<soft>,<hard>"),
+    ),
+    (
+        "MAXJOBQUEUEDPERUSERPOLICY",
+        NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXIJOB"),
+    ),
+    (
+        "SMAXNODEPERUSERCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXNODE=<soft>,<hard>"),
+    ),
+    (
+        "MAXNODEPERUSERPOLICY",
+        NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXNODE"),
+    ),
+    (
+        "SMAXPEPERUSERCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXPE=<soft>,<hard>"),
+    ),
+    (
+        "MAXPEPERUSERPOLICY",
+        NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXPE"),
+    ),
+    (
+        "SMAXPROCPERUSERCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXPROC=<soft>,<hard>"),
+    ),
+    (
+        "MAXPROCPERUSERPOLICY",
+        NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXPROC"),
+    ),
+    (
+        "MAXPROCSECONDPERUSERCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXPS"),
+    ),
+    (
+        "SMAXPROCSECONDPERUSERCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXPS=<soft>,<hard>"),
+    ),
+    (
+        "MAXPROCSECONDPERUSERPOLICY",
+        NotUsed::Unsupported("Maui 3.0 throttling; use USERCFG[DEFAULT] MAXPS"),
+    ),
+    (
+        "MAXJOBPERGROUPCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXJOB"),
+    ),
+    (
+        "SMAXJOBPERGROUPCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXJOB=<soft>,<hard>"),
+    ),
+    (
+        "MAXJOBPERGROUPPOLICY",
+        NotUsed::Unsupported("Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXJOB"),
+    ),
+    (
+        "MAXJOBQUEUEDPERGROUPCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXIJOB"),
+    ),
+    (
+        "SMAXJOBQUEUEDPERGROUPCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXIJOB=<soft>,<hard>"),
+    ),
+    (
+        "MAXJOBQUEUEDPERGROUPPOLICY",
+        NotUsed::Unsupported("Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXIJOB"),
+    ),
+    (
+        "MAXPROCPERGROUPCOUNT",
+        NotUsed::Unsupported(
+            "Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXPROC (Maui 3.3 read it as \
+             MAXNODE)",
+        ),
+    ),
+    (
+        "SMAXPROCPERGROUPCOUNT",
+        NotUsed::Unsupported(
+            "Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXPROC=<soft>,<hard> (Maui 3.3 read \
+             it as MAXNODE)",
+        ),
+    ),
+    (
+        "MAXPROCPERGROUPPOLICY",
+        NotUsed::Unsupported(
+            "Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXPROC (Maui 3.3 read it as \
+             MAXNODE)",
+        ),
+    ),
+    (
+        "MAXPROCSECONDPERGROUPCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXPS"),
+    ),
+    (
+        "SMAXPROCSECONDPERGROUPCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXPS=<soft>,<hard>"),
+    ),
+    (
+        "MAXPROCSECONDPERGROUPPOLICY",
+        NotUsed::Unsupported("Maui 3.0 throttling; use GROUPCFG[DEFAULT] MAXPS"),
+    ),
+    (
+        "MAXJOBPERACCOUNTCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXJOB"),
+    ),
+    (
+        "SMAXJOBPERACCOUNTCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXJOB=<soft>,<hard>"),
+    ),
+    (
+        "MAXJOBPERACCOUNTPOLICY",
+        NotUsed::Unsupported("Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXJOB"),
+    ),
+    (
+        "MAXJOBQUEUEDPERACCOUNTCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXIJOB"),
+    ),
+    (
+        "SMAXJOBQUEUEDPERACCOUNTCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXIJOB=<soft>,<hard>"),
+    ),
+    (
+        "MAXJOBQUEUEDPERACCOUNTPOLICY",
+        NotUsed::Unsupported("Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXIJOB"),
+    ),
+    (
+        "MAXPROCPERACCOUNTCOUNT",
+        NotUsed::Unsupported(
+            "Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXPROC (Maui 3.3 read it as \
+             MAXNODE)",
+        ),
+    ),
+    (
+        "SMAXPROCPERACCOUNTCOUNT",
+        NotUsed::Unsupported(
+            "Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXPROC=<soft>,<hard> (Maui 3.3 \
+             read it as MAXNODE)",
+        ),
+    ),
+    (
+        "MAXPROCPERACCOUNTPOLICY",
+        NotUsed::Unsupported(
+            "Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXPROC (Maui 3.3 read it as \
+             MAXNODE)",
+        ),
+    ),
+    (
+        "MAXPROCSECONDPERACCOUNTCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXPS"),
+    ),
+    (
+        "SMAXPROCSECONDPERACCOUNTCOUNT",
+        NotUsed::Unsupported("Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXPS=<soft>,<hard>"),
+    ),
+    (
+        "MAXPROCSECONDPERACCOUNTPOLICY",
+        NotUsed::Unsupported("Maui 3.0 throttling; use ACCOUNTCFG[DEFAULT] MAXPS"),
+    ),
+    // Moab's, not in Maui 3.3's tables.
     ("ADMINCFG", NotUsed::MoabOnly),
-    ("TOOLSDIR", NotUsed::MoabOnly),
     ("USEDATABASE", NotUsed::MoabOnly),
     ("UIMANAGEMENTPOLICY", NotUsed::MoabOnly),
     ("CLIENTUIPORT", NotUsed::MoabOnly),
     ("MAXJOB", NotUsed::MoabOnly),
     ("NODEIDLEPURGETIME", NotUsed::MoabOnly),
     ("JOBCFG", NotUsed::MoabOnly),
-    ("PARCFG", NotUsed::MoabOnly),
     ("VCPROFILE", NotUsed::MoabOnly),
     ("IDCFG", NotUsed::MoabOnly),
-    ("MAILPROGRAM", NotUsed::MoabOnly),
 ];
 
 /// Looks a name up in [`NOT_USED`].

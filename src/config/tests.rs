@@ -845,7 +845,7 @@ fn unknown_names_warn_with_a_hint() {
 
 #[test]
 fn not_applicable_and_moab_parameters_are_reported_not_rejected() {
-    let l = Config::parse("SERVERHOST torquehost\nRMCFG[base] TYPE=PBS HOST=pbs1\nSCHEDCFG[Moab] SERVER=x:1\nNODESETPOLICY ONEOF\n", "maui.cfg");
+    let l = Config::parse("SERVERHOST torquehost\nRMCFG[base] TYPE=PBS HOST=pbs1\nADMINCFG[1] USERS=root\nNODESETPOLICY ONEOF\n", "maui.cfg");
     assert!(l.is_ok());
     let sev: Vec<Severity> = l.diagnostics.iter().map(|d| d.severity).collect();
     assert_eq!(
@@ -881,6 +881,91 @@ fn not_applicable_and_moab_parameters_are_reported_not_rejected() {
         assert!(s.ends_with(", and with Slurm it does nothing"), "{s}");
         assert!(!s.contains("ignored;") && !s.ends_with("ignored"), "{s}");
     }
+}
+
+/// The names of Maui 3.3's own parameter tables, MCfg[] and MCredCfgParm[]
+/// of its src/MConst.c (tests/data/maui33-params.txt says where from).
+fn maui33_names() -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/maui33-params.txt");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_name_of_maui_33s_parameter_table_is_known_and_none_is_called_moabs() {
+    let names = maui33_names();
+    // 354 distinct names in MCfg[], 10 in MCredCfgParm[].
+    assert_eq!(names.len(), 364);
+    let mut unknown = Vec::new();
+    let mut moab = Vec::new();
+    for n in &names {
+        // `mauictl check` on a file holding only this name: whatever it says
+        // about the value, it must not call the name unknown or Moab's.
+        let l = Config::parse(&format!("{n} 1\n"), "maui.cfg");
+        for d in &l.diagnostics {
+            if d.message.starts_with("unknown parameter") {
+                unknown.push(n.as_str());
+            }
+            if d.message.contains("Moab parameter") {
+                moab.push(n.as_str());
+            }
+        }
+        assert!(
+            !matches!(params::not_used(n), Some(NotUsed::MoabOnly)),
+            "{n} is Maui 3.3's, not Moab's"
+        );
+    }
+    assert!(unknown.is_empty(), "unknown to mauisched: {unknown:?}");
+    assert!(moab.is_empty(), "called Moab's: {moab:?}");
+}
+
+#[test]
+fn adminhosts_is_maui_33s_name_and_not_applicable() {
+    let l = Config::parse("ADMINHOSTS head1 head2\nADMINHOST head1\n", "maui.cfg");
+    let shown: Vec<String> = l.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(
+        l.diagnostics.iter().all(|d| d.severity == Severity::Note),
+        "{shown:?}"
+    );
+    assert!(
+        shown[0].contains("ADMINHOSTS: not applicable to mauisched (commands are authorised by the admin socket's peer credentials)"),
+        "{shown:?}"
+    );
+    // ADMINHOST is accepted, and said to be neither Maui's nor Moab's name.
+    assert!(shown[1].contains("ADMINHOSTS"), "{shown:?}");
+}
+
+#[test]
+fn maui_33_spellings_of_supported_parameters_are_read() {
+    let c = parse_ok(
+        "DIRECTSPECWEIGHT 7\nSERVICETARGETWEIGHT 3\nSERVICEWCAP 500\nCONSUMEDWEIGHT 2\n\
+         REMAININGWEIGHT 4\nPERCENTWEIGHT 6\nBACKFILLTYPE BESTFIT\nADMINS tom ann\n\
+         QOSTARGETQT[high] 2:00:00\nQOSTARGETXF[high] 3.5\nSRPRIORITY[night] 50\n\
+         SRSTARTTIME[night] 18:00:00\n",
+    );
+    let p = &c.params;
+    assert_eq!(p.cred_weight, 7);
+    assert_eq!(p.serv_weight, 3);
+    assert_eq!(p.serv_cap, 500.0);
+    assert_eq!(
+        (
+            p.usage_consumed_weight,
+            p.usage_remaining_weight,
+            p.usage_percent_weight
+        ),
+        (2, 4, 6)
+    );
+    assert_eq!(p.backfill_policy, BackfillPolicy::BestFit);
+    assert_eq!(p.admin1, Names(vec!["tom".into(), "ann".into()]));
+    let high = c.cred(CredKind::Qos, "high").cloned().unwrap_or_default();
+    let want = parse_ok("QOSCFG[high] QTTARGET=2:00:00 XFTARGET=3.5\n");
+    assert_eq!(Some(&high), want.cred(CredKind::Qos, "high"));
+    assert_eq!(c.standing["night"].priority, 50);
 }
 
 #[test]
