@@ -85,7 +85,7 @@ pub mod views {
 pub mod socket {
     pub use crate::admin::auth::{own_uid, user_name, Caller, Level};
     pub use crate::admin::ops::{synopsis, MUTATIONS};
-    pub use crate::admin::server::MAX_CLIENTS;
+    pub use crate::admin::server::{MAX_CLIENTS, MAX_PER_USER};
     pub use crate::admin::{client, protocol, Done, ErrorCode, Failed, Mutation, SchedCtl};
 }
 

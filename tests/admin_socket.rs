@@ -454,10 +454,12 @@ fn hostile_clients_do_not_disturb_scheduling() {
         let path = path.clone();
         std::thread::spawn(move || raw_slow(&path))
     };
-    // Silent clients take every slot; the next ones are told to come back
-    // at once (earlier clients may still hold a slot for a moment).
+    // Silent clients take every slot (this test's user is ADMIN1: its
+    // own user's share, then ADMIN1's own slots); the next ones are told to
+    // come back at once (earlier clients may still hold a slot for a
+    // moment).
     std::thread::sleep(Duration::from_millis(200));
-    let max = mauisched::socket::MAX_CLIENTS;
+    let max = mauisched::socket::MAX_CLIENTS + mauisched::socket::MAX_PER_USER;
     let silent: Vec<UnixStream> = (0..max + 4)
         .map(|_| UnixStream::connect(&path).unwrap())
         .collect();
@@ -700,4 +702,125 @@ fn no_admin_socket_when_disabled_or_taken() {
         mauisched_free(h);
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A forked child, killed and reaped when dropped (also when the test
+/// fails: it shares the test's output, which cargo waits on).
+struct Forked(libc::pid_t);
+
+impl Drop for Forked {
+    fn drop(&mut self) {
+        // SAFETY: killing and reaping our own child.
+        unsafe {
+            libc::kill(self.0, libc::SIGKILL);
+            libc::waitpid(self.0, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// Opens `n` connections to `path` as uid/gid 65534 (nobody) in a forked
+/// child, each with half a request, and keeps them open until killed.
+/// Returns the child and what the last connection was answered. Only
+/// async-signal-safe calls run in the child (the test is threaded).
+fn hold_as_nobody(path: &std::path::Path, n: usize) -> (Forked, String) {
+    use std::os::unix::ffi::OsStrExt;
+    // SAFETY: plain C structures and system calls; the child touches only
+    // memory prepared before fork and ends with _exit or a kill.
+    unsafe {
+        let mut addr: libc::sockaddr_un = std::mem::zeroed();
+        addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        let bytes = path.as_os_str().as_bytes();
+        assert!(bytes.len() < addr.sun_path.len());
+        for (d, s) in addr.sun_path.iter_mut().zip(bytes) {
+            *d = *s as libc::c_char;
+        }
+        let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
+        let mut pipe = [0; 2];
+        assert_eq!(libc::pipe(pipe.as_mut_ptr()), 0);
+        let half = b"{\"v\":1,";
+        let pid = libc::fork();
+        assert!(pid >= 0);
+        if pid == 0 {
+            libc::close(pipe[0]);
+            if libc::setgroups(0, std::ptr::null()) != 0
+                || libc::setgid(65534) != 0
+                || libc::setuid(65534) != 0
+            {
+                libc::_exit(1);
+            }
+            let mut last = -1;
+            for _ in 0..n {
+                let fd = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0);
+                if fd < 0 || libc::connect(fd, std::ptr::addr_of!(addr).cast(), len) != 0 {
+                    libc::_exit(2);
+                }
+                libc::send(fd, half.as_ptr().cast(), half.len(), libc::MSG_NOSIGNAL);
+                last = fd;
+            }
+            let mut buf = [0u8; 1024];
+            let got = libc::read(last, buf.as_mut_ptr().cast(), buf.len());
+            if got > 0 {
+                libc::write(pipe[1], buf.as_ptr().cast(), got as usize);
+            }
+            libc::close(pipe[1]);
+            loop {
+                libc::pause();
+            }
+        }
+        libc::close(pipe[1]);
+        let child = Forked(pid);
+        let mut answer = Vec::new();
+        let mut f = std::fs::File::from_raw_fd(pipe[0]);
+        use std::os::fd::FromRawFd;
+        let _ = f.read_to_end(&mut answer);
+        (child, String::from_utf8_lossy(&answer).into_owned())
+    }
+}
+
+#[test]
+fn one_user_holding_connections_does_not_lock_root_out() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: connecting as another user needs root");
+        return;
+    }
+    let s = Sched::start("lockout", CFG);
+    s.run_queue(T0);
+    // The clients of another user must reach the socket.
+    let mut dir = s.socket.parent().map(|p| p.to_path_buf());
+    while let Some(d) = dir {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&d).unwrap().permissions().mode();
+        if mode & 0o001 == 0 {
+            eprintln!("skipped: {} is not searchable by other users", d.display());
+            return;
+        }
+        dir = d.parent().map(|p| p.to_path_buf());
+    }
+    let (child, answer) = hold_as_nobody(&s.socket, 100);
+    // Beyond their limit the user's clients are answered, readably.
+    let v: serde_json::Value = serde_json::from_str(answer.lines().next().unwrap_or("{}"))
+        .unwrap_or_else(|e| panic!("{e}: {answer:?}"));
+    assert_eq!(v["error"]["code"], "busy", "{answer}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains(&format!(
+            "you have {} requests being served already",
+            mauisched::socket::MAX_PER_USER
+        )),
+        "{answer}"
+    );
+    // Root is answered at once, through the library's client and mauictl.
+    let t = std::time::Instant::now();
+    assert!(s.text("showq", &[]).contains("ACTIVE JOBS"));
+    let took = t.elapsed();
+    let t = std::time::Instant::now();
+    let (code, out, err) = mauictl(&["--socket", s.socket.to_str().unwrap(), "showq"]);
+    let took_cli = t.elapsed();
+    drop(child);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("ACTIVE JOBS"), "{out}");
+    assert!(
+        took < Duration::from_secs(1) && took_cli < Duration::from_secs(1),
+        "showq took {took:?} ({took_cli:?} with mauictl)"
+    );
 }

@@ -1,12 +1,21 @@
 //! The socket server: one accepting thread, one short-lived thread per
 //! client, none of them ever holding the engine while talking to a client.
 //!
-//! Hostile or broken clients cost little: a client has CLIENTTIMEOUT
-//! (clamped to 1–60 s) to send its request line, which may be at most
-//! [`MAX_REQUEST_BYTES`](super::protocol::MAX_REQUEST_BYTES) long; at most
-//! [`MAX_CLIENTS`] are served at once and the next ones are told to come
-//! back (`busy`); answers are written with `MSG_NOSIGNAL` (a client that
-//! went away never raises SIGPIPE in the host) and the same time limit.
+//! Hostile or broken clients cost little, and no user can lock others out:
+//! - a client has [`REQUEST_SECS`] (or CLIENTTIMEOUT when shorter) to send
+//!   its request line, which may be at most
+//!   [`MAX_REQUEST_BYTES`](super::protocol::MAX_REQUEST_BYTES) long; the
+//!   answer then has CLIENTTIMEOUT (clamped to 1–60 s) to be written;
+//! - a user has at most [`MAX_PER_USER`] connections served at once, and
+//!   all users together [`MAX_CLIENTS`];
+//! - ADMIN1 (root, the resource manager's user, the ADMIN1 list) has
+//!   [`MAX_CLIENTS`] slots of its own, which no other user can take;
+//! - a client over a limit is answered `busy` at once, with what it
+//!   reached, and its request is drained so that it reads that answer
+//!   rather than a reset connection.
+//!
+//! Answers are written with `MSG_NOSIGNAL` (a client that went away never
+//! raises SIGPIPE in the host).
 //! The socket is created mode 0666: every request is authorised from the
 //! peer's credentials, not by file permissions.
 
@@ -24,8 +33,16 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// Clients served at the same time; more are answered `busy`.
+/// Clients served at the same time, all users but ADMIN1 together (and
+/// ADMIN1 on its own); more are answered `busy`.
 pub const MAX_CLIENTS: usize = 16;
+
+/// Connections of one user (other than ADMIN1) served at the same time.
+pub const MAX_PER_USER: usize = 4;
+
+/// Seconds a client has to send its request in full (CLIENTTIMEOUT when
+/// that is shorter), apart from the time its answer may take.
+pub const REQUEST_SECS: u64 = 3;
 
 /// A running admin socket. Stops (and removes its socket) when dropped.
 pub struct Server {
@@ -40,7 +57,12 @@ pub struct Server {
 struct Shared {
     backend: Arc<dyn Backend>,
     stop: Arc<AtomicBool>,
+    /// Connections served, all users but ADMIN1.
     active: AtomicUsize,
+    /// Connections of ADMIN1 served.
+    admin_active: AtomicUsize,
+    /// Connections served per uid (ADMIN1 not counted).
+    per_user: Mutex<BTreeMap<u32, usize>>,
     next_id: AtomicU64,
     /// Open client connections, shut down when the server stops.
     conns: Mutex<BTreeMap<u64, UnixStream>>,
@@ -92,6 +114,8 @@ impl Server {
             backend,
             stop: stop.clone(),
             active: AtomicUsize::new(0),
+            admin_active: AtomicUsize::new(0),
+            per_user: Mutex::new(BTreeMap::new()),
             next_id: AtomicU64::new(0),
             conns: Mutex::new(BTreeMap::new()),
         });
@@ -190,28 +214,105 @@ fn accept_loop(listener: UnixListener, wake: UnixStream, shared: Arc<Shared>) {
 struct Slot {
     shared: Arc<Shared>,
     id: u64,
+    /// `None`: an ADMIN1 slot; else the uid counted in `per_user`.
+    uid: Option<u32>,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
         lock(&self.shared.conns).remove(&self.id);
-        self.shared.active.fetch_sub(1, Ordering::SeqCst);
+        match self.uid {
+            None => {
+                self.shared.admin_active.fetch_sub(1, Ordering::SeqCst);
+            }
+            Some(uid) => {
+                let mut per = lock(&self.shared.per_user);
+                if let Some(n) = per.get_mut(&uid) {
+                    *n -= 1;
+                    if *n == 0 {
+                        per.remove(&uid);
+                    }
+                }
+                drop(per);
+                self.shared.active.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+    }
+}
+
+/// Takes a slot for a client of `uid`: ADMIN1's own, else one within the
+/// user's and everyone's limits; `Err` says which limit was reached.
+fn take_slot(shared: &Arc<Shared>, uid: u32) -> Result<Option<u32>, String> {
+    let view = shared.backend.published();
+    // Root and the RM's user need no name; ADMIN1 by name is looked up
+    // only when a limit would refuse the client (a name service may be
+    // slow, and this is the accepting thread).
+    let admin1 = || {
+        uid == 0
+            || uid == view.host_uid
+            || auth::user_name(uid).is_some_and(|u| view.cfg.params.admin1.contains(&u))
+    };
+    let mut per = lock(&shared.per_user);
+    let mine = per.get(&uid).copied().unwrap_or(0);
+    let limited = if mine >= MAX_PER_USER {
+        Some(format!(
+            "you have {MAX_PER_USER} requests being served already (the most one user may have)"
+        ))
+    } else if shared.active.load(Ordering::SeqCst) >= MAX_CLIENTS {
+        Some(format!(
+            "the scheduler is serving {MAX_CLIENTS} clients already"
+        ))
+    } else {
+        None
+    };
+    match limited {
+        None => {
+            *per.entry(uid).or_insert(0) += 1;
+            shared.active.fetch_add(1, Ordering::SeqCst);
+            Ok(Some(uid))
+        }
+        Some(why) => {
+            drop(per);
+            if admin1() {
+                if shared.admin_active.fetch_add(1, Ordering::SeqCst) < MAX_CLIENTS {
+                    return Ok(None);
+                }
+                shared.admin_active.fetch_sub(1, Ordering::SeqCst);
+                return Err(format!(
+                    "the scheduler is serving {MAX_CLIENTS} ADMIN1 clients already"
+                ));
+            }
+            Err(why)
+        }
+    }
+}
+
+/// Answers `busy` without waiting on the client (the accepting thread
+/// serves everyone): the answer is queued, the request the client may
+/// have sent already is drained and the connection closed, so the client
+/// reads the answer instead of a reset.
+fn refuse_busy(stream: &UnixStream, why: &str) {
+    let r = Response::error(ErrorCode::Busy, format!("{why}: try again in a moment"));
+    let bytes = r.encode();
+    super::sys::send(stream, &bytes, libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let mut sink = [0u8; 4096];
+    for _ in 0..16 {
+        if super::sys::recv(stream, &mut sink, libc::MSG_DONTWAIT) <= 0 {
+            break;
+        }
     }
 }
 
 fn admit(stream: UnixStream, shared: &Arc<Shared>, threads: &mut Vec<JoinHandle<()>>) {
     let _ = stream.set_nonblocking(false);
-    if shared.active.fetch_add(1, Ordering::SeqCst) >= MAX_CLIENTS {
-        shared.active.fetch_sub(1, Ordering::SeqCst);
-        let r = Response::error(
-            ErrorCode::Busy,
-            format!("the scheduler is serving {MAX_CLIENTS} clients already: try again"),
-        );
-        // Never wait on this client: the accepting thread serves everyone.
-        let bytes = r.encode();
-        super::sys::send(&stream, &bytes, libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL);
+    let Ok((_, uid, _)) = auth::peer_credentials(&stream) else {
         return;
-    }
+    };
+    let uid = match take_slot(shared, uid) {
+        Ok(u) => u,
+        Err(why) => return refuse_busy(&stream, &why),
+    };
     let id = shared.next_id.fetch_add(1, Ordering::SeqCst);
     if let Ok(c) = stream.try_clone() {
         lock(&shared.conns).insert(id, c);
@@ -219,6 +320,7 @@ fn admit(stream: UnixStream, shared: &Arc<Shared>, threads: &mut Vec<JoinHandle<
     let slot = Slot {
         shared: shared.clone(),
         id,
+        uid,
     };
     let spawned = std::thread::Builder::new()
         .name("mauisched-admin-client".into())
@@ -324,7 +426,8 @@ fn serve(stream: UnixStream, shared: &Shared) {
         .0
         .clamp(1, 60) as u64;
     let limit = Duration::from_secs(secs);
-    let deadline = Instant::now() + limit;
+    let request_secs = secs.min(REQUEST_SECS);
+    let deadline = Instant::now() + Duration::from_secs(request_secs);
     let Some(who) = caller(&stream, shared) else {
         return;
     };
@@ -340,7 +443,7 @@ fn serve(stream: UnixStream, shared: &Shared) {
         ),
         Err(ReadFail::Timeout) => Response::error(
             ErrorCode::Timeout,
-            format!("no complete request within {secs} s (CLIENTTIMEOUT)"),
+            format!("no complete request within {request_secs} s"),
         ),
     };
     let mut resp = resp;

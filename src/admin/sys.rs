@@ -81,6 +81,13 @@ pub fn send(sock: &impl AsRawFd, bytes: &[u8], flags: i32) -> isize {
     unsafe { libc::send(sock.as_raw_fd(), bytes.as_ptr().cast(), bytes.len(), flags) }
 }
 
+/// `recv(2)` into `buf` with `flags`; the byte count, or -1 (errno set).
+pub fn recv(sock: &impl AsRawFd, buf: &mut [u8], flags: i32) -> isize {
+    // SAFETY: receiving into a valid buffer of `buf.len()` bytes on a
+    // socket the caller owns.
+    unsafe { libc::recv(sock.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), flags) }
+}
+
 /// Takes an exclusive `flock(2)` on `file` without waiting: `Ok(false)`
 /// when another open file description holds it (this process or another).
 /// The lock goes when the file is closed.
