@@ -417,6 +417,20 @@ impl Builder<'_> {
             match (def.set)(&mut self.cfg.params, &l.tokens, &mut notes) {
                 Ok(()) => {
                     let vcol = l.tokens.first().map_or(l.col, |t| t.col);
+                    if def.name() == "NODELOADPOLICY"
+                        && self.cfg.params.node_load_policy == NodeLoadPolicy::AdjustProcs
+                    {
+                        self.diag(
+                            Severity::Warning,
+                            l.line,
+                            vcol,
+                            Some(def.name().into()),
+                            "ADJUSTPROCS is not supported by mauisched (a node's load does not \
+                             reduce its processors): load is ignored; ADJUSTSTATE marks a node \
+                             at MAXLOAD busy"
+                                .into(),
+                        );
+                    }
                     if let Some((prev, _)) = self.set_at.insert(def.name(), (l.line, vcol)) {
                         self.diag(
                             Severity::Note,

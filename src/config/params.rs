@@ -203,7 +203,7 @@ scalar_params! {
     node_access_policy: NodeAccessPolicy = NodeAccessPolicy::Shared => ["NODEACCESSPOLICY"];
     /// How availability is judged per resource.
     node_availability_policy: NodeAvailability = NodeAvailability::default() => ["NODEAVAILABILITYPOLICY"];
-    /// Whether load marks a node busy or reduces its processors.
+    /// ADJUSTSTATE: a node at MAXLOAD is busy (ADJUSTPROCS, which would reduce its processors, is warned about and ignores load).
     node_load_policy: NodeLoadPolicy = NodeLoadPolicy::AdjustState => ["NODELOADPOLICY"];
     /// Load at which a node counts as busy (0 = never).
     node_max_load: f64 = 0.0 => ["NODEMAXLOAD"];

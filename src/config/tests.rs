@@ -1198,3 +1198,12 @@ fn credential_flags_not_acted_on_are_warned_about() {
     assert_eq!(flags.0, ["ADVRES:r1", "BACKFILL"]);
     assert_eq!(crate::config::sections::advres_flag(&flags), Some("r1"));
 }
+
+#[test]
+fn nodeloadpolicy_adjustprocs_is_warned_about() {
+    assert_eq!(
+        warnings("NODEMAXLOAD 4.0\nNODELOADPOLICY ADJUSTPROCS\n"),
+        ["maui.cfg:2:16: warning: NODELOADPOLICY: ADJUSTPROCS is not supported by mauisched (a node's load does not reduce its processors): load is ignored; ADJUSTSTATE marks a node at MAXLOAD busy"]
+    );
+    assert!(warnings("NODELOADPOLICY ADJUSTSTATE\n").is_empty());
+}
