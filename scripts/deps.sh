@@ -13,6 +13,8 @@ pkgs_test=("${pkgs_demo[@]}" g++ valgrind libclang-dev)
 # Times follow the host's zone: the tests name zones (America/Chicago)
 # from the system's time zone database.
 pkgs_test+=(tzdata)
+# The manual pages are read back with `man -l` (tests/commands.rs).
+pkgs_test+=(man-db)
 # The Slurm end-to-end tests (tests/slurm_e2e.rs, tests/slurm/): a real
 # Slurm 22.05 cluster on this host and the plugins built against its
 # headers. Never slurm-wlm-emulator: it switches /usr/sbin/slurm{ctld,d,stepd}

@@ -75,7 +75,7 @@ pub mod cfg {
 /// `mauictl` renders from files.
 pub mod views {
     pub use crate::commands::{
-        offline, render, run, showres, with_local_times, CommandError, Output, Viewer,
+        offline, render, run, showres, spec, with_local_times, CommandError, Output, Viewer,
     };
     pub use crate::engine::LastIteration;
 }
@@ -85,7 +85,7 @@ pub mod views {
 pub mod socket {
     pub use crate::admin::auth::{own_uid, user_name, Caller, Level};
     pub use crate::admin::ops::{synopsis, MUTATIONS};
-    pub use crate::admin::server::{MAX_CLIENTS, MAX_PER_USER};
+    pub use crate::admin::server::{Server, MAX_CLIENTS, MAX_PER_USER};
     pub use crate::admin::{client, protocol, Done, ErrorCode, Failed, Mutation, SchedCtl};
 }
 

@@ -86,14 +86,14 @@ fn reading_commands_round_trip() {
 
     assert!(s
         .text("showbf", &[])
-        .starts_with("backfill window (partition: ALL)"));
+        .starts_with("backfill window (user: 'ALL' group: 'ALL' partition: ALL)"));
     assert_eq!(s.json("showbf", &[])["partitions"][0]["partition"], "ALL");
     let st = s.text("showstart", &["B"]);
     assert!(st.contains("Earliest start in          03:00:00"), "{st}");
     assert_eq!(s.json("showstart", &["B"])["start"], T0 + 3 * H);
     let cj = s.text("checkjob", &["B"]);
     assert!(
-        cj.starts_with("job B\n") && cj.contains("Reservation 'B'"),
+        cj.starts_with("checking job B\n") && cj.contains("Reservation 'B'"),
         "{cj}"
     );
     assert!(s
@@ -102,7 +102,7 @@ fn reading_commands_round_trip() {
     assert_eq!(s.json("checkjob", &["B"])["job"]["id"], "B");
     let cn = s.text("checknode", &["n1"]);
     assert!(
-        cn.starts_with("node n1\n") && cn.contains("JobList:  A"),
+        cn.starts_with("checking node n1\n") && cn.contains("JobList:  A"),
         "{cn}"
     );
     assert_eq!(s.json("checknode", &["n2"])["jobs"][0], "C");
@@ -152,7 +152,23 @@ fn reading_commands_round_trip() {
     assert_eq!(s.fails("checkjob", &[]).0, ErrorCode::Usage);
     assert_eq!(s.fails("checkjob", &["nope"]).0, ErrorCode::NotFound);
     assert_eq!(s.fails("checknode", &["n9"]).0, ErrorCode::NotFound);
-    assert_eq!(s.fails("showstats", &["-u"]).0, ErrorCode::Usage);
+    // Maui's showstats -n is refused with its reason; -u answers.
+    let (code, msg) = s.fails("showstats", &["-n"]);
+    assert_eq!(code, ErrorCode::Usage);
+    assert!(
+        msg.contains("showstats -n: not supported by mauisched"),
+        "{msg}"
+    );
+    assert!(s.text("showstats", &["-u"]).contains("\nalice "));
+    assert_eq!(
+        s.fails("showstats", &["-u", "nobody"]).0,
+        ErrorCode::NotFound
+    );
+    // Torque's short ids name the whole id.
+    assert_eq!(
+        s.fails("checkjob", &["-l", "HARD", "B"]).0,
+        ErrorCode::Usage
+    );
     let r = s.ask("showq", &[], false);
     assert_eq!(r.user.as_deref(), Some(whoami().as_str()));
     assert_eq!(
@@ -278,7 +294,7 @@ fn setres_keeps_jobs_off_its_nodes_until_releaseres() {
     );
     assert_eq!(
         s.text("releaseres", &["maint"]),
-        "released User reservation 'maint'\n"
+        "released System reservation 'maint'\n"
     );
     let p = s.run(T0 + 240, &nodes(4), &queue_d());
     assert_eq!(nodes_used(&p), vec!["n2", "n3"], "n2 and n3 are free again");
@@ -293,7 +309,7 @@ fn schedctl_stops_resumes_and_reconfigures() {
     s.run(T0, &nodes(4), &queue_d());
     assert_eq!(
         s.text("schedctl", &["-s"]),
-        "scheduling stopped: no job is started until schedctl -R\n"
+        "scheduling will stop immediately at iteration 1\n(no job is started until schedctl -r)\n"
     );
     assert!(s
         .text("schedctl", &["-s"])
@@ -330,16 +346,24 @@ fn schedctl_stops_resumes_and_reconfigures() {
         vec![("D".to_string(), vec![("n4".to_string(), 1)])]
     );
 
-    assert_eq!(s.text("schedctl", &["-R"]), "scheduling resumed\n");
-    assert_eq!(s.text("schedctl", &["-R"]), "scheduling was not stopped\n");
+    // Maui's meanings: -r resumes, -R reconfigures.
+    assert_eq!(
+        s.text("schedctl", &["-r"]),
+        "scheduling will resume immediately\n"
+    );
+    assert_eq!(
+        s.text("schedctl", &["-r", "30"]),
+        "scheduling will resume immediately\n(it was not stopped)\n"
+    );
     let p = s.run(T0 + 180, &nodes(4), &queue_d());
     assert_eq!(nodes_used(&p), vec!["n2", "n3"]);
-    assert_eq!(s.fails("schedctl", &["-k"]).0, ErrorCode::Usage);
+    assert_eq!(s.fails("schedctl", &["-x"]).0, ErrorCode::Usage);
+    assert_eq!(s.fails("schedctl", &["-m", "X"]).0, ErrorCode::Usage);
 
-    // schedctl -r rereads maui.cfg: without backfill C and D wait.
+    // schedctl -R rereads maui.cfg: without backfill C and D wait.
     std::fs::write(&s.cfg, format!("{CFG}BACKFILLPOLICY NONE\n")).unwrap();
     assert!(s
-        .text("schedctl", &["-r"])
+        .text("schedctl", &["-R"])
         .contains("maui.cfg reloaded (0 warnings)"));
     let p = s.run(T0 + 240, &nodes(4), &queue_d());
     assert!(p.starts.is_empty(), "{p:?}");
@@ -348,7 +372,7 @@ fn schedctl_stops_resumes_and_reconfigures() {
         .contains("BACKFILLPOLICY                  NONE"));
     // A broken file is refused, says why, and the old one stays in force.
     std::fs::write(&s.cfg, "BACKFILLPOLICY NOPE\n").unwrap();
-    let (code, msg) = s.fails("schedctl", &["-r"]);
+    let (code, msg) = s.fails("schedctl", &["-R"]);
     assert_eq!(code, ErrorCode::Refused);
     assert!(
         msg.contains("not reloaded; the previous configuration stays in force"),
@@ -360,7 +384,7 @@ fn schedctl_stops_resumes_and_reconfigures() {
     );
     assert!(s.run(T0 + 300, &nodes(4), &queue_d()).starts.is_empty());
     std::fs::write(&s.cfg, CFG).unwrap();
-    s.text("schedctl", &["-r"]);
+    s.text("schedctl", &["-R"]);
     assert_eq!(
         nodes_used(&s.run(T0 + 360, &nodes(4), &queue_d())),
         vec!["n2", "n3"]
@@ -392,7 +416,7 @@ fn stopped_scheduling_survives_a_restart() {
         s.logs()
     );
     assert!(s.run(T0 + 60, &nodes(4), &queue_d()).starts.is_empty());
-    s.text("schedctl", &["-R"]);
+    s.text("schedctl", &["-r"]);
     assert!(!s.run(T0 + 120, &nodes(4), &queue_d()).starts.is_empty());
 }
 
@@ -540,15 +564,19 @@ fn mauictl_and_the_maui_names_talk_to_the_socket() {
         .env("MAUISCHED_SOCKET", sock)
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with("job B\n"));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("checking job B\n"));
     let cfg = s.dir.join("client.cfg");
     std::fs::write(&cfg, format!("ADMINSOCKET {sock}\n")).unwrap();
     let (code, out, _) = mauictl(&["-c", cfg.to_str().unwrap(), "diagnose", "-q"]);
     assert_eq!(code, 0);
     assert!(out.contains("job H "), "{out}");
-    let (code, out, _) = mauictl(&["diagnose", "-n", "-c", cfg.to_str().unwrap()]);
-    assert_eq!(code, 0, "-c after the command too");
+    let (code, out, _) = mauictl(&["diagnose", "-n", "-C", cfg.to_str().unwrap()]);
+    assert_eq!(code, 0, "-C after the command too");
     assert!(out.starts_with("Diagnosing Nodes"));
+    // There -c is Maui's: diagnose -c lists the classes.
+    let (code, out, err) = mauictl(&["diagnose", "-c", "-C", cfg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Class/Queue Status"), "{out}");
 
     // mauictl showconfig shows a file unless asked for the live one.
     let (code, out, _) = mauictl(&["showconfig", "--socket", sock]);

@@ -88,7 +88,7 @@ fn diagnose_p_prints_each_idle_jobs_components() {
         "-p",
         "--snapshot",
         &snap,
-        "-c",
+        "-C",
         &cfg,
         "--fs-dir",
         &fs,
@@ -121,7 +121,7 @@ Totals     100.00    5.85(5.85)   94.05(94.05)   0.10( 0.70:-0.60)
         "--json",
         "--snapshot",
         &snap,
-        "-c",
+        "-C",
         &cfg,
         "--fs-dir",
         &fs,
@@ -144,7 +144,7 @@ fn diagnose_f_reports_usage_and_damaged_files() {
         "User john 10\nUser paul ten\nTOTAL 20\n",
     )
     .unwrap();
-    let (code, out, err) = mauictl(&["diagnose", "-f", "-c", &cfg, "--fs-dir", &fs]);
+    let (code, out, err) = mauictl(&["diagnose", "-f", "-C", &cfg, "--fs-dir", &fs]);
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("/FS.1727956800:2: error: expected a usage amount (a number >= 0), got \"ten\" (file ignored)"),
@@ -159,7 +159,7 @@ fn diagnose_f_reports_usage_and_damaged_files() {
         out.contains("\npaul          25.00    60.00   25.00\n"),
         "{out}"
     );
-    let (code, out, _) = mauictl(&["diagnose", "-f", "--json", "-c", &cfg, "--fs-dir", &fs]);
+    let (code, out, _) = mauictl(&["diagnose", "-f", "--json", "-C", &cfg, "--fs-dir", &fs]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["creds"][0]["name"], "john");
@@ -172,10 +172,13 @@ fn diagnose_f_reports_usage_and_damaged_files() {
 fn diagnose_refuses_bad_input() {
     let (d, snap, cfg, _) = site("bad");
     let (code, _, err) = mauictl(&["diagnose", "--snapshot", &snap]);
-    assert_eq!(code, 2, "one of -p and -f is required");
-    assert!(err.contains("<-p|-f>"), "{err}");
+    assert_eq!(code, 2, "a mode is required");
+    assert!(
+        err.contains("one of -a, -c, -f, -g, -j, -n, -p, -q, -Q, -r, -t or -u is needed"),
+        "{err}"
+    );
     // Without --snapshot, diagnose asks the running scheduler (none here).
-    let (code, _, err) = mauictl(&["diagnose", "-p", "-c", &cfg]);
+    let (code, _, err) = mauictl(&["diagnose", "-p", "-C", &cfg]);
     assert_eq!(code, 3);
     assert!(err.contains("no scheduler is answering"), "{err}");
     let bad = d.join("bad.json");
@@ -185,7 +188,7 @@ fn diagnose_refuses_bad_input() {
     assert!(err.contains("unknown field `procs`"), "{err}");
     let broken_cfg = d.join("broken.cfg");
     std::fs::write(&broken_cfg, "FSDECAY 2\n").unwrap();
-    let (code, _, err) = mauictl(&["diagnose", "-f", "-c", broken_cfg.to_str().unwrap()]);
+    let (code, _, err) = mauictl(&["diagnose", "-f", "-C", broken_cfg.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(err.contains("has errors"), "{err}");
     std::fs::remove_dir_all(d).ok();

@@ -5,25 +5,12 @@
 //! How: each command line is run with `--help` appended. clap reads the
 //! arguments in order, so an unknown option or a bad value fails before it
 //! reaches `--help`, while missing files and required arguments do not
-//! matter. Commands that only talk to the running scheduler (showq,
-//! schedctl, ...) take Maui's own flags, which the scheduler parses: for
-//! them only the subcommand is checked.
+//! matter. Maui's commands (showq, setres, ...) take Maui's own flags: for
+//! them the flags are checked against the command's table
+//! (`mauisched::views::spec`), as the scheduler checks them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const LIVE_ONLY: [&str; 10] = [
-    "showq",
-    "checknode",
-    "showstats",
-    "setres",
-    "releaseres",
-    "runjob",
-    "sethold",
-    "releasehold",
-    "setspri",
-    "schedctl",
-];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -159,7 +146,7 @@ fn subcommand(args: &[String]) -> Option<&str> {
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
-            "-c" | "--config" | "--socket" => i += 2,
+            "-c" | "-C" | "--config" | "--socket" => i += 2,
             "--json" => i += 1,
             a if a.starts_with("--config=") || a.starts_with("--socket=") => i += 1,
             a => return Some(a),
@@ -172,11 +159,24 @@ fn check(bin: &Path, file: &Path, n: usize, args: &[String]) -> Result<(), Strin
     let Some(sub) = subcommand(args) else {
         return Ok(()); // `mauictl --help` and the like
     };
-    let argv: Vec<String> = if LIVE_ONLY.contains(&sub) {
-        vec![sub.to_string(), "--help".into()]
-    } else {
-        args.iter().cloned().chain(["--help".to_string()]).collect()
-    };
+    if let Some(sp) = mauisched::views::spec::find(sub) {
+        // mauictl's own options out, Maui's flags checked by the table.
+        let mut maui: Vec<&str> = Vec::new();
+        let mut it = args.iter().skip_while(|a| a.as_str() != sub).skip(1);
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "-C" | "--config" | "--socket" | "--snapshot" | "--fs-dir" | "--store" => {
+                    it.next();
+                }
+                "--json" | "--live" | "-h" | "--help" => {}
+                x => maui.push(x),
+            }
+        }
+        return sp
+            .check_args(&maui)
+            .map_err(|e| format!("{}:{n}: `mauictl {}`: {e}", file.display(), args.join(" ")));
+    }
+    let argv: Vec<String> = args.iter().cloned().chain(["--help".to_string()]).collect();
     let out = Command::new(bin).args(&argv).output().unwrap();
     if out.status.success() {
         Ok(())

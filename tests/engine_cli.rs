@@ -72,7 +72,10 @@ fn plan_shows_starts_and_reasons() {
 fn showbf_lists_windows_per_partition() {
     let (code, out, _) = run(&["showbf"]);
     assert_eq!(code, 0);
-    assert!(out.starts_with("backfill window (partition: ALL)"), "{out}");
+    assert!(
+        out.starts_with("backfill window (user: 'ALL' group: 'ALL' partition: ALL)"),
+        "{out}"
+    );
     assert!(out.contains("partition debug:"), "{out}");
     let (_, out, _) = run(&["showbf", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -260,7 +263,7 @@ fn maxgres_holds_jobs_over_a_users_gpu_limit() {
     let cfg = dir.join("maui.cfg");
     std::fs::write(&cfg, "USERCFG[u] MAXGRES[gpu]=3\n").unwrap();
     let cfg = cfg.to_str().unwrap();
-    let (code, out, err) = run_gpu(&["plan", "-c", cfg]);
+    let (code, out, err) = run_gpu(&["plan", "-C", cfg]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("3                           1  Policy MAXGRES[gpu] user u"),
@@ -271,14 +274,14 @@ fn maxgres_holds_jobs_over_a_users_gpu_limit() {
         "{out}"
     );
     assert!(out.contains("  4                g2:1"), "{out}");
-    let (_, out, _) = run_gpu(&["checkjob", "-c", cfg, "3"]);
+    let (_, out, _) = run_gpu(&["checkjob", "-C", cfg, "3"]);
     assert!(
         out.contains(
             "job violates active HARD MAXGRES[gpu] limit of 3 for user u (Req: 2, InUse: 2)"
         ),
         "{out}"
     );
-    let (_, out, _) = run_gpu(&["checkjob", "-c", cfg, "3", "--json"]);
+    let (_, out, _) = run_gpu(&["checkjob", "-C", cfg, "3", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["plan"]["reason"]["limit"], "MAXGRES", "{v}");
     assert_eq!(v["plan"]["reason"]["gres"], "gpu", "{v}");
@@ -286,13 +289,13 @@ fn maxgres_holds_jobs_over_a_users_gpu_limit() {
     let (_, out, _) = run_gpu(&["plan"]);
     assert!(!out.contains("MAXGRES"), "{out}");
     let out = Command::new(env!("CARGO_BIN_EXE_mauictl"))
-        .args(["showconfig", "-c", cfg])
+        .args(["showconfig", "-C", cfg])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("MAXGRES[gpu]=3"), "{text}");
     let out = Command::new(env!("CARGO_BIN_EXE_mauictl"))
-        .args(["check", "-c", cfg])
+        .args(["check", "-C", cfg])
         .output()
         .unwrap();
     assert!(out.status.success());

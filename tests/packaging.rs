@@ -16,12 +16,13 @@ mod output_common;
 use output_common::{ok, text};
 
 /// The commands installed as links to mauictl, named after Maui's.
-const MAUI_COMMANDS: [&str; 16] = [
+const MAUI_COMMANDS: [&str; 19] = [
     "checkjob",
     "checknode",
     "diagnose",
     "releasehold",
     "releaseres",
+    "resetstats",
     "runjob",
     "schedctl",
     "sethold",
@@ -29,9 +30,11 @@ const MAUI_COMMANDS: [&str; 16] = [
     "setspri",
     "showbf",
     "showconfig",
+    "showhold",
     "showq",
     "showres",
     "showstart",
+    "showstate",
     "showstats",
 ];
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -410,7 +413,7 @@ fn rpm_payload_runs_the_links_and_has_the_soname() {
     let example = root.join("usr/share/mauisched/maui.cfg.example");
     let checked = run(
         bin.join("mauictl").to_str().unwrap(),
-        &["check", "-q", "-c", example.to_str().unwrap()],
+        &["check", "-q", "-C", example.to_str().unwrap()],
     );
     // One note: the time zone the times follow; nothing about the file.
     assert!(

@@ -28,7 +28,7 @@
 //!    (on 24.11, where reconfigure restarts slurmctld, nothing starts until it is fixed);
 //! 8. 1,000 queued jobs on 64 nodes: start latencies and iteration times, reported.
 //! 9. Maui's commands live: showq in the plan's order, checkjob on a waiting
-//!    job, schedctl -r, setres/releaseres on two nodes.
+//!    job, schedctl -R, setres/releaseres on two nodes.
 //! 10. without its library slurmctld runs, no job starts and pending jobs say
 //!     why; once the library is in place they start.
 //! 11. a 5,000-job burst on 64 nodes: every job once, no double start;
@@ -1177,7 +1177,7 @@ fn diagnose_fs(c: &Cluster) -> serde_json::Value {
             30,
             Path::new(env!("CARGO_BIN_EXE_mauictl")),
             &[
-                "-c",
+                "-C",
                 c.base.join("maui.cfg").to_str().unwrap(),
                 "diagnose",
                 "-f",
@@ -2141,7 +2141,7 @@ fn listed(v: &serde_json::Value, section: &str) -> Vec<String> {
 
 /// Maui's commands, live against sched/maui inside slurmctld, as the users
 /// and root would run them: `showq` lists the waiting jobs in the plan's
-/// order, `checkjob` explains a waiting job, `schedctl -r` rereads
+/// order, `checkjob` explains a waiting job, `schedctl -R` rereads
 /// maui.cfg, `setres` on two nodes keeps jobs off them until `releaseres`.
 #[test]
 fn s9_maui_commands_against_the_running_scheduler() {
@@ -2171,12 +2171,12 @@ fn s9_maui_commands_against_the_running_scheduler() {
     );
     assert_eq!(c.base, base);
     // The commands as installed: mauictl, run as each user; the users find
-    // the socket through maui.cfg's ADMINSOCKET (`-c`), as sites do.
+    // the socket through maui.cfg's ADMINSOCKET (`-C`), as sites do.
     let mauictl = base.join("mauictl");
     std::fs::copy(env!("CARGO_BIN_EXE_mauictl"), &mauictl).unwrap();
     let cfg = base.join("maui.cfg");
     let cmd = |user: &str, args: &[&str]| -> (bool, String) {
-        let mut all = vec![user, mauictl.to_str().unwrap(), "-c", cfg.to_str().unwrap()];
+        let mut all = vec![user, mauictl.to_str().unwrap(), "-C", cfg.to_str().unwrap()];
         all.extend_from_slice(args);
         let out = c.job(30, "as", &all);
         (
@@ -2329,18 +2329,18 @@ fn s9_maui_commands_against_the_running_scheduler() {
     let (ok_other, refused) = cmd(USER_A, &["checkjob", &b1]);
     assert!(!ok_other && refused.contains("ADMIN3"), "{refused}");
 
-    // schedctl -r rereads maui.cfg: the users' priorities swap, and so
+    // schedctl -R rereads maui.cfg: the users' priorities swap, and so
     // does the order. Only ADMIN1 may.
     std::fs::write(&cfg, cfg_text(10, 1000)).unwrap();
-    let (ok_user, refused) = cmd(USER_A, &["schedctl", "-r"]);
+    let (ok_user, refused) = cmd(USER_A, &["schedctl", "-R"]);
     assert!(!ok_user && refused.contains("ADMIN1"), "{refused}");
-    let (ok_root, said) = cmd("root", &["schedctl", "-r"]);
-    assert!(ok_root, "schedctl -r: {said}");
+    let (ok_root, said) = cmd("root", &["schedctl", "-R"]);
+    assert!(ok_root, "schedctl -R: {said}");
     let swapped = vec![b1.clone(), b2.clone(), a1.clone(), a2.clone()];
-    c.wait_until("the new order after schedctl -r", 30, || {
+    c.wait_until("the new order after schedctl -R", 30, || {
         order(USER_B) == swapped
     });
-    assert_eq!(plan_order(), swapped, "diagnose -p after schedctl -r");
+    assert_eq!(plan_order(), swapped, "diagnose -p after schedctl -R");
     c.wait_log("reconfigured from", 10);
 
     // setres on two nodes (ADMIN2 and up): nothing starts there, although
@@ -2534,7 +2534,7 @@ fn s14_generic_resources_reach_the_library_as_slurm_states_them() {
     let checkjob = |id: &str| -> serde_json::Value {
         let out = c.root(&[
             mauictl,
-            "-c",
+            "-C",
             cfg_path.to_str().unwrap(),
             "checkjob",
             id,

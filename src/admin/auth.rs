@@ -72,8 +72,8 @@ pub fn level_of(cfg: &Config, uid: u32, user: &str, host_uid: u32) -> Level {
 /// reservations, only ADMIN1 controls the scheduler and forces starts).
 pub fn required(cmd: &str) -> Level {
     match cmd {
-        "showq" | "showbf" | "showstart" | "checkjob" | "showres" => Level::User,
-        "checknode" | "diagnose" | "showstats" | "showconfig" => Level::Admin3,
+        "showq" | "showbf" | "showstart" | "checkjob" | "showres" | "showhold" => Level::User,
+        "checknode" | "diagnose" | "showstats" | "showconfig" | "showstate" => Level::Admin3,
         "setres" | "releaseres" | "sethold" | "releasehold" | "setspri" => Level::Admin2,
         _ => Level::Admin1,
     }

@@ -32,7 +32,7 @@ pub use protocol::{ErrorCode, Request, Response};
 pub use server::Server;
 pub use stats::SchedStats;
 
-use crate::commands::{self, CommandError, Context, Output, Viewer};
+use crate::commands::{self, spec, CommandError, Context, Output, Viewer};
 use crate::config::Config;
 use crate::engine::{LastIteration, StopInfo};
 use crate::fairshare::Fairshare;
@@ -139,6 +139,93 @@ fn command_error(e: CommandError) -> Response {
     r
 }
 
+/// The arguments checked against the command's table (refused flags and
+/// unknown ones are named), with Torque's short job ids made whole from
+/// the last iteration's jobs.
+fn spelled(cmd: &str, args: &[String], view: &Published) -> Result<Vec<String>, Box<Response>> {
+    let Some(sp) = spec::find(cmd) else {
+        return Ok(args.to_vec());
+    };
+    let strs: Vec<&str> = args.iter().map(String::as_str).collect();
+    sp.check_args(&strs)
+        .map_err(|e| Box::new(Response::error(ErrorCode::Usage, e)))?;
+    let mut out = args.to_vec();
+    if let Some(last) = view.last.as_deref() {
+        for i in sp.job_operands(&strs) {
+            out[i] = commands::resolve_job_id(last.jobs.iter().map(|j| j.id.as_str()), &args[i])
+                .map_err(|e| {
+                    Box::new(Response::error(ErrorCode::NotFound, format!("{cmd}: {e}")))
+                })?;
+        }
+    }
+    Ok(out)
+}
+
+/// showstats: the scheduler's statistics (`-s`, the default), or per
+/// credential (`-u`, `-g`, `-a`, `-c`, `-q`, each with an optional name).
+fn showstats(view: &Published, args: &[&str], json: bool) -> Response {
+    use crate::model::CredKind;
+    let mut kind = None;
+    let mut name = None;
+    let mut verbose = false;
+    let mut it = args.iter().peekable();
+    while let Some(a) = it.next() {
+        let k = match *a {
+            "-u" => CredKind::User,
+            "-g" => CredKind::Group,
+            "-a" => CredKind::Account,
+            "-c" => CredKind::Class,
+            "-q" => CredKind::Qos,
+            "-v" => {
+                verbose = true;
+                continue;
+            }
+            "-s" | "-S" => continue,
+            x => {
+                return Response::error(
+                    ErrorCode::Usage,
+                    format!(
+                        "showstats: unexpected argument \"{x}\" (`showstats -h` lists the options)"
+                    ),
+                )
+            }
+        };
+        if kind.replace(k).is_some() {
+            return Response::error(
+                ErrorCode::Usage,
+                "showstats: give one of -u, -g, -a, -c and -q",
+            );
+        }
+        name = it.next_if(|n| !n.starts_with('-')).copied();
+    }
+    let zone = &view.cfg.zone;
+    let Some(kind) = kind else {
+        return if json {
+            let mut v = view.stats.json();
+            commands::with_local_times(&mut v, zone);
+            Response::data(v)
+        } else {
+            Response::text(view.stats.render(zone))
+        };
+    };
+    match view
+        .stats
+        .cred_rows(&view.cfg, view.last.as_deref(), kind, name, verbose)
+    {
+        Err(e) => Response::error(ErrorCode::NotFound, format!("showstats: {e}")),
+        Ok(rows) if json => {
+            let mut v = serde_json::json!({
+                "credential": kind.name().to_lowercase(),
+                "started_at": view.stats.started_at,
+                "rows": rows,
+            });
+            commands::with_local_times(&mut v, zone);
+            Response::data(v)
+        }
+        Ok(rows) => Response::text(view.stats.render_creds(kind, &rows, zone)),
+    }
+}
+
 /// Answers one request from `caller`: authorises it, then renders from the
 /// published view or hands a change to the backend.
 pub fn dispatch(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
@@ -186,8 +273,12 @@ fn answer(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
         }
         return r;
     }
-    let args: Vec<&str> = req.args.iter().map(String::as_str).collect();
     let view = backend.published();
+    let args = match spelled(cmd, &req.args, &view) {
+        Ok(a) => a,
+        Err(r) => return *r,
+    };
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     if ops::MUTATIONS.contains(&cmd) {
         let m = match ops::parse(cmd, &args, view.clock, &view.cfg.zone) {
             Ok(m) => m,
@@ -201,19 +292,7 @@ fn answer(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
         };
     }
     if cmd == "showstats" {
-        if let Some(a) = args.iter().find(|a| !matches!(**a, "-s" | "-v")) {
-            return Response::error(
-                ErrorCode::Usage,
-                format!("showstats: \"{a}\" is not supported (usage: showstats [-s])"),
-            );
-        }
-        return if req.json {
-            let mut v = view.stats.json();
-            crate::commands::with_local_times(&mut v, &view.cfg.zone);
-            Response::data(v)
-        } else {
-            Response::text(view.stats.render(&view.cfg.zone))
-        };
+        return showstats(&view, &args, req.json);
     }
     let viewer = Viewer {
         user: caller.user.clone(),

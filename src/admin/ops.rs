@@ -9,7 +9,8 @@ use crate::model::{Secs, Time};
 use crate::reservation::AdminRequest;
 
 /// The commands that change something.
-pub const MUTATIONS: [&str; 7] = [
+pub const MUTATIONS: [&str; 8] = [
+    "resetstats",
     "setres",
     "releaseres",
     "runjob",
@@ -22,12 +23,23 @@ pub const MUTATIONS: [&str; 7] = [
 /// What `schedctl` does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SchedCtl {
-    /// `-r`: reread maui.cfg.
+    /// `-R`: reread maui.cfg.
     Reconfigure,
-    /// `-s`: stop scheduling (plans carry no starts).
-    Stop,
-    /// `-R`: resume scheduling.
+    /// `-s [ITERATION]`: stop scheduling (plans carry no starts) now, or
+    /// once iteration number ITERATION has run.
+    Stop {
+        /// The iteration to stop after; `None`: now.
+        at: Option<u64>,
+    },
+    /// `-S [COUNT]`: run COUNT more iterations, then stop.
+    Step(u64),
+    /// `-r [SECONDS]`: resume scheduling.
     Resume,
+    /// `-k`: Maui shuts down; mauisched, inside the RM's daemon, stops
+    /// scheduling until `-r`.
+    Kill,
+    /// `-n`: the node table, one resource trace line per node.
+    NodeTable,
 }
 
 /// A change an operator asked for.
@@ -56,8 +68,18 @@ pub enum Mutation {
         /// Priority (0 clears).
         priority: i64,
     },
+    /// setspri -r: add to a job's system priority (the sum kept within
+    /// 0 and MAXPRIOVAL).
+    SetSpriRelative {
+        /// Job id.
+        job: String,
+        /// What to add (may be negative).
+        delta: i64,
+    },
     /// schedctl.
     Sched(SchedCtl),
+    /// resetstats: start the statistics afresh.
+    ResetStats,
 }
 
 /// Maui's synopsis of a command that changes something.
@@ -65,11 +87,12 @@ pub fn synopsis(cmd: &str) -> &'static str {
     match cmd {
         "setres" => "setres [-a ACCOUNTS] [-c CHARGEACCOUNT] [-d DURATION] [-e ENDTIME] [-E] [-f FEATURES] [-g GROUPS] [-n NAME] [-o OWNER] [-p PARTITION] [-q CLASSES] [-Q QOS] [-r RESOURCES] [-s STARTTIME] [-u USERS] [-x FLAGS] {ALL | TASKS==N | HOSTEXPR}",
         "releaseres" => "releaseres RESID [RESID...]",
-        "runjob" => "runjob [-n NODE[:TASKS][,NODE[:TASKS]...]] JOBID",
-        "sethold" => "sethold JOBID [JOBID...]",
-        "releasehold" => "releasehold [-a] JOBID [JOBID...]",
-        "setspri" => "setspri PRIORITY JOBID",
-        _ => "schedctl -r | -s | -R",
+        "runjob" => "runjob [-c] [-f] [-x] [-n NODE[:TASKS][,NODE[:TASKS]...]] JOBID",
+        "sethold" => "sethold [-s] JOBID [JOBID...]",
+        "releasehold" => "releasehold [-a|-s] JOBID [JOBID...]",
+        "setspri" => "setspri [-r] PRIORITY JOBID",
+        "resetstats" => "resetstats",
+        _ => "schedctl -r [SECONDS] | -R | -s [ITERATION] | -S [COUNT] | -k | -n",
     }
 }
 
@@ -343,6 +366,10 @@ pub fn parse(cmd: &str, args: &[&str], now: Time, zone: &Zone) -> Result<Mutatio
                         nodes =
                             Some(parse_nodes(v).map_err(|e| usage(cmd, format!("-n {v}: {e}")))?);
                     }
+                    // runjob always starts the job past policies and
+                    // reservations (Maui's -x); -f and -x say so, and -c
+                    // has no earlier failures to clear.
+                    "-c" | "-f" | "-x" => {}
                     s if s.starts_with('-') && s.len() > 1 => {
                         return Err(usage(cmd, format!("unknown option \"{s}\"")))
                     }
@@ -354,31 +381,29 @@ pub fn parse(cmd: &str, args: &[&str], now: Time, zone: &Zone) -> Result<Mutatio
             Ok(Mutation::RunJob { job, nodes })
         }
         "sethold" => {
-            if args.first() == Some(&"-b") {
-                return Err(usage(
-                    cmd,
-                    "-b: batch holds are the scheduler's own; sethold places a system hold",
-                ));
-            }
-            jobs(cmd, args).map(Mutation::SetHold)
+            let rest = match args.first() {
+                Some(&"-s") => &args[1..],
+                _ => args,
+            };
+            jobs(cmd, rest).map(Mutation::SetHold)
         }
         "releasehold" => {
-            let rest =
-                match args.first() {
-                    Some(&"-a") => &args[1..],
-                    Some(&"-b") => return Err(usage(
-                        cmd,
-                        "-b: mauisched places no batch holds; releasehold removes the system hold",
-                    )),
-                    _ => args,
-                };
+            let rest = match args.first() {
+                Some(&"-a") | Some(&"-s") => &args[1..],
+                _ => args,
+            };
             jobs(cmd, rest).map(Mutation::ReleaseHold)
         }
         "setspri" => match args {
-            ["-r", ..] => Err(usage(
-                cmd,
-                "-r: relative system priorities are not supported",
-            )),
+            ["-r", p, job] if !job.starts_with('-') => {
+                let delta: i64 = p
+                    .parse()
+                    .map_err(|_| usage(cmd, format!("\"{p}\" is not a priority")))?;
+                Ok(Mutation::SetSpriRelative {
+                    job: job.to_string(),
+                    delta,
+                })
+            }
             [p, job] if !job.starts_with('-') => {
                 let priority: i64 = p
                     .parse()
@@ -399,18 +424,45 @@ pub fn parse(cmd: &str, args: &[&str], now: Time, zone: &Zone) -> Result<Mutatio
             }
             _ => Err(usage(cmd, "a priority and a job id are needed")),
         },
-        "schedctl" => match args {
-            ["-r"] => Ok(Mutation::Sched(SchedCtl::Reconfigure)),
-            ["-s"] => Ok(Mutation::Sched(SchedCtl::Stop)),
-            ["-R"] => Ok(Mutation::Sched(SchedCtl::Resume)),
-            ["-k", ..] => Err(usage(
-                cmd,
-                "-k: mauisched runs inside the resource manager's daemon; stop it there",
-            )),
-            [o, ..] if matches!(*o, "-n" | "-S") || o.starts_with("-s") => {
-                Err(usage(cmd, format!("{o} is not supported by mauisched")))
-            }
-            _ => Err(usage(cmd, "exactly one of -r, -s or -R is needed")),
+        "schedctl" => {
+            // -v and -V (verbose) change nothing here.
+            let args: Vec<&str> = args
+                .iter()
+                .copied()
+                .filter(|a| !matches!(*a, "-v" | "-V"))
+                .collect();
+            let count = |flag: &str, v: &str| -> Result<u64, String> {
+                v.parse::<u64>()
+                    .map_err(|_| usage(cmd, format!("{flag} {v}: expected a number of iterations")))
+            };
+            let ctl = match args.as_slice() {
+                ["-R"] => SchedCtl::Reconfigure,
+                ["-s"] => SchedCtl::Stop { at: None },
+                ["-s", n] => SchedCtl::Stop {
+                    at: Some(count("-s", n)?),
+                },
+                ["-S"] => SchedCtl::Step(1),
+                ["-S", n] => SchedCtl::Step(count("-S", n)?.max(1)),
+                ["-r"] => SchedCtl::Resume,
+                ["-r", secs] => {
+                    count("-r", secs)
+                        .map_err(|_| usage(cmd, format!("-r {secs}: expected seconds")))?;
+                    SchedCtl::Resume
+                }
+                ["-k"] => SchedCtl::Kill,
+                ["-n"] => SchedCtl::NodeTable,
+                _ => {
+                    return Err(usage(
+                        cmd,
+                        "exactly one of -r [SECONDS], -R, -s [ITERATION], -S [COUNT], -k or -n is needed",
+                    ))
+                }
+            };
+            Ok(Mutation::Sched(ctl))
+        }
+        "resetstats" => match args {
+            [] => Ok(Mutation::ResetStats),
+            [a, ..] => Err(usage(cmd, format!("unexpected argument \"{a}\""))),
         },
         _ => Err(format!("{cmd}: not a command that changes the scheduler")),
     }
@@ -618,15 +670,40 @@ mod tests {
                 priority: 10
             })
         );
-        assert!(parse("setspri", &["-r", "100000", "j"], NOW, &Zone::utc()).is_err());
-        assert!(parse("setspri", &["-5", "j"], NOW, &Zone::utc()).is_err());
         assert_eq!(
-            parse("schedctl", &["-r"], NOW, &Zone::utc()),
+            parse("setspri", &["-r", "-50", "j"], NOW, &Zone::utc()),
+            Ok(Mutation::SetSpriRelative {
+                job: "j".into(),
+                delta: -50
+            })
+        );
+        assert!(parse("setspri", &["-5", "j"], NOW, &Zone::utc()).is_err());
+        // Maui's meanings: -r resumes, -R reconfigures.
+        assert_eq!(
+            parse("schedctl", &["-R"], NOW, &Zone::utc()),
             Ok(Mutation::Sched(SchedCtl::Reconfigure))
         );
-        assert!(parse("schedctl", &["-k"], NOW, &Zone::utc())
-            .unwrap_err()
-            .contains("-k"));
+        assert_eq!(
+            parse("schedctl", &["-r", "30"], NOW, &Zone::utc()),
+            Ok(Mutation::Sched(SchedCtl::Resume))
+        );
+        assert_eq!(
+            parse("schedctl", &["-s", "12"], NOW, &Zone::utc()),
+            Ok(Mutation::Sched(SchedCtl::Stop { at: Some(12) }))
+        );
+        assert_eq!(
+            parse("schedctl", &["-S"], NOW, &Zone::utc()),
+            Ok(Mutation::Sched(SchedCtl::Step(1)))
+        );
+        assert_eq!(
+            parse("schedctl", &["-k"], NOW, &Zone::utc()),
+            Ok(Mutation::Sched(SchedCtl::Kill))
+        );
+        assert_eq!(
+            parse("schedctl", &["-n", "-v"], NOW, &Zone::utc()),
+            Ok(Mutation::Sched(SchedCtl::NodeTable))
+        );
+        assert!(parse("schedctl", &["-s", "soon"], NOW, &Zone::utc()).is_err());
         assert!(parse("schedctl", &["-s", "-R"], NOW, &Zone::utc()).is_err());
         assert!(parse("releaseres", &[], NOW, &Zone::utc()).is_err());
     }

@@ -8,7 +8,7 @@
 use crate::config::Config;
 use crate::engine::{build::walltime, LastIteration, Reason};
 use crate::model::time::{fmt_duration, Zone};
-use crate::model::{Job, JobState, Secs, Time};
+use crate::model::{CredKind, Job, JobState, Secs, Time};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -19,6 +19,42 @@ struct Running {
     start: Time,
     submit: Time,
     wall: Secs,
+    procs: u64,
+    /// Its user, group, account, QOS and class, for the per-credential
+    /// statistics.
+    creds: Vec<(CredKind, String)>,
+}
+
+impl Running {
+    fn of(cfg: &Config, j: &Job, start: Time) -> Running {
+        Running {
+            start,
+            submit: j.submit_time,
+            wall: walltime(cfg, j),
+            procs: j.procs(),
+            creds: CredKind::ALL
+                .iter()
+                .filter_map(|k| j.cred(*k).map(|n| (*k, n.to_string())))
+                .collect(),
+        }
+    }
+}
+
+/// Completed jobs of one credential since the statistics began (Maui's
+/// `showstats -u/-g/-a/-c/-q` columns).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CredStats {
+    /// Jobs completed.
+    pub jobs: u64,
+    /// Processor-hours they asked for (processors × walltime limit).
+    pub ph_request: f64,
+    /// Processor-hours they held (processors × run time).
+    pub ph_dedicated: f64,
+    xf_sum: f64,
+    /// Largest expansion factor.
+    pub xf_max: f64,
+    qtime_sum: f64,
+    wc_sum: f64,
 }
 
 /// Running totals.
@@ -73,6 +109,9 @@ pub struct SchedStats {
     pub job_efficiency: Option<f64>,
     #[serde(skip)]
     running: BTreeMap<String, Running>,
+    /// Completed jobs per credential.
+    #[serde(skip)]
+    creds: BTreeMap<(CredKind, String), CredStats>,
 }
 
 impl SchedStats {
@@ -93,11 +132,10 @@ impl SchedStats {
             rm_jobs.iter().map(|j| (j.id.as_str(), j.state)).collect();
         let mut running = BTreeMap::new();
         for j in last.jobs.iter().filter(|j| j.state.is_active()) {
-            let r = self.running.remove(&j.id).unwrap_or(Running {
-                start: j.start_time.unwrap_or(now),
-                submit: j.submit_time,
-                wall: walltime(cfg, j),
-            });
+            let r = self
+                .running
+                .remove(&j.id)
+                .unwrap_or_else(|| Running::of(cfg, j, j.start_time.unwrap_or(now)));
             running.insert(j.id.clone(), r);
         }
         for (id, r) in std::mem::take(&mut self.running) {
@@ -114,7 +152,18 @@ impl SchedStats {
             let xf = (now - r.submit).max(0) as f64 / wall;
             self.xf_sum += xf.max(1.0);
             self.xf_max = self.xf_max.max(xf.max(1.0));
-            self.wc_sum += ((now - r.start).max(0) as f64 / wall).min(1.0);
+            let wc = ((now - r.start).max(0) as f64 / wall).min(1.0);
+            self.wc_sum += wc;
+            for c in &r.creds {
+                let e = self.creds.entry(c.clone()).or_default();
+                e.jobs += 1;
+                e.ph_request += (r.procs as f64 * wall) / 3600.0;
+                e.ph_dedicated += (r.procs as f64 * (now - r.start).max(0) as f64) / 3600.0;
+                e.xf_sum += xf.max(1.0);
+                e.xf_max = e.xf_max.max(xf.max(1.0));
+                e.qtime_sum += (r.start - r.submit).max(0) as f64;
+                e.wc_sum += wc;
+            }
         }
         let by_id: BTreeMap<&str, &Job> = last.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
         let (mut busy, mut nodes) = (0u64, std::collections::BTreeSet::new());
@@ -135,14 +184,7 @@ impl SchedStats {
             let b = last.plan.job(&j.id).map_or(0, |p| p.bypass_count);
             self.bypass_sum += b as u64;
             self.bypass_max = self.bypass_max.max(b);
-            running.insert(
-                j.id.clone(),
-                Running {
-                    start: now,
-                    submit: j.submit_time,
-                    wall: walltime(cfg, j),
-                },
-            );
+            running.insert(j.id.clone(), Running::of(cfg, j, now));
         }
         self.running = running;
         self.busy_procs = busy;
@@ -325,5 +367,172 @@ impl SchedStats {
             "backlog": self.backlog,
             "avg_backlog": Self::avg(self.backlog_sum, self.iterations),
         })
+    }
+}
+
+/// One row of `showstats -u` and the like.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CredRow {
+    /// The credential's name.
+    pub name: String,
+    /// Active jobs now.
+    pub active_jobs: u64,
+    /// Their processors.
+    pub active_procs: u64,
+    /// Processor-hours they have run so far.
+    pub active_proc_hours: f64,
+    /// Completed since the statistics began.
+    pub completed: CredStats,
+    /// Share of all completed jobs (percent).
+    pub jobs_percent: f64,
+    /// Share of all requested processor-hours (percent).
+    pub ph_request_percent: f64,
+    /// Share of all dedicated processor-hours (percent).
+    pub ph_dedicated_percent: f64,
+    /// FSTARGET, if configured.
+    pub fs_target: Option<f64>,
+    /// Average expansion factor.
+    pub avg_xfactor: f64,
+    /// Average queue time, hours.
+    pub avg_qtime_hours: f64,
+    /// Average wallclock accuracy (percent).
+    pub wc_accuracy: f64,
+}
+
+impl SchedStats {
+    /// The per-credential rows of `kind` (Maui's `showstats -u [NAME]`):
+    /// every credential with active or completed jobs, or with `verbose`
+    /// every one configured too; most dedicated processor-hours first.
+    /// An unknown `name` is an error naming it.
+    pub fn cred_rows(
+        &self,
+        cfg: &Config,
+        last: Option<&LastIteration>,
+        kind: CredKind,
+        name: Option<&str>,
+        verbose: bool,
+    ) -> Result<Vec<CredRow>, String> {
+        let now = last.map_or(self.now, |l| l.plan.now);
+        let mut rows: BTreeMap<String, CredRow> = BTreeMap::new();
+        for j in last
+            .iter()
+            .flat_map(|l| l.jobs.iter())
+            .filter(|j| j.state.is_active())
+        {
+            let Some(n) = j.cred(kind) else { continue };
+            let r = rows.entry(n.to_string()).or_default();
+            r.active_jobs += 1;
+            r.active_procs += j.procs();
+            let ran = j.start_time.map_or(0, |s| (now - s).max(0));
+            r.active_proc_hours += j.procs() as f64 * ran as f64 / 3600.0;
+        }
+        let (mut jobs, mut req, mut ded) = (0u64, 0.0, 0.0);
+        for ((k, n), c) in &self.creds {
+            if *k != kind {
+                continue;
+            }
+            jobs += c.jobs;
+            req += c.ph_request;
+            ded += c.ph_dedicated;
+            rows.entry(n.clone()).or_default().completed = c.clone();
+        }
+        let configured: Vec<&String> = cfg
+            .creds
+            .get(&kind)
+            .map(|m| {
+                m.keys()
+                    .filter(|n| !n.eq_ignore_ascii_case("DEFAULT"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(n) = name {
+            let seen = last.is_some_and(|l| l.jobs.iter().any(|j| j.cred(kind) == Some(n)));
+            if !rows.contains_key(n) && !seen && !configured.iter().any(|c| *c == n) {
+                return Err(format!(
+                    "cannot locate {} '{n}' (no job has it and maui.cfg does not configure it)",
+                    kind.name().to_lowercase()
+                ));
+            }
+            rows.entry(n.to_string()).or_default();
+            rows.retain(|k, _| k == n);
+        } else if verbose {
+            for c in configured {
+                rows.entry(c.clone()).or_default();
+            }
+        }
+        let pct = |a: f64, b: f64| if b > 0.0 { 100.0 * a / b } else { 0.0 };
+        let mut out: Vec<CredRow> = rows
+            .into_iter()
+            .map(|(n, mut r)| {
+                let c = &r.completed;
+                r.jobs_percent = pct(c.jobs as f64, jobs as f64);
+                r.ph_request_percent = pct(c.ph_request, req);
+                r.ph_dedicated_percent = pct(c.ph_dedicated, ded);
+                r.avg_xfactor = Self::avg(c.xf_sum, c.jobs);
+                r.avg_qtime_hours = Self::avg(c.qtime_sum, c.jobs) / 3600.0;
+                r.wc_accuracy = 100.0 * Self::avg(c.wc_sum, c.jobs);
+                r.fs_target = cfg
+                    .cred(kind, &n)
+                    .and_then(|c| c.fs_target)
+                    .map(|t| t.percent);
+                r.name = n;
+                r
+            })
+            .filter(|r| verbose || name.is_some() || r.active_jobs > 0 || r.completed.jobs > 0)
+            .collect();
+        out.sort_by(|a, b| {
+            (b.completed.ph_dedicated + b.active_proc_hours)
+                .total_cmp(&(a.completed.ph_dedicated + a.active_proc_hours))
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        Ok(out)
+    }
+
+    /// `showstats -u` and the like in Maui's layout (`MCShowCStats`).
+    pub fn render_creds(&self, kind: CredKind, rows: &[CredRow], zone: &Zone) -> String {
+        let label = match kind {
+            CredKind::User => "user",
+            CredKind::Group => "group",
+            CredKind::Account => "acct",
+            CredKind::Class => "class",
+            CredKind::Qos => "qos",
+        };
+        let mut o = format!(
+            "statistics initialized {}\n\n",
+            zone.fmt(self.started_at.unwrap_or(self.now))
+        );
+        o.push_str("         |------ Active ------|--------------------------------- Completed -----------------------------------|\n");
+        o.push_str(&format!(
+            "{:<9} {:>4} {:>5} {:>9} {:>4} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6}\n",
+            label, "Jobs", "Procs", "ProcHours", "Jobs", "  %  ", "PHReq", "  %  ", "PHDed",
+            "  %  ", "FSTgt", "AvgXF", "MaxXF", "AvgQH", "Effic", "WCAcc"
+        ));
+        let f2 = |v: f64| format!("{v:.2}");
+        for r in rows {
+            let c = &r.completed;
+            let done = c.jobs > 0;
+            let or_dash = |v: String| if done { v } else { "------".into() };
+            o.push_str(&format!(
+                "{:<9} {:>4} {:>5} {:>9.2} {:>4} {:>6} {:>5} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6}\n",
+                r.name,
+                r.active_jobs,
+                r.active_procs,
+                r.active_proc_hours,
+                c.jobs,
+                or_dash(f2(r.jobs_percent)),
+                or_dash(format!("{:.0}", c.ph_request)),
+                or_dash(f2(r.ph_request_percent)),
+                or_dash(format!("{:.0}", c.ph_dedicated)),
+                or_dash(f2(r.ph_dedicated_percent)),
+                r.fs_target.map_or("-----".to_string(), |t| format!("{t:.1}")),
+                or_dash(f2(r.avg_xfactor)),
+                or_dash(f2(c.xf_max)),
+                or_dash(f2(r.avg_qtime_hours)),
+                "------",
+                or_dash(f2(r.wc_accuracy)),
+            ));
+        }
+        o.push_str("\n\n");
+        o
     }
 }

@@ -9,7 +9,7 @@
 
 use clap::{Parser, Subcommand};
 use mauisched::cfg::{render, Severity, DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL};
-use mauisched::socket::MUTATIONS;
+use mauisched::views::spec;
 use mauisched::{Config, Loaded};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,17 +28,18 @@ mod man;
 #[command(
     name = "mauictl",
     version,
-    about = "Maui-compatible scheduling policy engine: commands",
-    after_help = "Without --snapshot or --fs-dir, showq, showbf, showstart, checkjob, checknode, \
-showres, diagnose, showstats, setres, releaseres, runjob, sethold, releasehold, setspri and \
-schedctl ask the running scheduler through its admin socket: --socket PATH, \
-$MAUISCHED_SOCKET, ADMINSOCKET of -c FILE, or run/mauisched.sock in $MAUISCHED_STATE_DIR \
-(default /var/lib/mauisched). --json gives JSON. Links named after these commands run them \
-directly (ln -s mauictl showq). Exit status: 0 done, 1 refused, 2 usage, 3 no scheduler."
+    about = "Maui-compatible scheduling policy engine: commands"
 )]
 struct Cli {
-    /// maui.cfg to use (default: the embedded default configuration).
-    #[arg(short = 'c', long = "config", global = true, value_name = "FILE")]
+    /// maui.cfg to use (default: the embedded default configuration);
+    /// -c FILE is still read before the command.
+    #[arg(
+        short = 'C',
+        long = "config",
+        short_alias = 'c',
+        global = true,
+        value_name = "FILE"
+    )]
     config: Option<PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,
@@ -56,25 +57,6 @@ enum Cmd {
     /// (of -c FILE or the embedded default; --live or --socket: of the
     /// running scheduler).
     Showconfig {
-        /// Print JSON instead of Maui's layout.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Maui's diagnose: -p job priorities, -f fairshare usage.
-    #[command(group(clap::ArgGroup::new("what").required(true).args(["priority", "fairshare"])))]
-    Diagnose {
-        /// Job priority: weights and each idle job's components (diagnose -p).
-        #[arg(short = 'p')]
-        priority: bool,
-        /// Fairshare: targets and usage per window for every credential (diagnose -f).
-        #[arg(short = 'f')]
-        fairshare: bool,
-        /// JSON snapshot of nodes and jobs (docs/snapshot.md); needed by -p.
-        #[arg(long, value_name = "FILE")]
-        snapshot: Option<PathBuf>,
-        /// Directory of FS.<epoch> fairshare window files (default: no history).
-        #[arg(long = "fs-dir", value_name = "DIR")]
-        fs_dir: Option<PathBuf>,
         /// Print JSON instead of Maui's layout.
         #[arg(long)]
         json: bool,
@@ -102,86 +84,6 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Show idle resources available for immediate use (backfill windows).
-    Showbf {
-        /// RM snapshot (JSON).
-        #[arg(long, value_name = "FILE")]
-        snapshot: PathBuf,
-        /// Only windows lasting at least this long ([[DD:]HH:]MM:SS).
-        #[arg(short = 'd', value_name = "DURATION")]
-        duration: Option<String>,
-        /// Only this partition.
-        #[arg(short = 'p', value_name = "PARTITION")]
-        partition: Option<String>,
-        /// Only windows with at least this many nodes.
-        #[arg(short = 'n', value_name = "NODES")]
-        nodes: Option<usize>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Estimated start of a job.
-    Showstart {
-        /// Job id.
-        job: String,
-        /// RM snapshot (JSON).
-        #[arg(long, value_name = "FILE")]
-        snapshot: PathBuf,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// A job's state, priority, reservation and why it is not running.
-    Checkjob {
-        /// Job id.
-        job: String,
-        /// RM snapshot (JSON).
-        #[arg(long, value_name = "FILE")]
-        snapshot: PathBuf,
-        /// Node by node availability.
-        #[arg(short = 'v')]
-        verbose: bool,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Show reservations (running jobs, admin and standing reservations) of a snapshot.
-    Showres {
-        /// One line per reserved node.
-        #[arg(short = 'n')]
-        nodes: bool,
-        /// Print JSON instead of Maui's layout.
-        #[arg(long)]
-        json: bool,
-        /// RM snapshot (JSON) to show; its "now" is the current time.
-        #[arg(long, value_name = "FILE")]
-        snapshot: PathBuf,
-        /// Administrative reservation store (JSON) to include.
-        #[arg(long, value_name = "FILE")]
-        store: Option<PathBuf>,
-        /// Only this reservation.
-        reservation: Option<String>,
-    },
-    /// Show the queue: active, eligible and blocked jobs (live).
-    Showq(LiveArgs),
-    /// A node's state, resources, reservations and jobs (live).
-    Checknode(LiveArgs),
-    /// Scheduler statistics since the scheduler started (live).
-    Showstats(LiveArgs),
-    /// Create an administrative reservation (live).
-    Setres(LiveArgs),
-    /// Release administrative reservations (live).
-    Releaseres(LiveArgs),
-    /// Start a job now, on given nodes, bypassing policies (live).
-    Runjob(LiveArgs),
-    /// Place a system hold on jobs through the resource manager (live).
-    Sethold(LiveArgs),
-    /// Release the system hold of jobs through the resource manager (live).
-    Releasehold(LiveArgs),
-    /// Set a job's system priority (live).
-    Setspri(LiveArgs),
-    /// Reconfigure (-r), stop (-s) or resume (-R) scheduling (live).
-    Schedctl(LiveArgs),
     /// Write the manual pages (mauictl.1, one per subcommand and per
     /// Maui-named command) into DIR; packaging runs it.
     #[command(hide = true)]
@@ -189,15 +91,6 @@ enum Cmd {
         /// Output directory (created if missing).
         dir: PathBuf,
     },
-}
-
-/// Arguments of a command that only exists live, passed to the scheduler
-/// as Maui spells them.
-#[derive(clap::Args)]
-struct LiveArgs {
-    /// The command's arguments, as Maui's command takes them.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    args: Vec<String>,
 }
 
 /// The workload and cluster of `simulate` and `trace-info`, and how the
@@ -656,168 +549,322 @@ fn load(path: &Option<PathBuf>) -> Result<Loaded, String> {
     Ok(loaded)
 }
 
-/// Commands that read from the running scheduler (when not given an
-/// offline input); with [`MUTATIONS`], those that change something, the
-/// commands installed under Maui's names.
-const READS: [&str; 9] = [
-    "showq",
-    "showbf",
-    "showstart",
-    "checkjob",
-    "checknode",
-    "showres",
-    "diagnose",
-    "showstats",
-    "showconfig",
-];
-
-/// A command for the running scheduler, named as Maui names it.
-fn is_live(cmd: &str) -> bool {
-    READS.contains(&cmd) || MUTATIONS.contains(&cmd)
-}
-
-/// Commands whose own `-c` option is not mauictl's `-c FILE`.
-const OWNS_C: [&str; 2] = ["setres", "runjob"];
-
-/// A command for the running scheduler.
-struct Live {
+/// A Maui command as typed, with mauictl's own options taken out.
+#[derive(Default)]
+struct MauiCall {
     /// What the user typed the command as (`mauictl` or a Maui name).
     prog: String,
     cmd: String,
+    /// The command's arguments, as Maui spells them.
     args: Vec<String>,
     json: bool,
     socket: Option<PathBuf>,
     config: Option<PathBuf>,
+    snapshot: Option<PathBuf>,
+    fs_dir: Option<PathBuf>,
+    store: Option<PathBuf>,
+    help: bool,
 }
 
-/// Decides between the live client and the offline forms. `args` excludes
-/// the program name. `None`: clap handles it (offline forms, other
-/// commands, help).
-fn route(prog: &str, args: &[String]) -> Option<Live> {
-    let mut live = Live {
+impl MauiCall {
+    /// The name messages start with.
+    fn who(&self) -> &str {
+        if self.prog == "mauictl" {
+            "mauictl"
+        } else {
+            &self.prog
+        }
+    }
+
+    /// Offline: some input file is given.
+    fn offline(&self) -> bool {
+        self.snapshot.is_some() || self.fs_dir.is_some() || self.store.is_some()
+    }
+}
+
+/// Takes mauictl's option `a` (and its value from `rest`) into `c`;
+/// false when `a` is not one of mauictl's. Maui's own flags, `-c`
+/// included, are left to the command.
+fn own_option(
+    c: &mut MauiCall,
+    a: &str,
+    rest: &mut dyn Iterator<Item = String>,
+) -> Result<bool, String> {
+    let (name, inline) = match a.split_once('=') {
+        Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+        _ => (a, None),
+    };
+    let mut value = |slot: &mut Option<PathBuf>| -> Result<bool, String> {
+        let v = match inline.clone() {
+            Some(v) => v,
+            None => rest.next().ok_or_else(|| format!("{name} needs a value"))?,
+        };
+        *slot = Some(PathBuf::from(v));
+        Ok(true)
+    };
+    match name {
+        "--json" if inline.is_none() => c.json = true,
+        "-h" | "--help" if inline.is_none() => c.help = true,
+        "--socket" => return value(&mut c.socket),
+        "-C" | "--config" => return value(&mut c.config),
+        "--snapshot" => return value(&mut c.snapshot),
+        "--fs-dir" => return value(&mut c.fs_dir),
+        "--store" => return value(&mut c.store),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Decides what runs a command line. `args` excludes the program name.
+/// `None`: clap (mauictl's own commands, `mauictl showconfig` as the
+/// configuration tool, help). `Some(Err)`: a usage error.
+fn route(prog: &str, args: &[String]) -> Option<Result<MauiCall, String>> {
+    let mut c = MauiCall {
         prog: prog.to_string(),
-        cmd: String::new(),
-        args: Vec::new(),
-        json: false,
-        socket: None,
-        config: None,
+        ..MauiCall::default()
     };
-    let mut it = args.iter().peekable();
-    // mauictl's own options before the command.
-    while let Some(a) = it.peek() {
-        match a.as_str() {
-            "-c" | "--config" | "--socket" => {
-                let flag = it.next()?.clone();
-                let v = PathBuf::from(it.next()?);
-                if flag == "--socket" {
-                    live.socket = Some(v);
-                } else {
-                    live.config = Some(v);
+    let mut it = args.iter().cloned().peekable();
+    // mauictl's options before the command; there `-c FILE` is still
+    // taken as the configuration, as mauictl always read it.
+    while let Some(a) = it.peek().cloned() {
+        if a.starts_with('-') && spec::find(&a).is_none() {
+            it.next();
+            if a == "-c" {
+                match it.next() {
+                    Some(v) => c.config = Some(PathBuf::from(v)),
+                    None => return None,
                 }
+                continue;
             }
-            "--json" => {
-                live.json = true;
-                it.next();
+            match own_option(&mut c, &a, &mut it) {
+                Ok(true) if !c.help => continue,
+                _ => return None,
             }
-            x if x.starts_with("--config=") => {
-                live.config = Some(PathBuf::from(&x["--config=".len()..]));
-                it.next();
-            }
-            x if x.starts_with("--socket=") => {
-                live.socket = Some(PathBuf::from(&x["--socket=".len()..]));
-                it.next();
-            }
-            _ => break,
+        }
+        break;
+    }
+    c.cmd = it.next()?;
+    spec::find(&c.cmd)?;
+    let mut live_asked = false;
+    while let Some(a) = it.next() {
+        if a == "--live" && c.cmd == "showconfig" {
+            live_asked = true;
+            continue;
+        }
+        match own_option(&mut c, &a, &mut it) {
+            Ok(true) => {}
+            Ok(false) => c.args.push(a),
+            Err(e) => return Some(Err(format!("{}: {e}", c.cmd))),
         }
     }
-    live.cmd = it.next()?.clone();
-    if !is_live(&live.cmd) {
-        return None;
-    }
-    let rest: Vec<String> = it.cloned().collect();
-    let offline = |a: &String| {
-        a == "--snapshot"
-            || a.starts_with("--snapshot=")
-            || a == "--fs-dir"
-            || a.starts_with("--fs-dir=")
-            || a == "-h"
-            || a == "--help"
-    };
-    if rest.iter().any(offline) {
-        return None;
-    }
-    let owns_c = OWNS_C.contains(&live.cmd.as_str());
-    let mut r = rest.into_iter();
-    while let Some(a) = r.next() {
-        match a.as_str() {
-            "--json" => live.json = true,
-            "--socket" => live.socket = Some(PathBuf::from(r.next()?)),
-            "--config" => live.config = Some(PathBuf::from(r.next()?)),
-            "-c" if !owns_c => live.config = Some(PathBuf::from(r.next()?)),
-            x if x.starts_with("--socket=") => {
-                live.socket = Some(PathBuf::from(&x["--socket=".len()..]))
-            }
-            x if x.starts_with("--config=") => {
-                live.config = Some(PathBuf::from(&x["--config=".len()..]))
-            }
-            _ => live.args.push(a),
-        }
-    }
-    // `mauictl showconfig` is the configuration tool: it shows FILE (-c)
+    // `mauictl showconfig` is the configuration tool: it shows FILE (-C)
     // or the embedded default. The running scheduler's configuration is
     // what the `showconfig` name, `--live` or `--socket` ask for.
-    if live.cmd == "showconfig" {
-        let asked = live.args.iter().any(|a| a == "--live");
-        live.args.retain(|a| a != "--live");
-        if !(asked || live.prog == "showconfig" || live.socket.is_some()) {
-            return None;
-        }
+    if c.cmd == "showconfig"
+        && !(live_asked || c.prog == "showconfig" || c.socket.is_some() || c.help || c.offline())
+    {
+        return None;
     }
-    Some(live)
+    Some(Ok(c))
 }
 
-/// Runs a command on the running scheduler. Exit status: 0 done, 1 refused
-/// (permission, not found, no room...), 2 usage, 3 no scheduler answering.
-fn live(l: Live) -> ExitCode {
-    use mauisched::socket::{client, protocol};
-    let who = if l.prog == "mauictl" {
-        "mauictl".to_string()
-    } else {
-        l.prog.clone()
-    };
-    let loaded = match &l.config {
-        Some(p) => match Config::load(p) {
-            Ok(loaded) => match usable(&loaded) {
-                Ok(()) => Some(loaded),
-                Err(e) => {
-                    eprintln!("{who}: {e}");
-                    return ExitCode::FAILURE;
-                }
-            },
+/// Loads `-C FILE` for a Maui command; a configuration with errors is
+/// refused (exit 1), an unreadable file is a usage error (exit 2).
+fn maui_config(c: &MauiCall) -> Result<Option<Loaded>, ExitCode> {
+    let Some(p) = &c.config else { return Ok(None) };
+    let who = c.who();
+    match Config::load(p) {
+        Ok(mut loaded) => match usable(&loaded) {
+            Ok(()) => {
+                loaded.use_host_zone();
+                Ok(Some(loaded))
+            }
             Err(e) => {
                 eprintln!("{who}: {e}");
-                return ExitCode::from(2);
+                Err(ExitCode::FAILURE)
             }
         },
+        Err(e) => {
+            eprintln!("{who}: {e}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+/// Runs a Maui command: its help, its offline form, or on the running
+/// scheduler. Exit status: 0 done, 1 refused (permission, not found, not
+/// supported, no room...), 2 usage, 3 no scheduler answering.
+fn run_maui(c: MauiCall) -> ExitCode {
+    let who = c.who().to_string();
+    let Some(sp) = spec::find(&c.cmd) else {
+        return ExitCode::from(2);
+    };
+    if c.help {
+        emit(&sp.help());
+        return ExitCode::SUCCESS;
+    }
+    if let spec::Support::No(why) = sp.support {
+        eprintln!("{who}: {}: not supported by mauisched: {why}", c.cmd);
+        return ExitCode::FAILURE;
+    }
+    let loaded = match maui_config(&c) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    if c.offline() {
+        if !sp.reads {
+            eprintln!(
+                "{who}: {} changes the running scheduler; --snapshot, --fs-dir and --store are for the reading commands",
+                c.cmd
+            );
+            return ExitCode::from(2);
+        }
+        return offline(&c, loaded);
+    }
+    live(&c, loaded.as_ref())
+}
+
+/// The offline form: one iteration over the snapshot in memory, answered
+/// as the running scheduler answers.
+fn offline(c: &MauiCall, loaded: Option<Loaded>) -> ExitCode {
+    use mauisched::service::offline::{Inputs, Offline};
+    let who = c.who();
+    let fail = |e: String| {
+        eprintln!("{who}: {e}");
+        ExitCode::from(2)
+    };
+    let loaded = match loaded {
+        Some(l) => l,
+        None => match load(&None) {
+            Ok(l) => l,
+            Err(e) => return fail(e),
+        },
+    };
+    let cfg = loaded.config;
+    let needs_snapshot = !(c.cmd == "diagnose" && c.args.iter().any(|a| a == "-f"));
+    let snapshot = match &c.snapshot {
+        Some(p) => match read_snapshot(p) {
+            Ok(mut s) => {
+                s.now = Some(snapshot_now(&s));
+                Some(s)
+            }
+            Err(e) => return fail(e),
+        },
+        None if needs_snapshot => {
+            return fail(format!(
+                "{}: the offline form needs --snapshot FILE (docs/snapshot.md)",
+                c.cmd
+            ))
+        }
         None => None,
     };
-    let cfg = loaded
+    let now = snapshot
         .as_ref()
-        .zip(l.config.as_deref())
-        .map(|(c, p)| (&c.config, p));
-    let at = client::locate(l.socket.as_deref(), cfg);
+        .and_then(|s| s.now)
+        .unwrap_or_else(wall_clock);
+    let fairshare = match &c.fs_dir {
+        None => None,
+        Some(dir) if !dir.is_dir() => {
+            return fail(format!(
+                "--fs-dir {}: no such directory (the FS.<epoch> files are in the state directory's fairshare/)",
+                dir.display()
+            ))
+        }
+        Some(dir) => match mauisched::views::offline::Fairshare::load_dir(dir, &cfg, now) {
+            Ok((fs, issues)) => {
+                for i in issues {
+                    eprintln!("{who}: {i}");
+                }
+                Some(fs)
+            }
+            Err(e) => return fail(format!("{}: {e}", dir.display())),
+        },
+    };
+    let admin = match &c.store {
+        None => None,
+        Some(p) if !p.is_file() => return fail(format!("--store {}: no such file", p.display())),
+        Some(p) => match mauisched::views::offline::AdminStore::load(p) {
+            Ok(s) => Some(s),
+            Err(e) => return fail(e.to_string()),
+        },
+    };
+    let inputs = Inputs {
+        snapshot,
+        fairshare,
+        admin,
+    };
+    let o = match Offline::new(cfg, inputs) {
+        Ok(o) => o,
+        Err(e) => {
+            let file = c.snapshot.as_deref().unwrap_or(std::path::Path::new("-"));
+            return fail(format!("{}: {e}", file.display()));
+        }
+    };
+    answer(who, c.json, o.ask(&c.cmd, &c.args, c.json))
+}
+
+/// Prints a response: its text or JSON on stdout, or its error on stderr
+/// (and as JSON with --json), with the exit status its code means.
+fn answer(who: &str, json: bool, r: mauisched::socket::protocol::Response) -> ExitCode {
+    use mauisched::socket::protocol;
+    if r.ok {
+        match (r.output, r.data) {
+            (Some(t), _) => emit(&t),
+            (None, Some(v)) => emit(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&v).unwrap_or_default()
+            )),
+            (None, None) => {}
+        }
+        return ExitCode::SUCCESS;
+    }
+    let e = r.error.unwrap_or(protocol::ErrorBody {
+        code: protocol::ErrorCode::Internal,
+        message: "the scheduler refused without saying why".into(),
+        needs: None,
+    });
+    if json {
+        emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&e).unwrap_or_default()
+        ));
+    }
+    eprintln!("{who}: {}", e.message);
+    match e.code {
+        protocol::ErrorCode::Usage | protocol::ErrorCode::UnknownCommand => ExitCode::from(2),
+        _ => ExitCode::FAILURE,
+    }
+}
+
+/// Runs a command on the running scheduler.
+fn live(c: &MauiCall, loaded: Option<&Loaded>) -> ExitCode {
+    use mauisched::socket::{client, protocol};
+    let who = c.who();
+    let cfg = loaded.zip(c.config.as_deref()).map(|(l, p)| (&l.config, p));
+    let at = client::locate(c.socket.as_deref(), cfg);
     let wait = cfg.map_or(30, |(c, _)| c.params.client_timeout.0.max(1)) as u64 + 5;
     let req = protocol::Request {
         v: protocol::VERSION,
-        cmd: l.cmd.clone(),
-        args: l.args,
-        json: l.json,
+        cmd: c.cmd.clone(),
+        args: c.args.clone(),
+        json: c.json,
     };
     match client::call(&at.path, &req, std::time::Duration::from_secs(wait)) {
+        Err(client::ClientError::Connect(e))
+            if e.kind() == std::io::ErrorKind::PermissionDenied =>
+        {
+            eprintln!(
+                "{who}: permission denied on the scheduler's socket {} (socket from {}): {e}
+{who}: the socket (or a directory above it) does not let you in: ask the administrator, or run as a user it admits",
+                at.path.display(),
+                at.source
+            );
+            ExitCode::FAILURE
+        }
         Err(client::ClientError::Connect(e)) => {
             eprintln!(
                 "{who}: no scheduler is answering at {} (socket from {}): {e}
-{who}: is the scheduler running? --socket PATH, $MAUISCHED_SOCKET or ADMINSOCKET in maui.cfg (-c FILE) name another socket",
+{who}: is the scheduler running? --socket PATH, $MAUISCHED_SOCKET or ADMINSOCKET in maui.cfg (-C FILE) name another socket",
                 at.path.display(),
                 at.source
             );
@@ -827,38 +874,30 @@ fn live(l: Live) -> ExitCode {
             eprintln!("{who}: {} ({}): {e}", at.path.display(), at.source);
             ExitCode::from(3)
         }
-        Ok(r) if r.ok => {
-            match (r.output, r.data) {
-                (Some(t), _) => emit(&t),
-                (None, Some(v)) => emit(&format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&v).unwrap_or_default()
-                )),
-                (None, None) => {}
-            }
-            ExitCode::SUCCESS
-        }
-        Ok(r) => {
-            let e = r.error.unwrap_or(protocol::ErrorBody {
-                code: protocol::ErrorCode::Internal,
-                message: "the scheduler refused without saying why".into(),
-                needs: None,
-            });
-            if l.json {
-                emit(&format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&e).unwrap_or_default()
-                ));
-            }
-            eprintln!("{who}: {}", e.message);
-            match e.code {
-                protocol::ErrorCode::Usage | protocol::ErrorCode::UnknownCommand => {
-                    ExitCode::from(2)
-                }
-                _ => ExitCode::FAILURE,
-            }
-        }
+        Ok(r) => answer(who, c.json, r),
     }
+}
+
+/// The end of `mauictl --help`: Maui's commands, from their table.
+fn overview() -> String {
+    let mut out = String::from(
+        "Maui's commands (mauictl COMMAND, or the link named after it; COMMAND -h lists its flags):\n",
+    );
+    for sp in spec::SPECS {
+        let note = match sp.support {
+            spec::Support::No(_) => " (not supported: see -h)",
+            _ => "",
+        };
+        out.push_str(&format!("  {:<12}{}{note}\n", sp.name, sp.summary));
+    }
+    out.push_str(
+        "\nThey ask the running scheduler through its admin socket: --socket PATH, \
+$MAUISCHED_SOCKET, ADMINSOCKET of -C FILE, or run/mauisched.sock in $MAUISCHED_STATE_DIR \
+(default /var/lib/mauisched). The reading ones also run offline on an RM snapshot \
+(--snapshot FILE, with --fs-dir DIR and --store FILE). --json gives JSON. Exit status: 0 \
+done, 1 refused, 2 usage, 3 no scheduler.",
+    );
+    out
 }
 
 fn main() -> ExitCode {
@@ -869,14 +908,28 @@ fn main() -> ExitCode {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "mauictl".into());
     // Installed as `showq`, `setres`, ...: the name is the command.
-    if is_live(&prog) {
+    if spec::find(&prog).is_some() {
         argv.insert(1, prog.clone());
         argv[0] = "mauictl".into();
     }
-    if let Some(l) = route(&prog, &argv[1..]) {
-        return live(l);
+    match route(&prog, &argv[1..]) {
+        Some(Ok(c)) => return run_maui(c),
+        Some(Err(e)) => {
+            eprintln!("{prog}: {e}");
+            return ExitCode::from(2);
+        }
+        None => {}
     }
-    let cli = Cli::parse_from(&argv);
+    let cli = {
+        use clap::{CommandFactory, FromArgMatches};
+        let matches = Cli::command()
+            .after_help(overview())
+            .get_matches_from(&argv);
+        match Cli::from_arg_matches(&matches) {
+            Ok(c) => c,
+            Err(e) => e.exit(),
+        }
+    };
     let loaded = match load(&cli.config) {
         Ok(l) => l,
         Err(e) => {
@@ -887,8 +940,7 @@ fn main() -> ExitCode {
     match cli.cmd {
         Cmd::Man { dir } => {
             use clap::CommandFactory;
-            let maui_names: Vec<&str> = READS.iter().chain(&MUTATIONS).copied().collect();
-            match man::write(Cli::command(), &dir, &maui_names) {
+            match man::write(Cli::command().after_help(overview()), &dir) {
                 Ok(files) => {
                     emit(&format!(
                         "wrote {} manual pages in {}\n",
@@ -961,66 +1013,6 @@ fn main() -> ExitCode {
                 plan_text(plan, &cfg.zone)
             })
         }),
-        Cmd::Showbf {
-            snapshot,
-            duration,
-            partition,
-            nodes,
-            json,
-        } => {
-            let duration = match duration.as_deref().map(mauisched::time::parse_duration) {
-                None => None,
-                Some(Ok(d)) => d,
-                Some(Err(e)) => {
-                    eprintln!("mauictl: -d: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let opts = render_engine::ShowbfOpts {
-                duration,
-                partition,
-                nodes,
-            };
-            engine_cmd(&loaded, &snapshot, |_, e, _| {
-                let last = e.last().ok_or("no iteration")?;
-                Ok(if json {
-                    format!(
-                        "{}\n",
-                        serde_json::to_string_pretty(&render_engine::showbf_json(last, &opts))
-                            .unwrap_or_default()
-                    )
-                } else {
-                    render_engine::showbf(last, &opts)
-                })
-            })
-        }
-        Cmd::Showstart {
-            job,
-            snapshot,
-            json,
-        } => engine_cmd(&loaded, &snapshot, |cfg, e, _| {
-            let last = e.last().ok_or("no iteration")?;
-            if json {
-                render_engine::showstart_json(cfg, last, &job)
-                    .map(|v| format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()))
-            } else {
-                render_engine::showstart(cfg, last, &job)
-            }
-        }),
-        Cmd::Checkjob {
-            job,
-            snapshot,
-            verbose,
-            json,
-        } => engine_cmd(&loaded, &snapshot, |cfg, e, _| {
-            let last = e.last().ok_or("no iteration")?;
-            if json {
-                render_engine::checkjob_json(cfg, last, &job)
-                    .map(|v| format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()))
-            } else {
-                render_engine::checkjob(cfg, last, &job, verbose)
-            }
-        }),
         Cmd::Params { markdown } => {
             if markdown {
                 emit(&mauisched::cfg::doc::parameters_markdown());
@@ -1033,48 +1025,8 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Cmd::Diagnose {
-            priority,
-            fairshare: _,
-            snapshot,
-            fs_dir,
-            json,
-        } => diagnose(&loaded, priority, snapshot, fs_dir, json),
-        Cmd::Showres {
-            nodes,
-            json,
-            snapshot,
-            store,
-            reservation,
-        } => print_or_fail(showres(
-            &loaded,
-            nodes,
-            json,
-            &snapshot,
-            store.as_deref(),
-            reservation.as_deref(),
-        )),
-        Cmd::Showq(_)
-        | Cmd::Checknode(_)
-        | Cmd::Showstats(_)
-        | Cmd::Setres(_)
-        | Cmd::Releaseres(_)
-        | Cmd::Runjob(_)
-        | Cmd::Sethold(_)
-        | Cmd::Releasehold(_)
-        | Cmd::Setspri(_)
-        | Cmd::Schedctl(_) => {
-            // Reached only with an offline option (route() sends the rest
-            // to the scheduler).
-            eprintln!("mauictl: this command asks the running scheduler; it has no offline form (--snapshot, --fs-dir)");
-            ExitCode::from(2)
-        }
     }
 }
-
-/// `mauictl diagnose -p|-f`: exit 1 on a configuration with errors, 2 when
-/// an input cannot be read.
-use mauisched::views::render as render_engine;
 
 /// Reads a snapshot file; errors name the file.
 fn read_snapshot(path: &std::path::Path) -> Result<mauisched::Snapshot, String> {
@@ -1164,110 +1116,4 @@ fn plan_text(plan: &mauisched::Plan, zone: &mauisched::time::Zone) -> String {
         ));
     }
     out
-}
-
-fn diagnose(
-    loaded: &Loaded,
-    priority: bool,
-    snapshot: Option<PathBuf>,
-    fs_dir: Option<PathBuf>,
-    json: bool,
-) -> ExitCode {
-    use mauisched::views::offline::{self, Fairshare};
-    use mauisched::Snapshot;
-    if let Err(e) = usable(loaded) {
-        eprintln!("mauictl: {e}");
-        return ExitCode::FAILURE;
-    }
-    let cfg = &loaded.config;
-    let fs = match &fs_dir {
-        None => Fairshare::new(),
-        Some(dir) => match Fairshare::load_dir(dir, cfg, wall_clock()) {
-            Ok((fs, issues)) => {
-                for i in issues {
-                    eprintln!("mauictl: {i}");
-                }
-                fs
-            }
-            Err(e) => {
-                eprintln!("mauictl: {}: {e}", dir.display());
-                return ExitCode::from(2);
-            }
-        },
-    };
-    let text = if priority {
-        let Some(path) = snapshot else {
-            eprintln!("mauictl: diagnose -p needs --snapshot FILE");
-            return ExitCode::from(2);
-        };
-        let snap = match std::fs::read_to_string(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| Snapshot::from_json(&t).map_err(|e| e.to_string()))
-        {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("mauictl: {}: {e}", path.display());
-                return ExitCode::from(2);
-            }
-        };
-        // A snapshot without "now" is taken as describing the present.
-        let now = snapshot_now(&snap);
-        let rows = offline::diagnose_p_rows(cfg, &snap, &fs, now);
-        if json {
-            let v = offline::diagnose_p_json(cfg, &rows);
-            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
-        } else {
-            offline::render_diagnose_p(cfg, &rows)
-        }
-    } else if json {
-        let r = offline::diagnose_f_report(cfg, &fs);
-        format!("{}\n", serde_json::to_string_pretty(&r).unwrap_or_default())
-    } else {
-        offline::render_diagnose_f(cfg, &fs)
-    };
-    emit(&text);
-    ExitCode::SUCCESS
-}
-
-/// Builds the snapshot's reservations and renders them.
-fn showres(
-    loaded: &Loaded,
-    per_node: bool,
-    json: bool,
-    snapshot: &std::path::Path,
-    store: Option<&std::path::Path>,
-    id: Option<&str>,
-) -> Result<String, String> {
-    use mauisched::views::offline::{view, AdminStore, RmOrder};
-    use mauisched::views::showres;
-    if !loaded.is_ok() {
-        return Err(format!(
-            "{} has errors; run `mauictl check`",
-            loaded.config.source
-        ));
-    }
-    let text =
-        std::fs::read_to_string(snapshot).map_err(|e| format!("{}: {e}", snapshot.display()))?;
-    let snap = mauisched::Snapshot::from_json(&text)
-        .map_err(|e| format!("{}: {e}", snapshot.display()))?;
-    let admin = match store {
-        Some(p) => Some(AdminStore::load(p).map_err(|e| e.to_string())?),
-        None => None,
-    };
-    let v = view::build(&loaded.config, &snap, admin.as_ref(), &RmOrder)
-        .map_err(|e| format!("{}: {e}", snapshot.display()))?;
-    if let Some(i) = id {
-        if !v.reservations.iter().any(|r| r.id == i) {
-            return Err(format!("no reservation \"{i}\""));
-        }
-    }
-    Ok(if json {
-        let mut j = showres::showres_json(&v.reservations, &v.cluster, v.now, id);
-        mauisched::views::with_local_times(&mut j, &loaded.config.zone);
-        format!("{}\n", serde_json::to_string_pretty(&j).unwrap_or_default())
-    } else if per_node {
-        showres::showres_nodes(&v.reservations, &v.cluster, v.now, &loaded.config.zone, id)
-    } else {
-        showres::showres(&v.reservations, &v.cluster, v.now, &loaded.config.zone, id)
-    })
 }

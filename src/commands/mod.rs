@@ -19,8 +19,10 @@
 //! jobs with checkjob and no reservation ACLs; the admin socket decides the
 //! rest (which commands a level may run).
 
+pub mod creds;
 pub mod render;
 pub mod showres;
+pub mod spec;
 
 /// What `mauictl` draws from files without a running engine: `diagnose -p`
 /// and `-f` over a snapshot and the fairshare files, `showres` over a
@@ -60,8 +62,10 @@ pub enum CommandError {
 }
 
 /// The commands [`execute`] knows.
-pub const COMMANDS: [&str; 8] = [
+pub const COMMANDS: [&str; 10] = [
     "showq",
+    "showhold",
+    "showstate",
     "checkjob",
     "showstart",
     "showbf",
@@ -144,6 +148,8 @@ pub fn synopsis(cmd: &str) -> &'static str {
         "showres" => "showres [-n] [RESID]",
         "checknode" => "checknode NODE",
         "showconfig" => "showconfig",
+        "showhold" => "showhold",
+        "showstate" => "showstate",
         _ => "diagnose -p | -f | -r [RESID] | -j [JOBID] | -n [NODE] | -q",
     }
 }
@@ -200,7 +206,10 @@ fn showq_opts(args: &[&str]) -> Result<ShowqOpts, CommandError> {
             "-r" => set_mode(&mut o, ShowqMode::Running)?,
             "-i" => set_mode(&mut o, ShowqMode::Idle)?,
             "-b" => set_mode(&mut o, ShowqMode::Blocked)?,
-            "-p" => o.partition = Some(value()?.to_string()),
+            // Maui's -v adds a start priority column to -r; mauisched
+            // keeps no start priority of a running job.
+            "-v" => {}
+            "-p" => o.partition = Some(value()?.to_string()).filter(|p| p != "ALL"),
             "-u" => o.filter = Some((CredKind::User, value()?.to_string())),
             "-w" => {
                 let v = value()?;
@@ -245,7 +254,59 @@ fn showbf_opts(args: &[&str]) -> Result<ShowbfOpts, CommandError> {
                 opts.duration = crate::model::time::parse_duration(v)
                     .map_err(|e| usage(cmd, format!("-d {v}: {e}")))?;
             }
-            "-p" => opts.partition = Some(value()?.to_string()),
+            "-p" => opts.partition = Some(value()?.to_string()).filter(|p| p != "ALL"),
+            "-u" | "-g" | "-a" | "-c" | "-q" => {
+                let kind = match *a {
+                    "-u" => CredKind::User,
+                    "-g" => CredKind::Group,
+                    "-a" => CredKind::Account,
+                    "-c" => CredKind::Class,
+                    _ => CredKind::Qos,
+                };
+                let v = value()?.to_string();
+                opts.creds.retain(|(k, _)| *k != kind);
+                if v != "ALL" {
+                    opts.creds.push((kind, v));
+                }
+            }
+            // -A: every user, group and account (the default here); -v
+            // changes nothing in the windows.
+            "-A" => opts.creds.clear(),
+            "-v" => {}
+            "-f" => {
+                let v = value()?;
+                opts.features = v
+                    .split([':', ','])
+                    .filter(|f| !f.is_empty())
+                    .map(str::to_string)
+                    .collect();
+            }
+            "-m" => {
+                let v = value()?;
+                let (cmp, mb) = match v.find(|c: char| c.is_ascii_digit()) {
+                    Some(i) => (&v[..i], &v[i..]),
+                    None => (v, ""),
+                };
+                let cmp = match cmp {
+                    "" | ">=" => crate::model::Cmp::Ge,
+                    "==" | "=" => crate::model::Cmp::Eq,
+                    ">" => crate::model::Cmp::Gt,
+                    "<=" => crate::model::Cmp::Le,
+                    "<" => crate::model::Cmp::Lt,
+                    _ => return Err(usage(cmd, format!("-m {v}: expected [==|>=|>|<=|<]MB"))),
+                };
+                let mb: u64 = mb
+                    .parse()
+                    .map_err(|_| usage(cmd, format!("-m {v}: expected [==|>=|>|<=|<]MB")))?;
+                opts.memory = Some((cmp, mb));
+            }
+            "-r" => {
+                let v = value()?;
+                opts.procs = Some(
+                    v.parse()
+                        .map_err(|_| usage(cmd, format!("-r {v}: not a processor count")))?,
+                );
+            }
             "-n" => {
                 let v = value()?;
                 opts.nodes = Some(
@@ -257,6 +318,66 @@ fn showbf_opts(args: &[&str]) -> Result<ShowbfOpts, CommandError> {
         }
     }
     Ok(opts)
+}
+
+/// Refuses `-p NAME` when no node is in partition NAME and no job asks
+/// for it (Maui's `ALL` means every partition).
+fn known_partition(
+    cmd: &str,
+    last: &LastIteration,
+    name: Option<&str>,
+) -> Result<(), CommandError> {
+    let Some(p) = name.filter(|p| *p != "ALL") else {
+        return Ok(());
+    };
+    let mut names: Vec<&str> = last
+        .view
+        .cluster
+        .nodes
+        .iter()
+        .filter_map(|n| n.partition.as_deref())
+        .chain(last.jobs.iter().filter_map(|j| j.partition.as_deref()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    if names.contains(&p) {
+        return Ok(());
+    }
+    Err(CommandError::NotFound(format!(
+        "{cmd} -p {p}: no partition \"{p}\" ({})",
+        if names.is_empty() {
+            "no node is in a partition: leave -p out".to_string()
+        } else {
+            format!("partitions: ALL, {}", names.join(", "))
+        }
+    )))
+}
+
+/// A job id as the user typed it, made the RM's: Torque's `5104` is
+/// `5104.head` when exactly one job's id has `5104` before its first dot,
+/// as Maui matches it. Several such jobs are refused by name; an id that
+/// matches nothing is left for the command to report.
+pub fn resolve_job_id<'a>(
+    ids: impl Iterator<Item = &'a str>,
+    typed: &str,
+) -> Result<String, String> {
+    let mut found: Vec<&str> = Vec::new();
+    for id in ids {
+        if id == typed {
+            return Ok(typed.to_string());
+        }
+        if !typed.contains('.') && id.split('.').next() == Some(typed) {
+            found.push(id);
+        }
+    }
+    match found.as_slice() {
+        [one] => Ok(one.to_string()),
+        [] => Ok(typed.to_string()),
+        many => Err(format!(
+            "job id \"{typed}\" is ambiguous: it names {}; give the full id",
+            many.join(", ")
+        )),
+    }
 }
 
 /// Renders `command` with `args` (Maui's syntax) as text or JSON. Times
@@ -360,6 +481,7 @@ fn execute_raw(
         "showq" => {
             let o = showq_opts(args)?;
             let last = last()?;
+            known_partition(command, last, o.partition.as_deref())?;
             Ok(if json {
                 Output::Json(render::showq_json(cfg, last, &o, ctx.stopped))
             } else {
@@ -367,6 +489,29 @@ fn execute_raw(
             })
         }
         "checkjob" | "showstart" => {
+            // checkjob's -n NODE and -r RESID[,RESID]: taken out first.
+            let mut node = None;
+            let mut res: Vec<String> = Vec::new();
+            let mut rest: Vec<&str> = Vec::new();
+            let mut it = args.iter();
+            while let Some(a) = it.next() {
+                match *a {
+                    "-n" | "-r" if command == "checkjob" => {
+                        let v = it
+                            .next()
+                            .ok_or_else(|| usage(command, format!("{a} needs a value")))?;
+                        if *a == "-n" {
+                            node = Some(*v);
+                        } else {
+                            res.extend(v.split(',').filter(|r| !r.is_empty()).map(String::from));
+                        }
+                    }
+                    // -A: attribute-value pairs; --json gives them.
+                    "-A" if command == "checkjob" => {}
+                    x => rest.push(x),
+                }
+            }
+            let args = &rest[..];
             let allowed: &[&str] = if command == "checkjob" { &["-v"] } else { &[] };
             let (flags, id) = one_id(command, args, allowed)?;
             let id = id.ok_or_else(|| usage(command, "a job id is needed"))?;
@@ -382,16 +527,36 @@ fn execute_raw(
                         }
                     }
                 }
+                if let Some(n) = node {
+                    if last.view.cluster.index(n).is_none() {
+                        return Err(CommandError::NotFound(format!(
+                            "checkjob -n {n}: no node \"{n}\""
+                        )));
+                    }
+                }
+                let job = last.jobs.iter().find(|j| j.id == id);
                 if json {
-                    return Ok(Output::Json(found_json(render::checkjob_json(
-                        cfg, last, id,
-                    ))?));
+                    let mut v = found_json(render::checkjob_json(cfg, last, id))?;
+                    if let (Some(job), false) = (job, res.is_empty()) {
+                        let (_, access) = render::reservation_access(cfg, last, job, &res);
+                        v["reservation_access"] = access
+                            .into_iter()
+                            .map(|(r, g)| serde_json::json!({"reservation": r, "granted": g}))
+                            .collect();
+                    }
+                    return Ok(Output::Json(v));
                 }
                 let mut text = found(render::checkjob(cfg, last, id, flags.contains(&"-v")))?;
+                if let Some(job) = job {
+                    if let Some(n) = node {
+                        text.push_str(&render::node_availability(cfg, last, job, Some(n)));
+                    }
+                    text.push_str(&render::reservation_access(cfg, last, job, &res).0);
+                }
                 if let Some(s) = ctx.stopped {
                     if last.jobs.iter().any(|j| j.id == id && !j.state.is_active()) {
                         text.push_str(&format!(
-                            "NOTE:  scheduling is stopped (schedctl -s by {}): the job is not started until schedctl -R\n",
+                            "NOTE:  scheduling is stopped (schedctl -s by {}): the job is not started until schedctl -r\n",
                             s.by
                         ));
                     }
@@ -408,15 +573,39 @@ fn execute_raw(
         "showbf" => {
             let opts = showbf_opts(args)?;
             let last = last()?;
+            known_partition(command, last, opts.partition.as_deref())?;
             Ok(out(
                 render::showbf(last, &opts),
                 render::showbf_json(last, &opts),
             ))
         }
         "showres" => {
-            let (flags, id) = one_id(command, args, &["-n"])?;
+            // -p PARTITION: taken out first.
+            let mut part = None;
+            let mut rest: Vec<&str> = Vec::new();
+            let mut it = args.iter();
+            while let Some(a) = it.next() {
+                if *a == "-p" {
+                    part = Some(
+                        *it.next()
+                            .ok_or_else(|| usage(command, "-p needs a value"))?,
+                    );
+                } else {
+                    rest.push(a);
+                }
+            }
+            let (flags, id) = one_id(command, &rest, &["-n", "-g", "-r"])?;
             let last = last()?;
-            let table = showres::table(last);
+            known_partition(command, last, part)?;
+            let mut table = showres::table(last);
+            if let Some(p) = part.filter(|p| *p != "ALL") {
+                let c = &last.view.cluster;
+                table.retain(|r| {
+                    r.claims
+                        .iter()
+                        .any(|k| c.nodes[k.node as usize].partition.as_deref() == Some(p))
+                });
+            }
             if let Some(i) = id {
                 if !table.iter().any(|r| r.id == i) {
                     return Err(CommandError::NotFound(format!("no reservation \"{i}\"")));
@@ -444,7 +633,7 @@ fn execute_raw(
             }))
         }
         "checknode" => {
-            let (_, node) = one_id(command, args, &["-v"])?;
+            let (flags, node) = one_id(command, args, &["-v", "-A"])?;
             let node = node.ok_or_else(|| usage(command, "a node name is needed"))?;
             let last = last()?;
             if json {
@@ -452,8 +641,24 @@ fn execute_raw(
                     last, node,
                 ))?))
             } else {
-                Ok(Output::Text(found(render::checknode(last, node))?))
+                Ok(Output::Text(found(render::checknode(
+                    last,
+                    node,
+                    flags.contains(&"-v"),
+                ))?))
             }
+        }
+        "showhold" | "showstate" => {
+            if let Some(a) = args.first() {
+                return Err(usage(command, format!("unexpected argument \"{a}\"")));
+            }
+            let last = last()?;
+            Ok(match (command, json) {
+                ("showhold", false) => Output::Text(creds::showhold(last)),
+                ("showhold", true) => Output::Json(creds::showhold_json(last)),
+                (_, false) => Output::Text(creds::showstate(cfg, last)),
+                (_, true) => Output::Json(creds::showstate_json(last)),
+            })
         }
         "showconfig" => {
             if let Some(a) = args.iter().find(|a| **a != "-v") {
@@ -471,15 +676,57 @@ fn execute_raw(
 fn diagnose(ctx: &Context, args: &[&str], json: bool) -> Result<Output, CommandError> {
     let cmd = "diagnose";
     let cfg = ctx.cfg;
-    let (mode, rest) = match args.split_first() {
-        Some((m, rest)) => (*m, rest),
-        None => return Err(usage(cmd, "one of -p, -f, -r, -j, -n or -q is needed")),
+    // One mode flag, -v anywhere, and at most one operand (the id).
+    let mut mode = None;
+    let mut verbose = false;
+    let mut id = None;
+    for a in args {
+        match *a {
+            "-v" => verbose = true,
+            m if m.starts_with('-') && m.len() > 1 => {
+                if let Some(first) = mode.replace(m) {
+                    return Err(usage(cmd, format!("give one of {first} and {m}")));
+                }
+            }
+            x if id.is_none() => id = Some(x),
+            x => return Err(usage(cmd, format!("unexpected argument \"{x}\""))),
+        }
+    }
+    let Some(mode) = mode else {
+        return Err(usage(
+            cmd,
+            "one of -a, -c, -f, -g, -j, -n, -p, -q, -Q, -r, -t or -u is needed",
+        ));
     };
-    let id = match rest {
-        [] => None,
-        [x] if !x.starts_with('-') && matches!(mode, "-r" | "-j" | "-n") => Some(*x),
-        [x, ..] => return Err(usage(cmd, format!("unexpected argument \"{x}\""))),
+    if id.is_some() && matches!(mode, "-p" | "-f" | "-q") {
+        return Err(usage(
+            cmd,
+            format!(
+                "{mode} takes no id (unexpected \"{}\")",
+                id.unwrap_or_default()
+            ),
+        ));
+    }
+    let cred = match mode {
+        "-u" => Some(CredKind::User),
+        "-g" => Some(CredKind::Group),
+        "-a" => Some(CredKind::Account),
+        "-c" => Some(CredKind::Class),
+        _ => None,
     };
+    if let Some(kind) = cred {
+        return Ok(if json {
+            Output::Json(
+                creds::diagnose_cred_json(cfg, ctx.last, kind, id)
+                    .map_err(CommandError::NotFound)?,
+            )
+        } else {
+            Output::Text(
+                creds::diagnose_cred(cfg, ctx.last, kind, id, verbose)
+                    .map_err(CommandError::NotFound)?,
+            )
+        });
+    }
     let last = || {
         ctx.last
             .ok_or_else(|| CommandError::NoIteration(cmd.to_string()))
@@ -559,6 +806,27 @@ fn diagnose(ctx: &Context, args: &[&str], json: bool) -> Result<Output, CommandE
                 Output::Text(render::diagnose_q(last))
             }
         }
+        "-Q" => {
+            if json {
+                Output::Json(
+                    creds::diagnose_cred_json(cfg, ctx.last, CredKind::Qos, id)
+                        .map_err(CommandError::NotFound)?,
+                )
+            } else {
+                Output::Text(
+                    creds::diagnose_qos(cfg, ctx.last, id).map_err(CommandError::NotFound)?,
+                )
+            }
+        }
+        "-t" => {
+            let last = last()?;
+            known_partition(cmd, last, id)?;
+            if json {
+                Output::Json(creds::diagnose_t_json(last))
+            } else {
+                Output::Text(creds::diagnose_t(last))
+            }
+        }
         m => return Err(usage(cmd, format!("unknown option \"{m}\""))),
     })
 }
@@ -613,7 +881,7 @@ mod tests {
         let mut e = Engine::new(cfg);
         e.iterate(&s, 0);
         let last = e.last().unwrap();
-        let out = render::checknode(last, "g1").unwrap();
+        let out = render::checknode(last, "g1", false).unwrap();
         assert!(
             out.contains(
                 "Configured Resources: PROCS: 8  MEM: 0M  SWAP: 0M  DISK: 0M  gpu: 4  tape: 2"
@@ -788,7 +1056,10 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
     fn nodes_jobs_and_reservations_for_admins() {
         let e = engine();
         let n1 = run(&e, "checknode", &["n1"]).unwrap();
-        assert!(n1.starts_with("node n1\n\nState:      Busy\n"), "{n1}");
+        assert!(
+            n1.starts_with("checking node n1\n\nState:      Busy\n"),
+            "{n1}"
+        );
         assert!(
             n1.contains("Configured Resources: PROCS: 1  MEM: 1000M"),
             "{n1}"
@@ -937,7 +1208,7 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
             "{q}"
         );
         assert!(
-            q.ends_with("NOTE:  scheduling is stopped (schedctl -s by boss at Thu Jan  1 00:00:00): no job is started until schedctl -R\n"),
+            q.ends_with("NOTE:  scheduling is stopped (schedctl -s by boss at Thu Jan  1 00:00:00): no job is started until schedctl -r\n"),
             "{q}"
         );
         // n2 stays free: what C would have taken is not shown as taken.

@@ -42,7 +42,7 @@ pub fn reason_text(r: &Reason, zone: &Zone) -> String {
             zone.fmt(r.from)
         ),
         Reason::Stopped { by } => {
-            format!("scheduling is stopped (schedctl -s by {by}); schedctl -R resumes it")
+            format!("scheduling is stopped (schedctl -s by {by}); schedctl -r resumes it")
         }
     }
 }
@@ -64,6 +64,43 @@ pub struct ShowbfOpts {
     pub partition: Option<String>,
     /// `-n`: only windows with at least this many nodes.
     pub nodes: Option<usize>,
+    /// `-u`, `-g`, `-a`, `-c`, `-q`: on behalf of these credentials (the
+    /// reservations that admit them stay open in the windows); the others
+    /// are any.
+    pub creds: Vec<(crate::model::CredKind, String)>,
+    /// `-f`: only nodes with all these features.
+    pub features: Vec<String>,
+    /// `-m`: only nodes whose memory compares so (MB).
+    pub memory: Option<(crate::model::Cmp, u64)>,
+    /// `-r`: only windows with at least this many processors.
+    pub procs: Option<u64>,
+}
+
+impl ShowbfOpts {
+    /// The pseudo-job the windows are asked for: the backfill window job
+    /// with the credentials given.
+    fn asker(&self, last: &LastIteration) -> Job {
+        let mut j = last.window_job.clone();
+        for (k, v) in &self.creds {
+            use crate::model::CredKind as K;
+            match k {
+                K::User => j.user = v.clone(),
+                K::Group => j.group = v.clone(),
+                K::Account => j.account = Some(v.clone()),
+                K::Class => j.class = Some(v.clone()),
+                K::Qos => j.qos = Some(v.clone()),
+            }
+        }
+        j
+    }
+
+    /// The name `kind` is asked as, for the header.
+    fn who(&self, kind: crate::model::CredKind) -> &str {
+        self.creds
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or("ALL", |(_, v)| v.as_str())
+    }
 }
 
 /// One partition's windows.
@@ -73,19 +110,24 @@ fn partition_windows(
     opts: &ShowbfOpts,
 ) -> Vec<crate::backfill::Window> {
     let mut c = (*last.view.cluster).clone();
-    if let Some(p) = partition {
-        for n in &mut c.nodes {
-            if n.partition.as_deref() != Some(p) {
-                n.usable = false;
-            }
+    for n in &mut c.nodes {
+        let out_of_partition = partition.is_some_and(|p| n.partition.as_deref() != Some(p));
+        let lacks_feature = opts.features.iter().any(|f| !n.features.contains(f));
+        let memory_short = opts
+            .memory
+            .is_some_and(|(cmp, mb)| !cmp.holds(n.configured.mem, mb));
+        if out_of_partition || lacks_feature || memory_short {
+            n.usable = false;
         }
     }
-    let adm = crate::reservation::acl::JobAdmission::new(&last.view.table, &last.window_job);
+    let asker = opts.asker(last);
+    let adm = crate::reservation::acl::JobAdmission::new(&last.view.table, &asker);
     crate::backfill::windows(&c, &last.view.profile, last.plan.now, &adm)
         .into_iter()
         .filter(|w| {
             opts.duration.is_none_or(|d| w.duration >= d)
                 && opts.nodes.is_none_or(|n| w.nodes.len() >= n)
+                && opts.procs.is_none_or(|p| w.procs >= p)
         })
         .collect()
 }
@@ -109,7 +151,9 @@ pub fn showbf(last: &LastIteration, opts: &ShowbfOpts) -> String {
         parts = vec![Some(p.clone())];
     }
     let mut out = format!(
-        "backfill window (partition: {}) {}\n",
+        "backfill window (user: '{}' group: '{}' partition: {}) {}\n",
+        opts.who(crate::model::CredKind::User),
+        opts.who(crate::model::CredKind::Group),
         opts.partition.as_deref().unwrap_or("ALL"),
         zone.fmt(now)
     );
@@ -306,9 +350,55 @@ pub fn what_if_starts(
 }
 
 /// showstart JOBID.
+/// Maui's `showstart PROCS@DURATION`: a job of PROCS one-processor tasks
+/// for DURATION (seconds or `[[DD:]HH:]MM:SS`), asked by the backfill
+/// window's credentials, that does not exist.
+fn hypothetical(last: &LastIteration, spec: &str) -> Result<Job, String> {
+    let (n, d) = spec.split_once('@').unwrap_or((spec, ""));
+    let tasks: u32 = n.parse().ok().filter(|t| *t > 0).ok_or_else(|| {
+        format!("showstart {spec}: expected PROCS@DURATION, PROCS a positive count")
+    })?;
+    let wall = match crate::model::time::parse_duration(d) {
+        Ok(Some(w)) if w > 0 => w,
+        _ => {
+            return Err(format!(
+                "showstart {spec}: expected PROCS@DURATION, DURATION in seconds or [[DD:]HH:]MM:SS"
+            ))
+        }
+    };
+    let mut job = last.window_job.clone();
+    job.id = spec.to_string();
+    job.tasks = tasks;
+    job.task = crate::model::Resources::procs(1);
+    job.walltime = Some(wall);
+    job.submit_time = last.plan.now;
+    job.state = JobState::Idle;
+    Ok(job)
+}
+
+/// The job showstart asks about, and its start and walltime.
+#[allow(clippy::type_complexity)]
+fn showstart_subject(
+    cfg: &Config,
+    last: &LastIteration,
+    id: &str,
+) -> Result<(Job, Option<(Time, Secs)>), String> {
+    if id.contains('@') {
+        let job = hypothetical(last, id)?;
+        let wall = crate::engine::build::walltime(cfg, &job);
+        let est = what_if(cfg, last, &job).map(|t| (t, wall));
+        return Ok((job, est));
+    }
+    let job = find(last, id)?.clone();
+    let est = estimate(cfg, last, id)?;
+    Ok((job, est))
+}
+
+/// showstart JOBID or PROCS@DURATION.
 pub fn showstart(cfg: &Config, last: &LastIteration, id: &str) -> Result<String, String> {
     let zone = &last.zone;
-    let job = find(last, id)?;
+    let (job, est) = showstart_subject(cfg, last, id)?;
+    let job = &job;
     let now = last.plan.now;
     let wall = crate::engine::build::walltime(cfg, job);
     let mut out = format!(
@@ -317,7 +407,7 @@ pub fn showstart(cfg: &Config, last: &LastIteration, id: &str) -> Result<String,
         if job.procs() == 1 { "" } else { "s" },
         fmt_duration(wall)
     );
-    match estimate(cfg, last, id)? {
+    match est {
         Some((t, w)) => {
             out.push_str(&format!(
                 "Earliest start in       {:>11} on {}\n",
@@ -347,12 +437,11 @@ pub fn showstart_json(
     last: &LastIteration,
     id: &str,
 ) -> Result<serde_json::Value, String> {
-    let job = find(last, id)?;
-    let e = estimate(cfg, last, id)?;
+    let (job, e) = showstart_subject(cfg, last, id)?;
     Ok(json!({
         "job": id,
         "procs": job.procs(),
-        "walltime": crate::engine::build::walltime(cfg, job),
+        "walltime": crate::engine::build::walltime(cfg, &job),
         "start": e.map(|(t, _)| t),
         "end": e.map(|(t, w)| t + w),
     }))
@@ -379,7 +468,7 @@ pub fn checkjob(
     } else {
         job.state.name()
     };
-    let mut out = format!("job {id}\n\nState: {state}\n");
+    let mut out = format!("checking job {id}\n\nState: {state}\n");
     let mut creds = format!("Creds:  user:{}  group:{}", job.user, job.group);
     for (k, v) in [
         ("account", &job.account),
@@ -532,9 +621,7 @@ pub fn checkjob(
             "NOTE:  job cannot run  ({})\n",
             reason_text(r, &last.zone)
         ));
-        if let Some(Ok(Some((t, _)))) =
-            (job.state == JobState::Idle).then(|| estimate(cfg, last, id))
-        {
+        if let Some(Ok(Some((t, _)))) = startable(job, r).then(|| estimate(cfg, last, id)) {
             out.push_str(&format!(
                 "Estimated start: {} (in {})\n",
                 zone.fmt(t),
@@ -543,36 +630,91 @@ pub fn checkjob(
         }
     }
     if verbose && job.state == JobState::Idle {
-        let req = TaskRequest::from_job(job, &last.view.cluster, cfg);
-        let adm = JobAdmission::new(&last.view.table, job);
-        let end = now.saturating_add(wall);
-        let (mut idle_procs, mut feasible) = (0u64, 0u64);
-        out.push_str("\nNode availability:\n");
-        for n in &last.view.cluster.nodes {
-            let free = last.view.profile.free(n.index, now, end, &Unreserved);
-            idle_procs += free.procs as u64;
-            let why = match req.check_node(n) {
-                Err(m) => format!("{m:?}"),
-                Ok(()) => {
-                    let t = last
-                        .view
-                        .profile
-                        .tasks_fit(n.index, now, end, &req.task, &adm);
-                    feasible += t as u64 * req.task.procs as u64;
-                    if t == 0 {
-                        "no room (in use or reserved)".into()
-                    } else {
-                        format!("{t} task(s) fit")
-                    }
-                }
-            };
-            out.push_str(&format!("  {:<16} {}\n", n.name, why));
-        }
-        out.push_str(&format!(
-            "idle procs: {idle_procs:>4}  feasible procs: {feasible:>4}\n"
-        ));
+        out.push_str(&node_availability(cfg, last, job, None));
     }
     Ok(out)
+}
+
+/// checkjob's node by node availability of idle `job` (`-v`), or of one
+/// node (`-n NODE`): how many of its tasks fit now, or why none can.
+pub fn node_availability(
+    cfg: &Config,
+    last: &LastIteration,
+    job: &Job,
+    only: Option<&str>,
+) -> String {
+    let now = last.plan.now;
+    let wall = crate::engine::build::walltime(cfg, job);
+    let req = TaskRequest::from_job(job, &last.view.cluster, cfg);
+    let adm = JobAdmission::new(&last.view.table, job);
+    let end = now.saturating_add(wall);
+    let (mut idle_procs, mut feasible) = (0u64, 0u64);
+    let mut out = String::from("\nNode availability:\n");
+    for n in last
+        .view
+        .cluster
+        .nodes
+        .iter()
+        .filter(|n| only.is_none_or(|o| n.name == o))
+    {
+        let free = last.view.profile.free(n.index, now, end, &Unreserved);
+        idle_procs += free.procs as u64;
+        let why = match req.check_node(n) {
+            Err(m) => format!("{m:?}"),
+            Ok(()) => {
+                let t = last
+                    .view
+                    .profile
+                    .tasks_fit(n.index, now, end, &req.task, &adm);
+                feasible += t as u64 * req.task.procs as u64;
+                if t == 0 {
+                    "no room (in use or reserved)".into()
+                } else {
+                    format!("{t} task(s) fit")
+                }
+            }
+        };
+        out.push_str(&format!("  {:<16} {}\n", n.name, why));
+    }
+    out.push_str(&format!(
+        "idle procs: {idle_procs:>4}  feasible procs: {feasible:>4}\n"
+    ));
+    out
+}
+
+/// `checkjob -r RESID[,RESID...]`: whether each reservation admits the
+/// job for its walltime from now, in Maui's words (and as JSON pairs).
+pub fn reservation_access(
+    cfg: &Config,
+    last: &LastIteration,
+    job: &Job,
+    ids: &[String],
+) -> (String, Vec<(String, Option<bool>)>) {
+    let now = last.plan.now;
+    let end = now.saturating_add(crate::engine::build::walltime(cfg, job));
+    let mut text = String::new();
+    let mut v = Vec::new();
+    for id in ids {
+        let r = last.view.table.iter().find(|r| &r.id == id);
+        let granted = r.map(|r| {
+            crate::reservation::acl::access(r, job, now, end)
+                .affinity()
+                .is_some()
+        });
+        text.push_str(&match granted {
+            Some(true) => format!("\nNOTE:  job granted access to reservation '{id}'\n"),
+            Some(false) => format!("\nNOTE:  job denied access to reservation '{id}'\n"),
+            None => format!("\nNOTE:  cannot locate reservation '{id}'\n"),
+        });
+        v.push((id.clone(), granted));
+    }
+    (text, v)
+}
+
+/// An idle job that starts by itself once resources allow: not held and
+/// not waiting on a dependency (Maui gives those no estimate).
+fn startable(job: &Job, why: &Reason) -> bool {
+    job.state == JobState::Idle && !matches!(why, Reason::Hold { .. } | Reason::Dependency)
 }
 
 /// What a job reservation holds on each node, from its allocation in the
@@ -598,14 +740,24 @@ pub fn checkjob_json(
 ) -> Result<serde_json::Value, String> {
     let job = find(last, id)?;
     let jp = last.plan.job(id);
-    let est = if job.state == JobState::Idle {
-        estimate(cfg, last, id)?
-    } else {
-        None
+    let est = match jp.and_then(|j| j.reason.as_ref()) {
+        Some(r) if startable(job, r) => estimate(cfg, last, id)?,
+        None if job.state == JobState::Idle => estimate(cfg, last, id)?,
+        _ => None,
     };
+    // One answer per question: the plan's estimate and bypass count are
+    // the ones shown at the top level and in "job".
+    let mut plan = serde_json::to_value(jp).unwrap_or_default();
+    let mut job_v = serde_json::to_value(job).unwrap_or_default();
+    if let (Some(p), Some(j)) = (plan.as_object_mut(), jp) {
+        p.insert("estimated_start".into(), json!(est.map(|(t, _)| t)));
+        if let Some(o) = job_v.as_object_mut() {
+            o.insert("bypass_count".into(), json!(j.bypass_count));
+        }
+    }
     Ok(json!({
-        "job": job,
-        "plan": jp,
+        "job": job_v,
+        "plan": plan,
         "reason_text": jp.and_then(|j| j.reason.as_ref()).map(|r| reason_text(r, &last.zone)),
         "gres": {
             "per_task": job.gres_per_task,
@@ -639,7 +791,8 @@ fn waiting_state(r: Option<&Reason>) -> &'static str {
             crate::model::HoldKind::System => "SystemHold",
             crate::model::HoldKind::Batch => "BatchHold",
         },
-        Some(Reason::BeginTime { .. }) | Some(Reason::Dependency) => "Deferred",
+        // Maui's Deferred is a defer hold; a job waiting on a dependency
+        // or its start date is Idle, blocked for that reason.
         Some(Reason::Stopped { .. }) => "Stopped",
         _ => "Idle",
     }
@@ -978,7 +1131,7 @@ fn xfactor(queued: Secs, wall: Secs) -> f64 {
 fn stopped_note(stopped: Option<&crate::engine::StopInfo>, zone: &Zone) -> String {
     match stopped {
         Some(s) => format!(
-            "\nNOTE:  scheduling is stopped (schedctl -s by {} at {}): no job is started until schedctl -R\n",
+            "\nNOTE:  scheduling is stopped (schedctl -s by {} at {}): no job is started until schedctl -r\n",
             s.by,
             zone.fmt(s.at)
         ),
@@ -1434,7 +1587,7 @@ fn node_state(n: &crate::model::EffNode, held: &crate::model::Resources) -> &'st
 }
 
 /// checknode NODE: state, resources, reservations and jobs of one node.
-pub fn checknode(last: &LastIteration, name: &str) -> Result<String, String> {
+pub fn checknode(last: &LastIteration, name: &str, verbose: bool) -> Result<String, String> {
     let c = &last.view.cluster;
     let i = c
         .index(name)
@@ -1444,8 +1597,14 @@ pub fn checknode(last: &LastIteration, name: &str) -> Result<String, String> {
     let ded = dedicated(last);
     let (held, jobs) = &ded[i as usize];
     let res = |r: &crate::model::Resources| res_line(c, r);
-    let mut out = format!("node {name}\n\n");
+    let mut out = format!("checking node {name}\n\n");
     out.push_str(&format!("State:      {}\n", node_state(n, held)));
+    if verbose {
+        out.push_str(&format!(
+            "Location:   Partition: {}  Frame/Slot:  NA\n",
+            n.partition.as_deref().unwrap_or("DEFAULT")
+        ));
+    }
     out.push_str(&format!("Configured Resources: {}\n", res(&n.configured)));
     if let Some(avail) = n.reported_available {
         out.push_str(&format!(

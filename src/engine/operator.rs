@@ -122,7 +122,7 @@ impl Engine {
         self.state.stopped = Some(info);
     }
 
-    /// Resumes scheduling (schedctl -R); returns the stop it ended.
+    /// Resumes scheduling (schedctl -r); returns the stop it ended.
     pub fn resume(&mut self) -> Option<StopInfo> {
         self.state.stopped.take()
     }

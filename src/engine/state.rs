@@ -49,7 +49,7 @@ pub struct JobReservation {
 }
 
 /// Scheduling stopped by an operator (`schedctl -s`): plans carry no starts
-/// until `schedctl -R`. Kept in the checkpoint, so a restart does not
+/// until `schedctl -r`. Kept in the checkpoint, so a restart does not
 /// silently resume what an operator stopped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StopInfo {

@@ -87,7 +87,7 @@ pub(super) fn load_at_open(path: &Path, state_dir: &Path) -> Result<AtOpen, Erro
         return Err(refused);
     };
     let fallback = format!(
-        "{} refused, running on the last good configuration {} until it is fixed (schedctl -r or a reconfigure loads it then):\n{}",
+        "{} refused, running on the last good configuration {} until it is fixed (schedctl -R or a reconfigure loads it then):\n{}",
         path.display(),
         copy.display(),
         refused.message

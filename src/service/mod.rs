@@ -20,6 +20,7 @@
 //! maui.cfg with errors runs on that copy, reporting the errors.
 
 mod config_file;
+pub mod offline;
 mod ops;
 mod runjob;
 mod socket;
@@ -33,7 +34,7 @@ pub use socket::Shared;
 use crate::admin::{Published, SchedStats};
 use crate::commands::CommandError;
 use crate::config::{Config, Diagnostic, Severity};
-use crate::engine::{ActionKind, Engine, EngineState, Plan};
+use crate::engine::{ActionKind, Engine, EngineState, Plan, StopInfo};
 use crate::fairshare::Fairshare;
 use crate::model::{Node, Snapshot, Time};
 use crate::persist::journal::{self, Journal};
@@ -188,6 +189,11 @@ pub struct Service {
     /// Iteration on demand, once the front end asked for it
     /// ([`Service::wakeup_fd`]).
     wakeup: Option<wakeup::Wakeup>,
+    /// `schedctl -s ITERATION` or `-S COUNT`: stop scheduling once this
+    /// many iterations have run (held in memory; a restart forgets it).
+    stop_at: Option<(u64, StopInfo)>,
+    /// Iterations run by this service: Maui's iteration number.
+    iterations: u64,
 }
 
 fn wall_clock() -> Time {
@@ -242,7 +248,7 @@ impl Service {
             say(
                 LogLevel::Warn,
                 format!(
-                    "scheduling is stopped (schedctl -s by {} at {}): no job is started until schedctl -R",
+                    "scheduling is stopped (schedctl -s by {} at {}): no job is started until schedctl -r",
                     stop.by,
                     config.zone.fmt_named(stop.at)
                 ),
@@ -281,7 +287,7 @@ impl Service {
     /// A service without a state directory: it starts from no remembered
     /// state and writes nothing (checkpoints and fairshare files are
     /// skipped); the simulator and `mauictl`'s offline views run one.
-    /// `schedctl -r` rereads the file the configuration came from
+    /// `schedctl -R` rereads the file the configuration came from
     /// (`config.source`).
     pub fn in_memory(config: Config, notes: Notes) -> Service {
         let path = PathBuf::from(&config.source);
@@ -305,6 +311,8 @@ impl Service {
             config_fallback: None,
             refusal_logged: None,
             wakeup: None,
+            stop_at: None,
+            iterations: 0,
         }
     }
 
@@ -464,6 +472,8 @@ impl Service {
         if let Some(last) = self.engine.last.clone() {
             self.stats.record(&self.engine.cfg, &snap.jobs, &last);
         }
+        self.iterations += 1;
+        self.stop_when_due();
         self.publish(true);
         self.last_nodes = snap.nodes;
         self.persist.unsaved = true;
@@ -511,6 +521,8 @@ impl Service {
     pub fn iterate_same_nodes(&mut self, snap: &Snapshot, now: Time) -> Arc<Plan> {
         self.kept_snapshot(snap, now);
         let plan = self.engine.iterate_same_nodes(snap, now);
+        self.iterations += 1;
+        self.stop_when_due();
         self.saved_when_due(now);
         plan
     }
@@ -522,6 +534,8 @@ impl Service {
     pub fn iterate_again(&mut self, snap: &Snapshot, now: Time) -> Option<Arc<Plan>> {
         self.kept_snapshot(snap, now);
         let plan = self.engine.iterate_again(snap, now);
+        self.iterations += 1;
+        self.stop_when_due();
         self.saved_when_due(now);
         plan
     }

@@ -56,8 +56,9 @@ fn command(m: &Mutation) -> &'static str {
         Mutation::RunJob { .. } => "runjob",
         Mutation::SetHold(_) => "sethold",
         Mutation::ReleaseHold(_) => "releasehold",
-        Mutation::SetSpri { .. } => "setspri",
+        Mutation::SetSpri { .. } | Mutation::SetSpriRelative { .. } => "setspri",
         Mutation::Sched(_) => "schedctl",
+        Mutation::ResetStats => "resetstats",
     }
 }
 
@@ -289,12 +290,33 @@ impl Service {
                     json!({"job": job, "system_priority": priority}),
                 )
             }
+            Mutation::SetSpriRelative { job, delta } => {
+                self.known_job(&job)?;
+                let had = self
+                    .engine
+                    .remembered()
+                    .system_priority
+                    .get(&job)
+                    .copied()
+                    .unwrap_or(0);
+                let priority = had.saturating_add(delta).clamp(0, MAX_PRIO_VAL);
+                self.set_system_priority(&job, priority, Some(&who))
+                    .map_err(failed)?;
+                done(
+                    "job system priority adjusted\n".into(),
+                    json!({"job": job, "system_priority": priority}),
+                )
+            }
             Mutation::SetHold(jobs) => self.sethold(&jobs, caller),
             Mutation::ReleaseHold(jobs) => self.releasehold(&jobs, caller),
             Mutation::RunJob { job, nodes } => self.runjob(&job, nodes.as_deref(), caller),
             Mutation::Sched(SchedCtl::Reconfigure) => self.schedctl_reconfigure(&who),
-            Mutation::Sched(SchedCtl::Stop) => self.schedctl_stop(caller),
+            Mutation::Sched(SchedCtl::Stop { at }) => self.schedctl_stop(caller, at),
+            Mutation::Sched(SchedCtl::Step(n)) => self.schedctl_step(caller, n),
             Mutation::Sched(SchedCtl::Resume) => self.schedctl_resume(&who),
+            Mutation::Sched(SchedCtl::Kill) => self.schedctl_kill(caller),
+            Mutation::Sched(SchedCtl::NodeTable) => self.schedctl_node_table(),
+            Mutation::ResetStats => self.resetstats(&who),
         };
         if r.is_ok() {
             self.publish(false);
@@ -355,6 +377,43 @@ impl Service {
     }
 
     fn releaseres(&mut self, ids: &[String], who: &str) -> Result<Done, Failed> {
+        // Maui's `releaseres ALL`: every administrative reservation.
+        let all: Vec<String>;
+        let ids = if ids.iter().any(|i| i == "ALL") {
+            all = self
+                .engine
+                .admin_reservations()
+                .records
+                .iter()
+                .map(|r| r.id.clone())
+                .collect();
+            if all.is_empty() {
+                return Err(Failed::new(
+                    ErrorCode::NotFound,
+                    "releaseres ALL: there is no administrative reservation to release",
+                ));
+            }
+            &all[..]
+        } else {
+            ids
+        };
+        // Maui names the type showres shows (User, Group, System, ...).
+        let types: Vec<&'static str> = {
+            let table = self
+                .engine
+                .last
+                .as_ref()
+                .map(|l| crate::commands::showres::table(l))
+                .unwrap_or_default();
+            ids.iter()
+                .map(|id| {
+                    table
+                        .iter()
+                        .find(|r| &r.id == id)
+                        .map_or("User", |r| r.type_name())
+                })
+                .collect()
+        };
         if let Some(id) = ids
             .iter()
             .find(|id| self.engine.admin_reservations().get(id).is_none())
@@ -362,9 +421,9 @@ impl Service {
             return Err(self.not_releasable(id));
         }
         let mut text = String::new();
-        for id in ids {
+        for (id, kind) in ids.iter().zip(types) {
             self.release_reservation(id, Some(who)).map_err(failed)?;
-            text.push_str(&format!("released User reservation '{id}'\n"));
+            text.push_str(&format!("released {kind} reservation '{id}'\n"));
         }
         done(text, json!({"released": ids}))
     }
@@ -490,7 +549,7 @@ impl Service {
             .collect();
         self.log(
             LogLevel::Info,
-            format!("schedctl -r by {who}: configuration reloaded"),
+            format!("schedctl -R by {who}: configuration reloaded"),
         );
         let warn = warnings.len();
         let mut text = format!(
@@ -503,14 +562,24 @@ impl Service {
         }
         if let Some(s) = self.engine.stopped() {
             text.push_str(&format!(
-                "NOTE:  scheduling is stopped (schedctl -s by {}): schedctl -R resumes it\n",
+                "NOTE:  scheduling is stopped (schedctl -s by {}): schedctl -r resumes it\n",
                 s.by
             ));
         }
         done(text, json!({"config": self.config_path, "warnings": warn}))
     }
 
-    fn schedctl_stop(&mut self, caller: &Caller) -> Result<Done, Failed> {
+    /// Iterations run so far: Maui's iteration number.
+    fn iteration(&self) -> u64 {
+        self.iterations
+    }
+
+    /// `schedctl -s [ITERATION]`: stop now, or once that iteration has run.
+    fn schedctl_stop(&mut self, caller: &Caller, at: Option<u64>) -> Result<Done, Failed> {
+        let now_it = self.iteration();
+        if let Some(n) = at.filter(|n| *n > now_it) {
+            return self.stop_later(caller, n, "-s");
+        }
         if let Some(s) = self.engine.stopped() {
             return done(
                 format!(
@@ -518,32 +587,152 @@ impl Service {
                     s.by,
                     self.engine.config().zone.fmt_named(s.at)
                 ),
-                json!({"stopped": s}),
+                json!({"stopped": s, "iteration": now_it}),
             );
         }
+        let s = self.stop_now(caller, "-s");
+        done(
+            format!(
+                "scheduling will stop immediately at iteration {now_it}\n(no job is started until schedctl -r)\n"
+            ),
+            json!({"stopped": s, "iteration": now_it}),
+        )
+    }
+
+    /// `schedctl -S COUNT`: run COUNT more iterations, then stop.
+    fn schedctl_step(&mut self, caller: &Caller, count: u64) -> Result<Done, Failed> {
+        let n = self.iteration() + count;
+        if self.engine.resume().is_some() {
+            self.persist.admin_pending = true;
+        }
+        self.stop_later(caller, n, "-S")
+    }
+
+    /// Stops scheduling now; returns who and when.
+    fn stop_now(&mut self, caller: &Caller, flag: &str) -> StopInfo {
         let s = StopInfo {
             by: caller.user.clone(),
             at: self.clock,
         };
         self.engine.stop(s.clone());
+        self.stop_at = None;
         self.persist.admin_pending = true;
         self.log(
             LogLevel::Info,
             format!(
-                "schedctl -s by {}: scheduling stopped: plans carry no job starts until schedctl -R",
+                "schedctl {flag} by {}: scheduling stopped: plans carry no job starts until schedctl -r",
+                caller.describe()
+            ),
+        );
+        s
+    }
+
+    /// Stops scheduling once iteration `n` has run.
+    fn stop_later(&mut self, caller: &Caller, n: u64, flag: &str) -> Result<Done, Failed> {
+        let left = n.saturating_sub(self.iteration());
+        let poll = self.engine.config().params.rm_poll_interval.0.max(1) as u64;
+        let s = StopInfo {
+            by: caller.user.clone(),
+            at: self.clock,
+        };
+        self.stop_at = Some((n, s));
+        let when = crate::model::time::fmt_duration(left.saturating_mul(poll) as i64);
+        self.log(
+            LogLevel::Info,
+            format!(
+                "schedctl {flag} by {}: scheduling stops at iteration {n}",
                 caller.describe()
             ),
         );
         done(
-            "scheduling stopped: no job is started until schedctl -R\n".into(),
+            format!("scheduling will stop in {when} at iteration {n}\n"),
+            json!({"stop_at_iteration": n, "iteration": self.iteration()}),
+        )
+    }
+
+    /// Stops scheduling when the iteration `schedctl -s N` or `-S` named
+    /// has run (called after each iteration).
+    pub(super) fn stop_when_due(&mut self) {
+        if let Some((n, s)) = self.stop_at.clone() {
+            if self.iteration() >= n {
+                self.stop_at = None;
+                self.engine.stop(s.clone());
+                self.persist.admin_pending = true;
+                self.log(
+                    LogLevel::Info,
+                    format!(
+                        "scheduling stopped at iteration {n} (schedctl by {}); schedctl -r resumes it",
+                        s.by
+                    ),
+                );
+            }
+        }
+    }
+
+    /// `schedctl -k`: Maui shuts itself down. mauisched lives in the
+    /// resource manager's daemon, which keeps running: scheduling stops.
+    fn schedctl_kill(&mut self, caller: &Caller) -> Result<Done, Failed> {
+        let s = match self.engine.stopped() {
+            Some(s) => s.clone(),
+            None => self.stop_now(caller, "-k"),
+        };
+        done(
+            "scheduling stopped: mauisched runs inside the resource manager's daemon, which keeps running; no job is started until schedctl -r or a restart\n".into(),
             json!({"stopped": s}),
         )
     }
 
+    /// `schedctl -n`: each node of the last iteration as a Maui resource
+    /// trace line.
+    fn schedctl_node_table(&mut self) -> Result<Done, Failed> {
+        let Some(last) = self.engine.last.clone() else {
+            return Err(Failed::new(
+                ErrorCode::NoIteration,
+                "schedctl -n: no scheduling iteration has run yet",
+            ));
+        };
+        let now = last.plan.now;
+        // The RM's nodes as the last iteration got them.
+        let lines: Vec<String> = self
+            .last_nodes
+            .iter()
+            .map(|n| crate::sim::mauitrace::resource_line(n, now))
+            .collect();
+        let mut text = lines.join("\n");
+        text.push('\n');
+        done(text, json!({"nodes": lines}))
+    }
+
+    /// resetstats: the statistics start afresh now.
+    fn resetstats(&mut self, who: &str) -> Result<Done, Failed> {
+        self.stats = crate::admin::SchedStats::default();
+        self.stats.started_at = Some(self.clock);
+        self.publish(true);
+        self.log(
+            LogLevel::Info,
+            format!("resetstats by {who}: statistics reset"),
+        );
+        done(
+            format!(
+                "statistics reset on {}\n",
+                self.engine.config().zone.fmt(self.clock)
+            ),
+            json!({"reset_at": self.clock}),
+        )
+    }
+
     fn schedctl_resume(&mut self, who: &str) -> Result<Done, Failed> {
+        let pending = self.stop_at.take().is_some();
         let Some(s) = self.engine.resume() else {
             return done(
-                "scheduling was not stopped\n".into(),
+                format!(
+                    "scheduling will resume immediately\n{}",
+                    if pending {
+                        "(the stop planned by schedctl -s or -S is cancelled)\n"
+                    } else {
+                        "(it was not stopped)\n"
+                    }
+                ),
                 json!({"stopped": null}),
             );
         };
@@ -551,11 +740,14 @@ impl Service {
         self.log(
             LogLevel::Info,
             format!(
-                "schedctl -R by {who}: scheduling resumed (stopped by {} at {})",
+                "schedctl -r by {who}: scheduling resumed (stopped by {} at {})",
                 s.by,
                 self.engine.config().zone.fmt_named(s.at)
             ),
         );
-        done("scheduling resumed\n".into(), json!({"stopped": null}))
+        done(
+            "scheduling will resume immediately\n".into(),
+            json!({"stopped": null}),
+        )
     }
 }

@@ -46,16 +46,21 @@ impl Shared {
     /// never hold the service while talking to a client and never call the
     /// host: what they have to say is queued in the service's notes.
     pub fn serve_admin(&self, path: &Path) -> std::io::Result<Server> {
+        Server::start(path, self.backend())
+    }
+
+    /// What the admin dispatcher asks: the published view, and changes
+    /// made under the lock.
+    pub fn backend(&self) -> Arc<dyn Backend> {
         let (published, notes) = {
             let s = self.lock();
             (s.published_handle(), s.notes().clone())
         };
-        let backend = Arc::new(SocketBackend {
+        Arc::new(SocketBackend {
             shared: self.clone(),
             published,
             notes,
-        });
-        Server::start(path, backend)
+        })
     }
 }
 

@@ -294,9 +294,12 @@ fn schedctl_stops_resumes_and_reconfigures() {
     d.write_cfg("RESERVATIONDEPTH 2\n");
     let mut svc = d.open().unwrap();
     iterate(&mut svc, T0);
-    let text = apply(&mut svc, Mutation::Sched(SchedCtl::Stop)).unwrap();
-    assert!(text.contains("scheduling stopped"), "{text}");
-    let again = apply(&mut svc, Mutation::Sched(SchedCtl::Stop)).unwrap();
+    let text = apply(&mut svc, Mutation::Sched(SchedCtl::Stop { at: None })).unwrap();
+    assert!(
+        text.starts_with("scheduling will stop immediately at iteration 1\n"),
+        "{text}"
+    );
+    let again = apply(&mut svc, Mutation::Sched(SchedCtl::Stop { at: None })).unwrap();
     assert!(again.contains("already stopped (by op"), "{again}");
     let ran = iterate(&mut svc, T0 + 60);
     assert!(started(&ran).is_empty());
@@ -313,6 +316,50 @@ fn schedctl_stops_resumes_and_reconfigures() {
     assert!(svc.engine().stopped().is_none());
     let text = apply(&mut svc, Mutation::Sched(SchedCtl::Resume)).unwrap();
     assert!(text.contains("was not stopped"), "{text}");
+
+    // -s N: scheduling goes on until iteration N has run, then stops.
+    let it = 3; // iterations so far
+    let text = apply(
+        &mut svc,
+        Mutation::Sched(SchedCtl::Stop { at: Some(it + 2) }),
+    )
+    .unwrap();
+    assert_eq!(
+        text,
+        format!("scheduling will stop in 00:02:00 at iteration {}\n", it + 2)
+    );
+    iterate(&mut svc, T0 + 180);
+    assert!(svc.engine().stopped().is_none());
+    iterate(&mut svc, T0 + 240);
+    assert!(
+        svc.engine().stopped().is_some(),
+        "stopped after iteration 5"
+    );
+    // -S 1 from a stop: one more iteration schedules, then it stops again.
+    let text = apply(&mut svc, Mutation::Sched(SchedCtl::Step(1))).unwrap();
+    assert!(text.contains("at iteration 6"), "{text}");
+    assert!(svc.engine().stopped().is_none());
+    iterate(&mut svc, T0 + 300);
+    assert!(svc.engine().stopped().is_some());
+    // -k stops (the host keeps running); -r resumes; -n lists the nodes as
+    // resource trace lines that read back.
+    apply(&mut svc, Mutation::Sched(SchedCtl::Resume)).unwrap();
+    let text = apply(&mut svc, Mutation::Sched(SchedCtl::Kill)).unwrap();
+    assert!(text.contains("keeps running"), "{text}");
+    assert!(svc.engine().stopped().is_some());
+    apply(&mut svc, Mutation::Sched(SchedCtl::Resume)).unwrap();
+    let table = apply(&mut svc, Mutation::Sched(SchedCtl::NodeTable)).unwrap();
+    let (recs, _) =
+        crate::sim::mauitrace::read_resources(table.as_bytes(), "schedctl -n", Default::default())
+            .unwrap();
+    let nodes = crate::sim::mauitrace::resource_nodes(&recs);
+    assert_eq!(
+        nodes.len(),
+        svc.engine().last().unwrap().view.cluster.nodes.len()
+    );
+    // resetstats starts the statistics afresh.
+    let text = apply(&mut svc, Mutation::ResetStats).unwrap();
+    assert!(text.starts_with("statistics reset on "), "{text}");
 
     d.write_cfg("BACKFILLPOLICY NONE\n");
     let text = apply(&mut svc, Mutation::Sched(SchedCtl::Reconfigure)).unwrap();
@@ -338,7 +385,7 @@ fn changes_are_checked_against_the_callers_level() {
     }
     assert!(!svc.engine().action_pending("I1", ActionKind::Hold));
     svc.apply(&caller(Level::Admin2), hold).unwrap();
-    let stop = Mutation::Sched(SchedCtl::Stop);
+    let stop = Mutation::Sched(SchedCtl::Stop { at: None });
     let f = svc.apply(&caller(Level::Admin2), stop.clone()).unwrap_err();
     assert_eq!(f.code, ErrorCode::PermissionDenied);
     assert!(svc.engine().stopped().is_none());

@@ -258,6 +258,63 @@ impl ResourceRecord {
     }
 }
 
+/// `[a][b]`, or `[NONE]` for an empty list (resource trace lists).
+fn bracketed<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let out: String = items.map(|i| format!("[{i}]")).collect();
+    if out.is_empty() {
+        "[NONE]".into()
+    } else {
+        out
+    }
+}
+
+/// A node as one resource trace line (Maui's `MTraceBuildResource`, what
+/// `schedctl -n` prints): its configured resources, features, generic
+/// resources, and its state as the starting event (down nodes DEFINED,
+/// drained ones DRAINED). [`ResourceRecord::parse`] reads it back to the
+/// same node, so the output serves as a cluster file for `simulate`.
+pub fn resource_line(n: &Node, now: Time) -> String {
+    let event = match n.state {
+        NodeState::Down => "DEFINED",
+        NodeState::Drained | NodeState::Draining => "DRAINED",
+        _ => "AVAILABLE",
+    };
+    let tagged = |tag: &str| -> Vec<&str> {
+        n.features
+            .iter()
+            .filter_map(|f| f.strip_prefix(tag))
+            .collect()
+    };
+    let plain = n
+        .features
+        .iter()
+        .filter(|f| {
+            !["arch:", "os:", "network:"]
+                .iter()
+                .any(|t| f.starts_with(t))
+        })
+        .map(String::as_str);
+    let one = |v: Vec<&str>| v.first().map_or("[NONE]".to_string(), |s| s.to_string());
+    let f18 = if n.gres.is_empty() {
+        format!("{}", n.speed.unwrap_or(1.0))
+    } else {
+        bracketed(n.gres.to_string().split(','))
+    };
+    let c = &n.configured;
+    format!(
+        "COMPUTENODE {event} {now} {} [NONE] {} {} {} {} -1 -1 1 {} {} {} [NONE] {} {f18} [NONE] [NONE] [NONE]",
+        n.name,
+        c.swap,
+        c.mem,
+        c.disk,
+        c.procs,
+        one(tagged("os:")),
+        one(tagged("arch:")),
+        bracketed(plain),
+        bracketed(tagged("network:").into_iter()),
+    )
+}
+
 /// Workload trace field 7.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompletionState {

@@ -6,7 +6,7 @@
 //! # WHEN after the first submission, [as USER], the command as typed
 //! 2:00:00            setres -u bob -d 4:00:00 node001
 //! 1:02:00:00  as ann sethold 1234
-//! 1:03:00:00         schedctl -r
+//! 1:03:00:00         schedctl -R
 //! ```
 //!
 //! `WHEN` is `[[DD:]HH:]MM:SS` (or plain seconds) after the workload's
@@ -129,7 +129,7 @@ mod tests {
                     1090,
                     "bob",
                     Level::User,
-                    &Mutation::Sched(SchedCtl::Stop)
+                    &Mutation::Sched(SchedCtl::Stop { at: None })
                 ),
                 (
                     "2:00 sethold 7",

@@ -388,7 +388,7 @@ pub fn simulate(
 }
 
 /// [`simulate`] with operators' commands at simulated times. A
-/// `schedctl -r` rereads `cfg.source`; the new configuration's
+/// `schedctl -R` rereads `cfg.source`; the new configuration's
 /// RMPOLLINTERVAL and SYSTEMDEFAULTJOBWALLTIME are not taken up.
 pub fn simulate_with_operators(
     cfg: &Config,

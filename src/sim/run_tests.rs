@@ -535,7 +535,7 @@ mod operators {
             ),
             // Stopped while job 2 runs: job 4 does not start when job 2
             // ends at 150, only when scheduling resumes.
-            admin(120, Mutation::Sched(SchedCtl::Stop)),
+            admin(120, Mutation::Sched(SchedCtl::Stop { at: None })),
             admin(170, Mutation::Sched(SchedCtl::Resume)),
         ]);
         assert_eq!(

@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(resp, "\"ok\":true");
   CHECK_CONTAINS(resp, "System Hold Placed on All Specified Jobs");
   CHECK(ask(sock, "{\"v\":1,\"cmd\":\"schedctl\",\"args\":[\"-s\"]}\n", resp, sizeof resp) == 0);
-  CHECK_CONTAINS(resp, "scheduling stopped");
+  CHECK_CONTAINS(resp, "scheduling will stop immediately at iteration 1");
   CHECK(ask(sock, "{\"v\":1,\"cmd\":\"showq\"}\n", resp, sizeof resp) == 0);
   CHECK_CONTAINS(resp, "NOTE:  scheduling is stopped");
   CHECK(ask(sock, "garbage\n", resp, sizeof resp) == 0);
@@ -128,8 +128,9 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(sink.text, "sethold by ");
   CHECK_CONTAINS(sink.text, "schedctl -s by ");
 
-  CHECK(ask(sock, "{\"v\":1,\"cmd\":\"schedctl\",\"args\":[\"-R\"]}\n", resp, sizeof resp) == 0);
-  CHECK_CONTAINS(resp, "scheduling resumed");
+  /* Maui's meaning: schedctl -r resumes. */
+  CHECK(ask(sock, "{\"v\":1,\"cmd\":\"schedctl\",\"args\":[\"-r\"]}\n", resp, sizeof resp) == 0);
+  CHECK_CONTAINS(resp, "scheduling will resume immediately");
   CHECK_OK(h, snapshot_abc(h, T0 + 120));
   CHECK_OK(h, mauisched_run(h, &plan));
   CHECK_OK(h, mauisched_plan_start_count(plan, &n));

@@ -6,6 +6,7 @@
 //! install those names as links to mauictl.
 
 use clap::Command;
+use mauisched::views::spec;
 use std::path::{Path, PathBuf};
 
 /// Where the manual pages say they come from.
@@ -19,44 +20,80 @@ fn render(man: clap_mangen::Man) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The page of a Maui-named command: the subcommand under its own name,
-/// with Maui's synopsis where the scheduler parses the arguments, and a
-/// pointer back to mauictl(1).
-fn maui_page(sub: &Command, name: &str, live_help: &str) -> Command {
-    let mut extra = String::new();
-    // The commands that change something take Maui's arguments.
-    if mauisched::socket::MUTATIONS.contains(&name) {
-        extra.push_str(&format!(
-            "Usage (as Maui's): {}\n\n",
-            mauisched::socket::synopsis(name)
+/// Escapes text for roff: backslashes, and a leading dot or quote.
+fn roff(text: &str) -> String {
+    let t = text.replace('\\', "\\e").replace('-', "\\-");
+    if t.starts_with('.') || t.starts_with('\'') {
+        format!("\\&{t}")
+    } else {
+        t
+    }
+}
+
+/// The page of a Maui-named command, from its table (the same that `-h`
+/// prints and that checks its flags).
+fn maui_page(sp: &spec::Spec) -> Vec<u8> {
+    let name = sp.name;
+    let mut p = format!(
+        ".TH {name} 1 \"\" \"{}\" \"mauisched\"\n.SH NAME\n{name} \\- {}\n.SH SYNOPSIS\n.B {}\n",
+        source(),
+        roff(sp.summary),
+        roff(&sp.synopsis()),
+    );
+    p.push_str(".SH DESCRIPTION\n");
+    if let spec::Support::No(why) = sp.support {
+        p.push_str(&format!(
+            "Maui's {name} is not supported by mauisched: {}\n",
+            roff(why)
         ));
     }
-    extra.push_str(live_help);
-    extra.push_str(&format!(
-        "\n\n{name} is a link to mauictl and the same as `mauictl {name}`; see mauictl(1)."
-    ));
-    let mut page = sub.clone();
-    if ["setres", "runjob"].contains(&name) {
-        // Their own -c is Maui's option, not mauictl's -c FILE.
-        page = page.mut_arg("config", |a| a.hide(true));
+    let item = |p: &mut String, fl: &spec::Flag| {
+        let head = match fl.value {
+            Some(v) => format!("\\fB{}\\fR \\fI{v}\\fR", roff(fl.name)),
+            None => format!("\\fB{}\\fR", roff(fl.name)),
+        };
+        let extra = match fl.support {
+            spec::Support::Yes => String::new(),
+            spec::Support::Differs(d) => format!(" ({})", roff(d)),
+            spec::Support::No(why) => format!(": not supported: {}", roff(why)),
+        };
+        p.push_str(&format!(".TP\n{head}\n{}{extra}\n", roff(fl.help)));
+    };
+    let (taken, refused): (Vec<&spec::Flag>, Vec<&spec::Flag>) = sp
+        .flags
+        .iter()
+        .partition(|f| !matches!(f.support, spec::Support::No(_)));
+    if !taken.is_empty() {
+        p.push_str(".SH OPTIONS\n");
+        taken.into_iter().for_each(|f| item(&mut p, f));
     }
-    page.bin_name(name.to_string())
-        .display_name(name.to_string())
-        .version(env!("CARGO_PKG_VERSION"))
-        .after_help(extra.clone())
-        .after_long_help(extra)
+    if !refused.is_empty() {
+        p.push_str(
+            ".SH \"MAUI OPTIONS NOT SUPPORTED\"\nThese are refused with the reason given.\n",
+        );
+        refused.into_iter().for_each(|f| item(&mut p, f));
+    }
+    p.push_str(
+        ".SH \"MAUICTL OPTIONS\"\n.TP\n\\fB\\-\\-json\\fR\nJSON instead of Maui's layout.\n.TP\n\\fB\\-\\-socket\\fR \\fIPATH\\fR\nThe scheduler's admin socket.\n.TP\n\\fB\\-C\\fR, \\fB\\-\\-config\\fR \\fIFILE\\fR\nmaui.cfg (its ADMINSOCKET; offline, the policy).\n"
+    );
+    if sp.reads {
+        p.push_str(".TP\n\\fB\\-\\-snapshot\\fR \\fIFILE\\fR\nOffline: one iteration on this RM snapshot, shown as the running scheduler would.\n.TP\n\\fB\\-\\-fs\\-dir\\fR \\fIDIR\\fR\nOffline: fairshare usage from these FS.<epoch> files.\n.TP\n\\fB\\-\\-store\\fR \\fIFILE\\fR\nOffline: administrative reservations from this store.\n");
+    }
+    p.push_str(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nThe same list.\n");
+    p.push_str(&format!(
+        ".SH \"ADMIN LEVEL\"\n{}\n.SH \"EXIT STATUS\"\n0 done, 1 refused, 2 usage, 3 no scheduler answering.\n.SH \"SEE ALSO\"\nmauictl(1); docs/commands.md. {name} is a link to mauictl and the same as \\fBmauictl {name}\\fR.\n",
+        sp.level
+    ));
+    p.into_bytes()
 }
 
 /// Writes every page into `dir` (created if missing) and returns their
-/// paths, sorted. `maui_names` are the commands installed as links.
-pub fn write(mut cli: Command, dir: &Path, maui_names: &[&str]) -> Result<Vec<PathBuf>, String> {
+/// paths, sorted: mauictl's, one per own subcommand, and one per Maui
+/// command mauisched supports (packages install those names as links).
+pub fn write(mut cli: Command, dir: &Path) -> Result<Vec<PathBuf>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     cli = cli.disable_help_subcommand(true);
     cli.build();
-    let live_help = cli
-        .get_after_help()
-        .map(|s| s.to_string())
-        .unwrap_or_default();
     let mut pages: Vec<(String, Vec<u8>)> = Vec::new();
     let page = |man: clap_mangen::Man| {
         let man = man.source(source()).manual("mauisched");
@@ -66,16 +103,11 @@ pub fn write(mut cli: Command, dir: &Path, maui_names: &[&str]) -> Result<Vec<Pa
     let io = |e: std::io::Error| e.to_string();
     pages.push(page(clap_mangen::Man::new(cli.clone())).map_err(io)?);
     for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
-        let name = sub.get_name().to_string();
         pages.push(page(clap_mangen::Man::new(sub.clone())).map_err(io)?);
-        if maui_names.contains(&name.as_str()) {
-            let m = clap_mangen::Man::new(maui_page(sub, &name, &live_help));
-            pages.push(page(m).map_err(io)?);
-        }
     }
-    for name in maui_names {
-        if !pages.iter().any(|(f, _)| f == &format!("{name}.1")) {
-            return Err(format!("{name}: no such mauictl command"));
+    for sp in spec::SPECS {
+        if !matches!(sp.support, spec::Support::No(_)) {
+            pages.push((format!("{}.1", sp.name), maui_page(sp)));
         }
     }
     let mut written = Vec::new();
