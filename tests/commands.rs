@@ -299,6 +299,33 @@ fn reading_commands_match_their_golden_output_offline_and_live() {
     }
 }
 
+/// The changing commands' answers, text and JSON, as golden files: each
+/// sequence runs on a fresh scheduler. Machine-dependent words (this
+/// checkout's path, the user running the tests) are replaced first.
+#[test]
+fn changing_commands_match_their_golden_output() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let me = mauisched::socket::user_name(mauisched::socket::own_uid()).unwrap_or_default();
+    for json in [false, true] {
+        let l = live(if json { "changes-json" } else { "changes-text" });
+        for (i, (cmd, args)) in CHANGES.iter().enumerate() {
+            let (code, out, err) = l.ask(cmd, args, json);
+            assert_eq!(code, 0, "{cmd} {args:?}: {err}");
+            let mut out = out.replace(root, "$SRC");
+            if !me.is_empty() {
+                out = out.replace(&format!("\"{me}\""), "\"$USER\"");
+                out = out.replace(&format!(" {me} "), " $USER ");
+                out = out.replace(&format!(" {me})"), " $USER)");
+            }
+            let ext = if json { "json" } else { "txt" };
+            check_golden(
+                &golden_dir().join(format!("change-{i:02}-{cmd}.{ext}")),
+                &out,
+            );
+        }
+    }
+}
+
 /// Every flag mauisched takes is used by a case that succeeds; every flag
 /// it refuses is refused, live and offline, with the reason its table gives.
 #[test]

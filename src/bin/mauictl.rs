@@ -888,7 +888,7 @@ fn overview() -> String {
             spec::Support::No(_) => " (not supported: see -h)",
             _ => "",
         };
-        out.push_str(&format!("  {:<12}{}{note}\n", sp.name, sp.summary));
+        out.push_str(&format!("  {:<16}{}{note}\n", sp.name, sp.summary));
     }
     out.push_str(
         "\nThey ask the running scheduler through its admin socket: --socket PATH, \

@@ -587,7 +587,7 @@ impl Spec {
             .map(|f| f.name.len() + f.value.map_or(0, |v| v.len() + 1))
             .max()
             .unwrap_or(0)
-            .max(14);
+            .max("-C, --config FILE".len());
         let line = |fl: &Flag| {
             let head = match fl.value {
                 Some(v) => format!("{} {v}", fl.name),
