@@ -81,6 +81,12 @@ pub fn required(cmd: &str) -> Level {
 
 pub use super::sys::{own_uid, peer_credentials, user_name};
 
+/// The name a caller goes by: its user name, or `#<uid>` when the uid has
+/// none.
+pub fn name_of(uid: u32) -> String {
+    user_name(uid).unwrap_or_else(|| format!("#{uid}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

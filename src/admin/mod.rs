@@ -164,24 +164,19 @@ fn spelled(cmd: &str, args: &[String], view: &Published) -> Result<Vec<String>, 
 /// showstats: the scheduler's statistics (`-s`, the default), or per
 /// credential (`-u`, `-g`, `-a`, `-c`, `-q`, each with an optional name).
 fn showstats(view: &Published, args: &[&str], json: bool) -> Response {
-    use crate::model::CredKind;
     let mut kind = None;
     let mut name = None;
     let mut verbose = false;
     let mut it = args.iter().peekable();
     while let Some(a) = it.next() {
-        let k = match *a {
-            "-u" => CredKind::User,
-            "-g" => CredKind::Group,
-            "-a" => CredKind::Account,
-            "-c" => CredKind::Class,
-            "-q" => CredKind::Qos,
-            "-v" => {
+        let k = match (*a, commands::cred_flag(a)) {
+            (_, Some(k)) => k,
+            ("-v", _) => {
                 verbose = true;
                 continue;
             }
-            "-s" | "-S" => continue,
-            x => {
+            ("-s" | "-S", _) => continue,
+            (x, _) => {
                 return Response::error(
                     ErrorCode::Usage,
                     format!(

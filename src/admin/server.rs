@@ -405,7 +405,7 @@ fn send_all(stream: &UnixStream, mut bytes: &[u8], deadline: Instant) -> io::Res
 /// The caller behind a connection.
 fn caller(stream: &UnixStream, shared: &Shared) -> Option<Caller> {
     let (pid, uid, _) = auth::peer_credentials(stream).ok()?;
-    let user = auth::user_name(uid).unwrap_or_else(|| format!("#{uid}"));
+    let user = auth::name_of(uid);
     let view = shared.backend.published();
     let level = auth::level_of(&view.cfg, uid, &user, view.host_uid);
     Some(Caller {

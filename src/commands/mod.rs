@@ -248,6 +248,14 @@ fn showbf_opts(args: &[&str]) -> Result<ShowbfOpts, CommandError> {
                 .copied()
                 .ok_or_else(|| usage(cmd, format!("{a} needs a value")))
         };
+        if let Some(kind) = cred_flag(a) {
+            let v = value()?.to_string();
+            opts.creds.retain(|(k, _)| *k != kind);
+            if v != "ALL" {
+                opts.creds.push((kind, v));
+            }
+            continue;
+        }
         match *a {
             "-d" => {
                 let v = value()?;
@@ -255,20 +263,6 @@ fn showbf_opts(args: &[&str]) -> Result<ShowbfOpts, CommandError> {
                     .map_err(|e| usage(cmd, format!("-d {v}: {e}")))?;
             }
             "-p" => opts.partition = Some(value()?.to_string()).filter(|p| p != "ALL"),
-            "-u" | "-g" | "-a" | "-c" | "-q" => {
-                let kind = match *a {
-                    "-u" => CredKind::User,
-                    "-g" => CredKind::Group,
-                    "-a" => CredKind::Account,
-                    "-c" => CredKind::Class,
-                    _ => CredKind::Qos,
-                };
-                let v = value()?.to_string();
-                opts.creds.retain(|(k, _)| *k != kind);
-                if v != "ALL" {
-                    opts.creds.push((kind, v));
-                }
-            }
             // -A: every user, group and account (the default here); -v
             // changes nothing in the windows.
             "-A" => opts.creds.clear(),
@@ -320,6 +314,19 @@ fn showbf_opts(args: &[&str]) -> Result<ShowbfOpts, CommandError> {
     Ok(opts)
 }
 
+/// The credential Maui's `-u`, `-g`, `-a`, `-c` and `-q` name (showbf,
+/// showstats; diagnose, whose `-q` is the queue, asks `-Q` for QOS).
+pub(crate) fn cred_flag(flag: &str) -> Option<CredKind> {
+    Some(match flag {
+        "-u" => CredKind::User,
+        "-g" => CredKind::Group,
+        "-a" => CredKind::Account,
+        "-c" => CredKind::Class,
+        "-q" => CredKind::Qos,
+        _ => return None,
+    })
+}
+
 /// Refuses `-p NAME` when no node is in partition NAME and no job asks
 /// for it (Maui's `ALL` means every partition).
 fn known_partition(
@@ -333,9 +340,9 @@ fn known_partition(
     let mut names: Vec<&str> = last
         .view
         .cluster
-        .nodes
+        .partition_names
         .iter()
-        .filter_map(|n| n.partition.as_deref())
+        .map(String::as_str)
         .chain(last.jobs.iter().filter_map(|j| j.partition.as_deref()))
         .collect();
     names.sort_unstable();
@@ -707,14 +714,8 @@ fn diagnose(ctx: &Context, args: &[&str], json: bool) -> Result<Output, CommandE
             ),
         ));
     }
-    let cred = match mode {
-        "-u" => Some(CredKind::User),
-        "-g" => Some(CredKind::Group),
-        "-a" => Some(CredKind::Account),
-        "-c" => Some(CredKind::Class),
-        _ => None,
-    };
-    if let Some(kind) = cred {
+    // diagnose's -q is the queue; its QOS view is -Q.
+    if let Some(kind) = cred_flag(mode).filter(|_| mode != "-q") {
         return Ok(if json {
             Output::Json(
                 creds::diagnose_cred_json(cfg, ctx.last, kind, id)

@@ -349,7 +349,6 @@ pub fn what_if_starts(
     out
 }
 
-/// showstart JOBID.
 /// Maui's `showstart PROCS@DURATION`: a job of PROCS one-processor tasks
 /// for DURATION (seconds or `[[DD:]HH:]MM:SS`), asked by the backfill
 /// window's credentials, that does not exist.

@@ -54,7 +54,7 @@ impl Offline {
             caller: Caller {
                 uid,
                 pid: std::process::id() as i32,
-                user: admin::auth::user_name(uid).unwrap_or_else(|| format!("#{uid}")),
+                user: admin::auth::name_of(uid),
                 level: Level::Admin1,
             },
         })
