@@ -49,7 +49,7 @@
 /** ABI major version of this header: a library with another major is refused. */
 #define MAUISCHED_ABI_MAJOR 1
 /** ABI minor version of this header: later minors only add. */
-#define MAUISCHED_ABI_MINOR 5
+#define MAUISCHED_ABI_MINOR 6
 /** True when the library loaded at run time has this header's ABI major
  * version (`mauisched_abi_version() >> 16`); a front end refuses to run
  * otherwise. Its minor version may be higher (additions only). */
@@ -160,6 +160,24 @@
  * Plan action: remove the administrator hold through the RM.
  */
 #define MAUISCHED_ACTION_RELEASE 2
+
+/**
+ * Plan action: place a user hold on the job through the RM, as its owner
+ * would (sethold -u). Since ABI 1.6.
+ */
+#define MAUISCHED_ACTION_USER_HOLD 3
+
+/**
+ * Plan action: remove the job's user hold through the RM (releasehold -u).
+ * Since ABI 1.6.
+ */
+#define MAUISCHED_ACTION_USER_RELEASE 4
+
+/**
+ * Plan action: cancel the job through the RM, queued or running
+ * (canceljob). Since ABI 1.6.
+ */
+#define MAUISCHED_ACTION_CANCEL 5
 
 /**
  * Job started in this iteration: no reason.
@@ -1345,7 +1363,7 @@ enum mauisched_status_t mauisched_plan_reservation_node(const struct mauisched_p
                                                         uint32_t *tasks);
 
 /**
- * Number of operator actions (holds, releases) the front end must apply
+ * Number of operator actions (holds, releases, cancels) the front end must apply
  * through the RM, in order, before or after the starts.
  *
  * # Safety

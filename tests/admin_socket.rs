@@ -208,7 +208,7 @@ fn changes_reach_the_next_plan_and_the_log() {
     assert_eq!(s.text("releasehold", &["H"]), "holds modified for job H\n(the resource manager applies this at the next scheduling iteration, within the RMPOLLINTERVAL of 00:01:00)\n");
     let (code, msg) = s.fails("releasehold", &["C"]);
     assert_eq!(code, ErrorCode::Refused);
-    assert!(msg.contains("job C has no system hold"), "{msg}");
+    assert!(msg.contains("job C has no hold"), "{msg}");
     let p2 = s.run_queue(T0 + 120);
     assert_eq!(
         p2.actions,

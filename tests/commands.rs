@@ -152,6 +152,11 @@ const CHANGES: &[(&str, &[&str])] = &[
     ("schedctl", &["-n"]),
     ("schedctl", &["-R"]),
     ("resetstats", &[]),
+    ("sethold", &["-u", "5113"]),
+    ("releasehold", &["-u", "5113"]),
+    ("sethold", &["-a", "5112"]),
+    ("releasehold", &["5112", "5109"]),
+    ("canceljob", &["5116", "5104.head"]),
 ];
 
 /// mauictl in the tests' zone (UTC), with no scheduler but the one named.

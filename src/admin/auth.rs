@@ -72,7 +72,10 @@ pub fn level_of(cfg: &Config, uid: u32, user: &str, host_uid: u32) -> Level {
 /// reservations, only ADMIN1 controls the scheduler and forces starts).
 pub fn required(cmd: &str) -> Level {
     match cmd {
-        "showq" | "showbf" | "showstart" | "checkjob" | "showres" | "showhold" => Level::User,
+        // canceljob: anyone, for their own jobs (checked per job).
+        "showq" | "showbf" | "showstart" | "checkjob" | "showres" | "showhold" | "canceljob" => {
+            Level::User
+        }
         "checknode" | "diagnose" | "showstats" | "showconfig" | "showstate" => Level::Admin3,
         "setres" | "releaseres" | "sethold" | "releasehold" | "setspri" => Level::Admin2,
         _ => Level::Admin1,

@@ -27,7 +27,7 @@ pub mod stats;
 pub(crate) mod sys;
 
 pub use auth::{Caller, Level};
-pub use ops::{Mutation, SchedCtl};
+pub use ops::{HoldTypes, Mutation, SchedCtl};
 pub use protocol::{ErrorCode, Request, Response};
 pub use server::Server;
 pub use stats::SchedStats;

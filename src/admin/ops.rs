@@ -5,11 +5,12 @@
 //! change is made, still before anything changes.
 
 use crate::model::time::{civil_from_days, days_from_civil, parse_duration, Zone};
-use crate::model::{Secs, Time};
+use crate::model::{HoldKind, Secs, Time};
 use crate::reservation::AdminRequest;
 
 /// The commands that change something.
-pub const MUTATIONS: [&str; 8] = [
+pub const MUTATIONS: [&str; 9] = [
+    "canceljob",
     "resetstats",
     "setres",
     "releaseres",
@@ -42,6 +43,30 @@ pub enum SchedCtl {
     NodeTable,
 }
 
+/// The holds sethold and releasehold mean: Maui's `-s`, `-u` and `-a`
+/// (the last flag given wins, as in Maui).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HoldTypes {
+    /// `-s`: the system (administrator) hold; sethold's default here.
+    System,
+    /// `-u`: the user hold.
+    User,
+    /// `-a`: every hold the RM keeps (user and system); releasehold's
+    /// default, as in Maui.
+    All,
+}
+
+impl HoldTypes {
+    /// The hold kinds meant.
+    pub fn kinds(self) -> &'static [HoldKind] {
+        match self {
+            HoldTypes::System => &[HoldKind::System],
+            HoldTypes::User => &[HoldKind::User],
+            HoldTypes::All => &[HoldKind::User, HoldKind::System],
+        }
+    }
+}
+
 /// A change an operator asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mutation {
@@ -57,10 +82,12 @@ pub enum Mutation {
         /// `-n`: nodes, with task counts when given.
         nodes: Option<Vec<(String, Option<u32>)>>,
     },
-    /// sethold: place a system hold through the RM.
-    SetHold(Vec<String>),
-    /// releasehold: remove the system hold through the RM.
-    ReleaseHold(Vec<String>),
+    /// sethold: place holds through the RM.
+    SetHold(Vec<String>, HoldTypes),
+    /// releasehold: remove holds through the RM.
+    ReleaseHold(Vec<String>, HoldTypes),
+    /// canceljob: cancel queued or running jobs through the RM.
+    CancelJob(Vec<String>),
     /// setspri: set (or, with 0, clear) a job's system priority.
     SetSpri {
         /// Job id.
@@ -88,8 +115,9 @@ pub fn synopsis(cmd: &str) -> &'static str {
         "setres" => "setres [-a ACCOUNTS] [-c CHARGEACCOUNT] [-d DURATION] [-e ENDTIME] [-E] [-f FEATURES] [-g GROUPS] [-n NAME] [-o OWNER] [-p PARTITION] [-q CLASSES] [-Q QOS] [-r RESOURCES] [-s STARTTIME] [-u USERS] [-x FLAGS] {ALL | TASKS==N | HOSTEXPR}",
         "releaseres" => "releaseres RESID [RESID...]",
         "runjob" => "runjob [-c] [-f] [-x] [-n NODE[:TASKS][,NODE[:TASKS]...]] JOBID",
-        "sethold" => "sethold [-s] JOBID [JOBID...]",
-        "releasehold" => "releasehold [-a|-s] JOBID [JOBID...]",
+        "sethold" => "sethold [-a|-s|-u] JOBID [JOBID...]",
+        "releasehold" => "releasehold [-a|-s|-u] JOBID [JOBID...]",
+        "canceljob" => "canceljob JOBID [JOBID...]",
         "setspri" => "setspri [-r] PRIORITY JOBID",
         "resetstats" => "resetstats",
         _ => "schedctl -r [SECONDS] | -R | -s [ITERATION] | -S [COUNT] | -k | -n",
@@ -380,20 +408,30 @@ pub fn parse(cmd: &str, args: &[&str], now: Time, zone: &Zone) -> Result<Mutatio
             let job = job.ok_or_else(|| usage(cmd, "a job id is needed"))?;
             Ok(Mutation::RunJob { job, nodes })
         }
-        "sethold" => {
-            let rest = match args.first() {
-                Some(&"-s") => &args[1..],
-                _ => args,
+        "sethold" | "releasehold" => {
+            let mut types = if cmd == "sethold" {
+                HoldTypes::System
+            } else {
+                HoldTypes::All
             };
-            jobs(cmd, rest).map(Mutation::SetHold)
+            let mut rest = args;
+            while let Some((flag, tail)) = rest.split_first() {
+                types = match *flag {
+                    "-a" => HoldTypes::All,
+                    "-s" => HoldTypes::System,
+                    "-u" => HoldTypes::User,
+                    _ => break,
+                };
+                rest = tail;
+            }
+            let jobs = jobs(cmd, rest)?;
+            Ok(if cmd == "sethold" {
+                Mutation::SetHold(jobs, types)
+            } else {
+                Mutation::ReleaseHold(jobs, types)
+            })
         }
-        "releasehold" => {
-            let rest = match args.first() {
-                Some(&"-a") | Some(&"-s") => &args[1..],
-                _ => args,
-            };
-            jobs(cmd, rest).map(Mutation::ReleaseHold)
-        }
+        "canceljob" => jobs(cmd, args).map(Mutation::CancelJob),
         "setspri" => match args {
             ["-r", p, job] if !job.starts_with('-') => {
                 let delta: i64 = p
@@ -656,13 +694,31 @@ mod tests {
         assert!(parse("runjob", &[], NOW, &Zone::utc()).is_err());
         assert_eq!(
             parse("sethold", &["1", "2", "1"], NOW, &Zone::utc()),
-            Ok(Mutation::SetHold(vec!["1".into(), "2".into()]))
+            Ok(Mutation::SetHold(
+                vec!["1".into(), "2".into()],
+                HoldTypes::System
+            ))
         );
         assert!(parse("sethold", &["-b", "1"], NOW, &Zone::utc()).is_err());
         assert_eq!(
-            parse("releasehold", &["-a", "1"], NOW, &Zone::utc()),
-            Ok(Mutation::ReleaseHold(vec!["1".into()]))
+            parse("sethold", &["-u", "1"], NOW, &Zone::utc()),
+            Ok(Mutation::SetHold(vec!["1".into()], HoldTypes::User))
         );
+        // The last flag wins, as in Maui; releasehold's default is every hold.
+        assert_eq!(
+            parse("releasehold", &["-u", "-s", "1"], NOW, &Zone::utc()),
+            Ok(Mutation::ReleaseHold(vec!["1".into()], HoldTypes::System))
+        );
+        assert_eq!(
+            parse("releasehold", &["1"], NOW, &Zone::utc()),
+            Ok(Mutation::ReleaseHold(vec!["1".into()], HoldTypes::All))
+        );
+        assert_eq!(
+            parse("canceljob", &["7", "8", "7"], NOW, &Zone::utc()),
+            Ok(Mutation::CancelJob(vec!["7".into(), "8".into()]))
+        );
+        assert!(parse("canceljob", &[], NOW, &Zone::utc()).is_err());
+        assert!(parse("canceljob", &["-x", "7"], NOW, &Zone::utc()).is_err());
         assert_eq!(
             parse("setspri", &["10", "orion.4752"], NOW, &Zone::utc()),
             Ok(Mutation::SetSpri {

@@ -53,7 +53,7 @@ pub use state::{EngineState, ForcedStart, StopInfo};
 
 use crate::allocation::LocalAllocator;
 use crate::config::Config;
-use crate::model::{Cluster, HoldKind, Job, JobState, Snapshot, Time};
+use crate::model::{Cluster, Job, JobState, Snapshot, Time};
 use crate::priority::PriorityBreakdown;
 use crate::profile::Profile;
 use std::sync::Arc;
@@ -471,16 +471,23 @@ impl Engine {
         // Holds and releases an operator asked for are in force in this
         // iteration already: the plan that carries them does not start a
         // job it holds.
+        // A queued job being cancelled is not planned at all.
         for a in &self.state.pending_actions {
             if let Some(j) = jobs.iter_mut().find(|j| j.id == a.job) {
-                match a.kind {
-                    ActionKind::Hold if !j.holds.contains(&HoldKind::System) => {
-                        j.holds.push(HoldKind::System)
-                    }
-                    ActionKind::Release => j.holds.retain(|h| *h != HoldKind::System),
-                    _ => {}
-                }
+                a.kind.apply_to(&mut j.holds);
             }
+        }
+        if self
+            .state
+            .pending_actions
+            .iter()
+            .any(|a| a.kind == ActionKind::Cancel)
+        {
+            let cancelled: Vec<&str> = (self.state.pending_actions.iter())
+                .filter(|a| a.kind == ActionKind::Cancel)
+                .map(|a| a.job.as_str())
+                .collect();
+            jobs.retain(|j| j.state != JobState::Idle || !cancelled.contains(&j.id.as_str()));
         }
         // runjob: the job is presented to the passes as running on the
         // nodes the operator chose (so everything else plans around it),
@@ -595,6 +602,8 @@ impl Engine {
         self.state.pending_actions.retain(|a| {
             let why = match all.iter().find(|j| j.id == a.job) {
                 Some(j) if j.state == JobState::Idle => return true,
+                // A running job is cancelled as well as a queued one.
+                Some(j) if a.kind == ActionKind::Cancel && j.state.is_active() => return true,
                 Some(j) if j.state.is_active() => match j.start_time {
                     Some(t) => format!(
                         "the job started at {} before it was applied",

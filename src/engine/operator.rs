@@ -8,6 +8,7 @@ use super::state::{EngineState, ForcedStart, StopInfo};
 use super::Engine;
 use crate::allocation::LocalAllocator;
 use crate::config::Config;
+use crate::model::HoldKind;
 use crate::reservation::admin::AdminRecord;
 use crate::reservation::{AdminError, AdminStore};
 
@@ -70,22 +71,47 @@ impl Engine {
             .any(|a| a.job == job && a.kind == kind)
     }
 
-    /// Asks the RM, through the next plan, to hold `job` (sethold): a
-    /// release waiting for the same job is dropped, a hold is asked once.
-    pub fn queue_hold(&mut self, job: &str, by: &str) {
-        self.drop_action(job, ActionKind::Release);
-        self.queue_action(job, ActionKind::Hold, by);
+    /// Asks the RM, through the next plan, to place a hold of `kind` on
+    /// `job` (sethold): a release of that hold waiting for the same job is
+    /// dropped, a hold is asked once. False for a batch hold, which no RM
+    /// action places.
+    pub fn queue_hold(&mut self, job: &str, kind: HoldKind, by: &str) -> bool {
+        let (Some(hold), Some(release)) = (
+            ActionKind::for_hold(kind, true),
+            ActionKind::for_hold(kind, false),
+        ) else {
+            return false;
+        };
+        self.drop_action(job, release);
+        self.queue_action(job, hold, by);
+        true
     }
 
-    /// Asks the RM, through the next plan, to release `job` (releasehold);
-    /// a hold not sent yet is withdrawn instead. True when it withdrew one.
-    pub fn queue_release(&mut self, job: &str, by: &str) -> bool {
-        if self.action_pending(job, ActionKind::Hold) {
-            self.drop_action(job, ActionKind::Hold);
+    /// Asks the RM, through the next plan, to remove the hold of `kind`
+    /// from `job` (releasehold); a hold not sent yet is withdrawn instead.
+    /// True when it withdrew one.
+    pub fn queue_release(&mut self, job: &str, kind: HoldKind, by: &str) -> bool {
+        let (Some(hold), Some(release)) = (
+            ActionKind::for_hold(kind, true),
+            ActionKind::for_hold(kind, false),
+        ) else {
+            return false;
+        };
+        if self.action_pending(job, hold) {
+            self.drop_action(job, hold);
             return true;
         }
-        self.queue_action(job, ActionKind::Release, by);
+        self.queue_action(job, release, by);
         false
+    }
+
+    /// Asks the RM, through the next plan, to cancel `job` (canceljob):
+    /// holds and releases not sent yet for it are dropped (the job goes),
+    /// and so is a forced start (runjob) waiting for it.
+    pub fn queue_cancel(&mut self, job: &str, by: &str) {
+        self.state.pending_actions.retain(|a| a.job != job);
+        self.state.forced_starts.retain(|f| f.job != job);
+        self.queue_action(job, ActionKind::Cancel, by);
     }
 
     fn queue_action(&mut self, job: &str, kind: ActionKind, by: &str) {

@@ -233,6 +233,47 @@ pub enum ActionKind {
     Hold,
     /// Remove the administrator hold (releasehold).
     Release,
+    /// Place a user hold on the job (sethold -u), as its owner would.
+    UserHold,
+    /// Remove the user hold (releasehold -u).
+    UserRelease,
+    /// Cancel the job, queued or running (canceljob).
+    Cancel,
+}
+
+impl ActionKind {
+    /// The hold this action places (`true`) or removes (`false`); `None`
+    /// for a cancel.
+    pub fn hold_change(self) -> Option<(HoldKind, bool)> {
+        match self {
+            ActionKind::Hold => Some((HoldKind::System, true)),
+            ActionKind::Release => Some((HoldKind::System, false)),
+            ActionKind::UserHold => Some((HoldKind::User, true)),
+            ActionKind::UserRelease => Some((HoldKind::User, false)),
+            ActionKind::Cancel => None,
+        }
+    }
+
+    /// The action that places (`set`) or removes a hold of `kind`; `None`
+    /// for a batch hold, which only the scheduler that placed it removes.
+    pub fn for_hold(kind: HoldKind, set: bool) -> Option<ActionKind> {
+        match (kind, set) {
+            (HoldKind::System, true) => Some(ActionKind::Hold),
+            (HoldKind::System, false) => Some(ActionKind::Release),
+            (HoldKind::User, true) => Some(ActionKind::UserHold),
+            (HoldKind::User, false) => Some(ActionKind::UserRelease),
+            (HoldKind::Batch, _) => None,
+        }
+    }
+
+    /// Applies the hold change to a job's holds (a cancel changes none).
+    pub fn apply_to(self, holds: &mut Vec<HoldKind>) {
+        match self.hold_change() {
+            Some((k, true)) if !holds.contains(&k) => holds.push(k),
+            Some((k, false)) => holds.retain(|h| *h != k),
+            _ => {}
+        }
+    }
 }
 
 /// An operator request for the RM, carried by the next plan.

@@ -20,6 +20,15 @@ use std::sync::{Arc, OnceLock};
 pub const MAUISCHED_ACTION_HOLD: u32 = 1;
 /// Plan action: remove the administrator hold through the RM.
 pub const MAUISCHED_ACTION_RELEASE: u32 = 2;
+/// Plan action: place a user hold on the job through the RM, as its owner
+/// would (sethold -u). Since ABI 1.6.
+pub const MAUISCHED_ACTION_USER_HOLD: u32 = 3;
+/// Plan action: remove the job's user hold through the RM (releasehold -u).
+/// Since ABI 1.6.
+pub const MAUISCHED_ACTION_USER_RELEASE: u32 = 4;
+/// Plan action: cancel the job through the RM, queued or running
+/// (canceljob). Since ABI 1.6.
+pub const MAUISCHED_ACTION_CANCEL: u32 = 5;
 
 /// Job started in this iteration: no reason.
 pub const MAUISCHED_REASON_NONE: u32 = 0;
@@ -244,6 +253,9 @@ impl mauisched_plan_t {
                     kind: match a.kind {
                         crate::engine::ActionKind::Hold => MAUISCHED_ACTION_HOLD,
                         crate::engine::ActionKind::Release => MAUISCHED_ACTION_RELEASE,
+                        crate::engine::ActionKind::UserHold => MAUISCHED_ACTION_USER_HOLD,
+                        crate::engine::ActionKind::UserRelease => MAUISCHED_ACTION_USER_RELEASE,
+                        crate::engine::ActionKind::Cancel => MAUISCHED_ACTION_CANCEL,
                     },
                     job: cstring(&a.job),
                     by: cstring(&a.by),
@@ -741,7 +753,7 @@ pub unsafe extern "C" fn mauisched_plan_reservation_node(
     })
 }
 
-/// Number of operator actions (holds, releases) the front end must apply
+/// Number of operator actions (holds, releases, cancels) the front end must apply
 /// through the RM, in order, before or after the starts.
 ///
 /// # Safety

@@ -462,7 +462,10 @@ impl Service {
         for (a, why) in &plan.dropped_actions {
             let what = match a.kind {
                 ActionKind::Hold => "sethold",
+                ActionKind::UserHold => "sethold -u",
                 ActionKind::Release => "releasehold",
+                ActionKind::UserRelease => "releasehold -u",
+                ActionKind::Cancel => "canceljob",
             };
             self.log(
                 LogLevel::Warn,

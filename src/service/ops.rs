@@ -6,7 +6,7 @@
 
 use super::{Error, ErrorKind, LogLevel, Result, Service};
 use crate::admin::auth::{self, Caller};
-use crate::admin::{Done, ErrorCode, Failed, Mutation, SchedCtl};
+use crate::admin::{Done, ErrorCode, Failed, HoldTypes, Level, Mutation, SchedCtl};
 use crate::engine::build::{self, PolicyChooser};
 use crate::engine::{ActionKind, ForcedStart, StartOutcome, StopInfo};
 use crate::model::{HoldKind, Job, JobState, Time};
@@ -44,6 +44,17 @@ fn done(text: String, data: serde_json::Value) -> Result<Done, Failed> {
     Ok(Done { text, data })
 }
 
+/// Hold kinds as words: `user`, `system`, `batch`.
+fn hold_names(kinds: &[HoldKind]) -> Vec<&'static str> {
+    (kinds.iter())
+        .map(|k| match k {
+            HoldKind::User => "user",
+            HoldKind::System => "system",
+            HoldKind::Batch => "batch",
+        })
+        .collect()
+}
+
 fn by_whom(by: Option<&str>, before: &str) -> String {
     by.map(|b| format!("{before}{b}")).unwrap_or_default()
 }
@@ -54,8 +65,9 @@ fn command(m: &Mutation) -> &'static str {
         Mutation::SetRes(_) => "setres",
         Mutation::ReleaseRes(_) => "releaseres",
         Mutation::RunJob { .. } => "runjob",
-        Mutation::SetHold(_) => "sethold",
-        Mutation::ReleaseHold(_) => "releasehold",
+        Mutation::SetHold(..) => "sethold",
+        Mutation::ReleaseHold(..) => "releasehold",
+        Mutation::CancelJob(_) => "canceljob",
         Mutation::SetSpri { .. } | Mutation::SetSpriRelative { .. } => "setspri",
         Mutation::Sched(_) => "schedctl",
         Mutation::ResetStats => "resetstats",
@@ -307,8 +319,9 @@ impl Service {
                     json!({"job": job, "system_priority": priority}),
                 )
             }
-            Mutation::SetHold(jobs) => self.sethold(&jobs, caller),
-            Mutation::ReleaseHold(jobs) => self.releasehold(&jobs, caller),
+            Mutation::SetHold(jobs, types) => self.sethold(&jobs, types, caller),
+            Mutation::ReleaseHold(jobs, types) => self.releasehold(&jobs, types, caller),
+            Mutation::CancelJob(jobs) => self.canceljob(&jobs, caller),
             Mutation::RunJob { job, nodes } => self.runjob(&job, nodes.as_deref(), caller),
             Mutation::Sched(SchedCtl::Reconfigure) => self.schedctl_reconfigure(&who),
             Mutation::Sched(SchedCtl::Stop { at }) => self.schedctl_stop(caller, at),
@@ -428,58 +441,93 @@ impl Service {
         done(text, json!({"released": ids}))
     }
 
-    fn sethold(&mut self, jobs: &[String], caller: &Caller) -> Result<Done, Failed> {
+    fn sethold(
+        &mut self,
+        jobs: &[String],
+        types: HoldTypes,
+        caller: &Caller,
+    ) -> Result<Done, Failed> {
         for j in jobs {
             self.queued_job(j, "sethold")?;
         }
         for j in jobs {
-            self.engine.queue_hold(j, &caller.user);
+            for &k in types.kinds() {
+                self.engine.queue_hold(j, k, &caller.user);
+            }
         }
         self.persist.admin_pending = true;
+        let (what, title) = match types {
+            HoldTypes::System => ("system hold", "System Hold"),
+            HoldTypes::User => ("user hold", "User Hold"),
+            HoldTypes::All => ("user and system holds", "User and System Holds"),
+        };
         self.log(
             LogLevel::Info,
             format!(
-                "sethold by {}: system hold on {}",
+                "sethold by {}: {what} on {}",
                 caller.describe(),
                 jobs.join(", ")
             ),
         );
         done(
             format!(
-                "System Hold Placed on All Specified Jobs\n(the resource manager applies it {}, if the job is still queued then)\n",
+                "{title} Placed on All Specified Jobs\n(the resource manager applies it {}, if the job is still queued then)\n",
                 self.when_applied()
             ),
-            json!({"held": jobs}),
+            json!({"held": jobs, "holds": hold_names(types.kinds())}),
         )
     }
 
-    fn releasehold(&mut self, jobs: &[String], caller: &Caller) -> Result<Done, Failed> {
+    fn releasehold(
+        &mut self,
+        jobs: &[String],
+        types: HoldTypes,
+        caller: &Caller,
+    ) -> Result<Done, Failed> {
+        // Each job's holds to release: those of the types asked for that it
+        // has, or that a sethold not sent yet is placing.
+        let mut release: Vec<(&String, Vec<HoldKind>)> = Vec::new();
         for j in jobs {
             let job = self.queued_job(j, "releasehold")?;
-            let hold_pending = self.engine.action_pending(j, ActionKind::Hold);
-            if !hold_pending && !job.holds.contains(&HoldKind::System) {
-                let others = if job.holds.is_empty() {
-                    String::new()
-                } else {
-                    let kinds: Vec<String> = job
-                        .holds
-                        .iter()
-                        .map(|h| format!("{h:?}").to_lowercase())
-                        .collect();
-                    format!(
-                        " (a {} hold is its owner's or the resource manager's)",
-                        kinds.join(", ")
-                    )
+            let kinds: Vec<HoldKind> = (types.kinds().iter().copied())
+                .filter(|&k| {
+                    job.holds.contains(&k)
+                        || ActionKind::for_hold(k, true)
+                            .is_some_and(|a| self.engine.action_pending(j, a))
+                })
+                .collect();
+            if kinds.is_empty() {
+                let asked = match types {
+                    HoldTypes::System => "no system hold",
+                    HoldTypes::User => "no user hold",
+                    HoldTypes::All => "no hold",
+                };
+                let others = match job.holds.first() {
+                    None => String::new(),
+                    Some(HoldKind::Batch) => {
+                        " (its batch hold is the resource manager's to release)".into()
+                    }
+                    Some(h) => {
+                        let (name, flag) = if *h == HoldKind::User {
+                            ("user", "-u")
+                        } else {
+                            ("system", "-s")
+                        };
+                        format!(" (it has a {name} hold: releasehold {flag} releases that)")
+                    }
                 };
                 return Err(Failed::new(
                     ErrorCode::Refused,
-                    format!("releasehold: job {j} has no system hold{others}"),
+                    format!("releasehold: job {j} has {asked}{others}"),
                 ));
             }
+            release.push((j, kinds));
         }
         let mut text = String::new();
-        for j in jobs {
-            self.engine.queue_release(j, &caller.user);
+        for (j, kinds) in &release {
+            for &k in kinds {
+                self.engine.queue_release(j, k, &caller.user);
+            }
             text.push_str(&format!("holds modified for job {j}\n"));
         }
         text.push_str(&format!(
@@ -487,11 +535,60 @@ impl Service {
             self.when_applied()
         ));
         self.persist.admin_pending = true;
+        let described: Vec<String> = (release.iter())
+            .map(|(j, k)| format!("{j} ({})", hold_names(k).join(", ")))
+            .collect();
         self.log(
             LogLevel::Info,
-            format!("releasehold by {}: {}", caller.describe(), jobs.join(", ")),
+            format!(
+                "releasehold by {}: {}",
+                caller.describe(),
+                described.join(", ")
+            ),
         );
-        done(text, json!({"released": jobs}))
+        let data: Vec<serde_json::Value> = (release.iter())
+            .map(|(j, k)| json!({"job": j, "holds": hold_names(k)}))
+            .collect();
+        done(text, json!({"released": jobs, "holds": data}))
+    }
+
+    /// canceljob: Maui's rules (`UIJobCancel`): an administrator (ADMIN1 or
+    /// ADMIN2) cancels any job, anyone else only their own; every job is
+    /// checked before any is cancelled.
+    fn canceljob(&mut self, jobs: &[String], caller: &Caller) -> Result<Done, Failed> {
+        for j in jobs {
+            let job = self.known_job(j)?;
+            if !(job.state == JobState::Idle || job.state.is_active()) {
+                return Err(Failed::new(
+                    ErrorCode::Refused,
+                    format!(
+                        "canceljob: job {j} is {}: only queued or running jobs can be cancelled",
+                        job.state.name()
+                    ),
+                ));
+            }
+            if caller.level < Level::Admin2 && job.user != caller.user {
+                return Err(Failed::new(
+                    ErrorCode::PermissionDenied,
+                    format!("user {} is not authorized to cancel job '{j}'", caller.user),
+                ));
+            }
+        }
+        let mut text = String::new();
+        for j in jobs {
+            self.engine.queue_cancel(j, &caller.user);
+            text.push_str(&format!("job '{j}' cancelled\n"));
+        }
+        text.push_str(&format!(
+            "(the resource manager ends the jobs {})\n",
+            self.when_applied()
+        ));
+        self.persist.admin_pending = true;
+        self.log(
+            LogLevel::Info,
+            format!("canceljob by {}: {}", caller.describe(), jobs.join(", ")),
+        );
+        done(text, json!({"cancelled": jobs}))
     }
 
     fn runjob(

@@ -3,7 +3,7 @@
 //! checkpoint, and the last good maui.cfg.
 
 use super::*;
-use crate::admin::{Caller, ErrorCode, Level, Mutation, SchedCtl};
+use crate::admin::{Caller, ErrorCode, HoldTypes, Level, Mutation, SchedCtl};
 use crate::config::BackfillPolicy;
 use crate::engine::{ActionKind, Reason};
 use crate::reservation::AdminRequest;
@@ -173,9 +173,18 @@ fn runjob_is_validated_before_anything_changes() {
 #[test]
 fn holds_go_out_with_the_next_plan_and_release_cancels_a_pending_one() {
     let (_d, mut svc) = iterated("holds");
-    let hold = |jobs: &[&str]| Mutation::SetHold(jobs.iter().map(|j| j.to_string()).collect());
-    let release =
-        |jobs: &[&str]| Mutation::ReleaseHold(jobs.iter().map(|j| j.to_string()).collect());
+    let hold = |jobs: &[&str]| {
+        Mutation::SetHold(
+            jobs.iter().map(|j| j.to_string()).collect(),
+            crate::admin::HoldTypes::System,
+        )
+    };
+    let release = |jobs: &[&str]| {
+        Mutation::ReleaseHold(
+            jobs.iter().map(|j| j.to_string()).collect(),
+            crate::admin::HoldTypes::System,
+        )
+    };
     // All or nothing: R runs, so I1 is not held either.
     let (c, _) = apply(&mut svc, hold(&["I1", "R"])).unwrap_err();
     assert_eq!(c, ErrorCode::Refused);
@@ -186,10 +195,29 @@ fn holds_go_out_with_the_next_plan_and_release_cancels_a_pending_one() {
     apply(&mut svc, release(&["I1"])).unwrap();
     assert!(!svc.engine().action_pending("I1", ActionKind::Hold));
     assert!(!svc.engine().action_pending("I1", ActionKind::Release));
-    // U's hold is its owner's: not the operator's to release.
+    // U has a user hold only: -s names the flag that releases it, -u
+    // (or -a, the default) does.
     let (c, m) = apply(&mut svc, release(&["U"])).unwrap_err();
     assert_eq!(c, ErrorCode::Refused);
-    assert!(m.contains("has no system hold (a user hold"), "{m}");
+    assert!(
+        m.contains("has no system hold (it has a user hold: releasehold -u"),
+        "{m}"
+    );
+    let all =
+        |jobs: &[&str], t| Mutation::ReleaseHold(jobs.iter().map(|j| j.to_string()).collect(), t);
+    let (c, m) = apply(&mut svc, all(&["BIG"], HoldTypes::All)).unwrap_err();
+    assert_eq!(c, ErrorCode::Refused);
+    assert!(m.contains("job BIG has no hold"), "{m}");
+    apply(&mut svc, all(&["U"], HoldTypes::All)).unwrap();
+    assert!(svc.engine().action_pending("U", ActionKind::UserRelease));
+    assert!(!svc.engine().action_pending("U", ActionKind::Release));
+    // A user hold placed by an operator, withdrawn by releasehold -u.
+    let uhold = Mutation::SetHold(vec!["BIG".into()], HoldTypes::User);
+    apply(&mut svc, uhold).unwrap();
+    assert!(svc.engine().action_pending("BIG", ActionKind::UserHold));
+    apply(&mut svc, all(&["BIG"], HoldTypes::User)).unwrap();
+    assert!(!svc.engine().action_pending("BIG", ActionKind::UserHold));
+    assert!(!svc.engine().action_pending("BIG", ActionKind::UserRelease));
 
     apply(&mut svc, hold(&["I2"])).unwrap();
     // A held job is not forced.
@@ -202,7 +230,58 @@ fn holds_go_out_with_the_next_plan_and_release_cancels_a_pending_one() {
         .iter()
         .map(|a| (a.kind, a.job.as_str(), a.by.as_str()))
         .collect();
-    assert_eq!(actions, vec![(ActionKind::Hold, "I2", "op")]);
+    assert_eq!(
+        actions,
+        vec![
+            (ActionKind::UserRelease, "U", "op"),
+            (ActionKind::Hold, "I2", "op")
+        ]
+    );
+}
+
+#[test]
+fn canceljob_goes_out_with_the_next_plan_for_queued_and_running_jobs() {
+    let (_d, mut svc) = iterated("cancel");
+    let cancel = |jobs: &[&str]| Mutation::CancelJob(jobs.iter().map(|j| j.to_string()).collect());
+    // Unknown jobs are named; nothing is cancelled.
+    let (c, m) = apply(&mut svc, cancel(&["I1", "nope"])).unwrap_err();
+    assert_eq!(c, ErrorCode::NotFound);
+    assert!(m.contains("nope"), "{m}");
+    assert!(!svc.engine().action_pending("I1", ActionKind::Cancel));
+    // A user cancels only their own jobs, as in Maui.
+    let user = Caller {
+        uid: 4242,
+        pid: 1,
+        user: "mallory".into(),
+        level: Level::User,
+    };
+    let f = svc.apply(&user, cancel(&["R"])).unwrap_err();
+    assert_eq!(f.code, ErrorCode::PermissionDenied);
+    assert_eq!(
+        f.message,
+        "user mallory is not authorized to cancel job 'R'"
+    );
+    // A hold waiting for I1 goes with it; the queued job is not planned.
+    apply(
+        &mut svc,
+        Mutation::SetHold(vec!["I1".into()], HoldTypes::System),
+    )
+    .unwrap();
+    let text = apply(&mut svc, cancel(&["I1", "R"])).unwrap();
+    assert!(
+        text.starts_with("job 'I1' cancelled\njob 'R' cancelled\n"),
+        "{text}"
+    );
+    let ran = iterate(&mut svc, T0 + 60);
+    let actions: Vec<_> = (ran.plan.actions.iter())
+        .map(|a| (a.kind, a.job.as_str()))
+        .collect();
+    assert_eq!(
+        actions,
+        vec![(ActionKind::Cancel, "I1"), (ActionKind::Cancel, "R")]
+    );
+    assert!(ran.plan.job("I1").is_none());
+    assert!(ran.plan.starts.iter().all(|s| s.job != "I1"));
 }
 
 #[test]
@@ -377,7 +456,7 @@ fn schedctl_stops_resumes_and_reconfigures() {
 #[test]
 fn changes_are_checked_against_the_callers_level() {
     let (_d, mut svc) = iterated("levels");
-    let hold = Mutation::SetHold(vec!["I1".into()]);
+    let hold = Mutation::SetHold(vec!["I1".into()], crate::admin::HoldTypes::System);
     for level in [Level::User, Level::Admin3] {
         let f = svc.apply(&caller(level), hold.clone()).unwrap_err();
         assert_eq!(f.code, ErrorCode::PermissionDenied);

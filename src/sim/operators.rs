@@ -13,8 +13,8 @@
 //! first submission. The caller is root (ADMIN1) unless `as USER` names
 //! another, whose level then comes from ADMIN1/ADMIN2/ADMIN3 as on a live
 //! server. The commands are the changing ones of the admin socket
-//! (`setres`, `releaseres`, `runjob`, `sethold`, `releasehold`, `setspri`,
-//! `schedctl`), parsed as the server parses them; relative times in
+//! (`setres`, `releaseres`, `runjob`, `sethold`, `releasehold`,
+//! `canceljob`, `setspri`, `schedctl`), parsed as the server parses them; relative times in
 //! `setres` count from `WHEN`. Words are separated by blanks; quotes are
 //! not interpreted. Blank lines and `#` comments are skipped. Commands
 //! are applied in time order, those with the same `WHEN` in file order.
@@ -136,14 +136,14 @@ mod tests {
                     1120,
                     "root",
                     Level::Admin1,
-                    &Mutation::SetHold(vec!["7".into()])
+                    &Mutation::SetHold(vec!["7".into()], crate::admin::HoldTypes::System)
                 ),
                 (
                     "1:00:00:00 as ann releasehold 7",
                     1000 + 86400,
                     "ann",
                     Level::Admin2,
-                    &Mutation::ReleaseHold(vec!["7".into()])
+                    &Mutation::ReleaseHold(vec!["7".into()], crate::admin::HoldTypes::All)
                 ),
             ]
         );

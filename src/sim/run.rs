@@ -89,7 +89,7 @@ use crate::admin::auth::Caller;
 use crate::admin::{Done, Failed, Mutation};
 use crate::config::Config;
 use crate::engine::{idle_iterations_are_neutral, ActionKind, Engine, Reason};
-use crate::model::{HoldKind, JobState, Node, NodeTasks, Secs, Snapshot, Time};
+use crate::model::{JobState, Node, NodeTasks, Secs, Snapshot, Time};
 use crate::service::Service;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
@@ -137,6 +137,9 @@ pub struct SimResult {
     pub records: Vec<Option<JobRecord>>,
     /// Jobs taken out of the queue as impossible (NoFit), by workload index.
     pub rejected: Vec<usize>,
+    /// Jobs an operator cancelled (canceljob), by workload index: those
+    /// that ran have a record ending at the cancel.
+    pub cancelled: Vec<usize>,
     /// Jobs still waiting when the simulation ended (it ends when nothing is
     /// queued, running or to come; see [`simulate`]).
     pub unfinished: Vec<usize>,
@@ -249,6 +252,8 @@ struct Sim<'a> {
     idle: usize,
     finished: usize,
     rejected: Vec<usize>,
+    /// Jobs an operator cancelled (canceljob).
+    cancelled: Vec<usize>,
     /// Processors not held by running jobs (all nodes, whatever their state).
     free_procs: u64,
     /// Processors asked by the waiting jobs, as a multiset.
@@ -329,15 +334,32 @@ impl Sim<'_> {
         end
     }
 
-    /// Applies a hold or a release the plan asked the RM for.
-    fn act(&mut self, job: &str, kind: ActionKind) {
-        let Some(p) = self.by_id.get(job).and_then(|i| self.pos.get(i)) else {
+    /// Applies a hold, a release or a cancel the plan asked the RM for at
+    /// `now`. A cancelled job leaves the queue, or ends now if it runs (its
+    /// planned end stays in the completions and is skipped then).
+    fn act(&mut self, job: &str, kind: ActionKind, now: Time) {
+        let Some(&i) = self.by_id.get(job) else {
             return;
         };
-        let holds = &mut self.snap.jobs[*p].holds;
-        match kind {
-            ActionKind::Hold if !holds.contains(&HoldKind::System) => holds.push(HoldKind::System),
-            ActionKind::Release => holds.retain(|h| *h != HoldKind::System),
+        let Some(&p) = self.pos.get(&i) else {
+            return;
+        };
+        if kind != ActionKind::Cancel {
+            kind.apply_to(&mut self.snap.jobs[p].holds);
+            return;
+        }
+        match self.snap.jobs[p].state {
+            JobState::Idle => {
+                self.remove(i);
+                self.idle -= 1;
+                self.forget_idle(self.jobs[i].job.procs());
+                self.finished += 1;
+                self.cancelled.push(i);
+            }
+            s if s.is_active() => {
+                self.complete(i, now, true);
+                self.cancelled.push(i);
+            }
             _ => {}
         }
     }
@@ -427,6 +449,7 @@ pub fn simulate_with_operators(
         idle: 0,
         finished: 0,
         rejected: Vec::new(),
+        cancelled: Vec::new(),
         free_procs: nodes.iter().map(|n| n.configured.procs as u64).sum(),
         idle_procs: BTreeMap::new(),
         reported: Vec::new(),
@@ -545,6 +568,10 @@ pub fn simulate_with_operators(
                 break;
             }
             sim.completions.pop();
+            // A job cancelled while it ran has ended already.
+            if sim.pos.get(&i).map(|&p| sim.snap.jobs[p].state) != Some(JobState::Running) {
+                continue;
+            }
             // Maui's simulator charges a job's usage up to the last
             // iteration that saw it running; an RM reports the end.
             let (at, report) = match opts.clock {
@@ -609,7 +636,7 @@ pub fn simulate_with_operators(
         changed = !starts.is_empty();
         for a in plan.as_deref().map_or(&[][..], |p| &p.actions[..]) {
             // The RM holds or releases the job: the next snapshot differs.
-            sim.act(&a.job, a.kind);
+            sim.act(&a.job, a.kind, now);
             changed = true;
         }
         for s in starts {
@@ -655,6 +682,7 @@ pub fn simulate_with_operators(
     Ok(SimResult {
         records: sim.records,
         rejected: sim.rejected,
+        cancelled: sim.cancelled,
         unfinished,
         iterations,
         skipped_polls,

@@ -470,7 +470,7 @@ const BSLD_2000: f64 = 54.59;
 mod operators {
     use super::*;
     use crate::admin::auth::Level;
-    use crate::admin::{ErrorCode, SchedCtl};
+    use crate::admin::{ErrorCode, HoldTypes, SchedCtl};
     use crate::reservation::AdminRequest;
 
     fn op(at: Time, level: Level, mutation: Mutation) -> OperatorEvent {
@@ -548,12 +548,16 @@ mod operators {
     #[test]
     fn a_held_job_waits_until_released_and_refusals_change_nothing() {
         let (res, s) = run(&[
-            admin(6, Mutation::SetHold(jobs(&["6"]))),
+            admin(6, Mutation::SetHold(jobs(&["6"]), HoldTypes::System)),
             // Refused: job 1 runs; a user may not hold; no such job.
-            admin(7, Mutation::SetHold(jobs(&["1"]))),
-            op(7, Level::User, Mutation::SetHold(jobs(&["4"]))),
-            admin(7, Mutation::ReleaseHold(jobs(&["99"]))),
-            admin(200, Mutation::ReleaseHold(jobs(&["6"]))),
+            admin(7, Mutation::SetHold(jobs(&["1"]), HoldTypes::System)),
+            op(
+                7,
+                Level::User,
+                Mutation::SetHold(jobs(&["4"]), HoldTypes::System),
+            ),
+            admin(7, Mutation::ReleaseHold(jobs(&["99"]), HoldTypes::All)),
+            admin(200, Mutation::ReleaseHold(jobs(&["6"]), HoldTypes::All)),
         ]);
         assert_eq!(s, baseline_but(&[("6", 200, 230, false)]));
         let codes: Vec<Option<ErrorCode>> = res
@@ -571,6 +575,30 @@ mod operators {
                 None
             ]
         );
+    }
+
+    #[test]
+    fn canceljob_ends_a_running_job_and_takes_a_queued_one_out() {
+        let (res, s) = run(&[
+            // Another user's job: refused for a user, as in Maui.
+            op(40, Level::User, Mutation::CancelJob(jobs(&["1"]))),
+            admin(50, Mutation::CancelJob(jobs(&["1", "4"]))),
+        ]);
+        let codes: Vec<Option<ErrorCode>> = (res.operator_replies.iter())
+            .map(|r| r.as_ref().err().map(|f| f.code))
+            .collect();
+        assert_eq!(codes, [Some(ErrorCode::PermissionDenied), None]);
+        // Job 1 ends at the cancel; job 2 then waits only for job 3
+        // (ends at 82); job 4 never runs.
+        let mut want = baseline_but(&[("1", 0, 50, false), ("2", 82, 132, false)]);
+        want.retain(|r| r.0 != "4");
+        for r in &mut want {
+            if r.0 == "6" {
+                *r = row("6", 132, 162, false);
+            }
+        }
+        assert_eq!(s, want);
+        assert_eq!(res.cancelled, vec![0, 3]);
     }
 
     #[test]

@@ -139,6 +139,20 @@ int main(int argc, char **argv) {
   CHECK(n == 0);
   mauisched_plan_free(plan);
 
+  /* ABI 1.6: canceljob and sethold -u go out as their own actions. */
+  CHECK(MAUISCHED_ABI_MINOR >= 6);
+  CHECK(ask(sock, "{\"v\":1,\"cmd\":\"canceljob\",\"args\":[\"B\"]}\n", resp, sizeof resp) == 0);
+  CHECK_CONTAINS(resp, "job 'B' cancelled");
+  CHECK_OK(h, snapshot_abc(h, T0 + 180));
+  CHECK_OK(h, mauisched_run(h, &plan));
+  CHECK_OK(h, mauisched_plan_action_count(plan, &n));
+  CHECK(n == 1);
+  CHECK_OK(h, mauisched_plan_action(plan, 0, &kind, &job, &by));
+  CHECK(kind == MAUISCHED_ACTION_CANCEL);
+  CHECK_STR(job, "B");
+  mauisched_plan_free(plan);
+  CHECK(MAUISCHED_ACTION_USER_HOLD == 3 && MAUISCHED_ACTION_USER_RELEASE == 4);
+
   mauisched_free(h);
   CHECK(!is_socket(sock));
 
