@@ -1595,7 +1595,7 @@ fn operator_holds_and_releases_are_applied_through_pbs_holdjob_and_pbs_rlsjob() 
         "{log}"
     );
     assert!(
-        log.contains(" held=1 released=1 action_refused=0 "),
+        log.contains(" held=1 released=1 cancelled=0 action_refused=0 "),
         "{log}"
     );
 
@@ -1613,6 +1613,104 @@ fn operator_holds_and_releases_are_applied_through_pbs_holdjob_and_pbs_rlsjob() 
         d.calls()
             .iter()
             .filter(|c| c.text.starts_with("holdjob ") || c.text.starts_with("rlsjob "))
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn canceljob_and_user_holds_go_through_pbs_deljob_and_hold_type_u() {
+    let now = epoch_now();
+    let one = [
+        "Resource_List.nodes = 1:ppn=1",
+        "Resource_List.walltime = 01:00:00",
+    ];
+    let fixture = format!(
+        "{HEAD}{}{}{}{}{}{}",
+        node("n1", 2, &[]),
+        job_by("70.vm", "alice", now - 600, &one),
+        job_by("71.vm", "bob", now - 500, &one),
+        job_by("72.vm", "carol", now - 400, &one)
+            .replace("job_state = Q", "job_state = H\n    Hold_Types = u"),
+        running("73.vm", now - 30, "n1/0", &one),
+        job_by("74.vm", "dave", now - 300, &one),
+    );
+    // canceljob of a queued (70) and a running job (73), sethold -u (71)
+    // and releasehold -u (72), left for the next plan as the commands
+    // leave them; 99.vm is gone, so its cancel never reaches pbs_server.
+    let checkpoint = r#"{"version":1,"saved_at":0,"state":{"pending_actions":[
+        {"kind":"cancel","job":"70.vm","by":"root"},
+        {"kind":"userhold","job":"71.vm","by":"operator1"},
+        {"kind":"userrelease","job":"72.vm","by":"operator1"},
+        {"kind":"cancel","job":"73.vm","by":"alice"},
+        {"kind":"cancel","job":"99.vm","by":"root"}]}}"#;
+    let d = Daemon::start_with_state(
+        "cancel",
+        &fixture,
+        "",
+        &[],
+        &["--allow-unprivileged"],
+        Some(checkpoint),
+        &[],
+    );
+    d.wait_iterations(1);
+    let calls: Vec<String> = (d.calls().into_iter())
+        .map(|c| c.text)
+        .filter(|t| {
+            ["holdjob ", "rlsjob ", "deljob "]
+                .iter()
+                .any(|p| t.starts_with(p))
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            "deljob 1 70.vm -> 0 was=Q",
+            "holdjob 1 71.vm u -> 0 Hold_Types=u",
+            "rlsjob 1 72.vm u -> 0 Hold_Types=n",
+            "deljob 1 73.vm -> 0 was=R",
+        ]
+    );
+    // The same plan does not start the cancelled or the newly held job:
+    // the one free slot goes to 72.vm, released now (74.vm comes after).
+    assert_eq!(
+        d.runjobs(),
+        vec![("72.vm".to_string(), "n1".to_string(), 0)]
+    );
+    let log = d.log();
+    assert!(log.contains("cancelled job 70.vm, asked by root"), "{log}");
+    assert!(log.contains("cancelled job 73.vm, asked by alice"), "{log}");
+    assert!(
+        log.contains("held job 71.vm (user hold), asked by operator1"),
+        "{log}"
+    );
+    assert!(
+        log.contains("released job 72.vm (user hold), asked by operator1"),
+        "{log}"
+    );
+    assert!(
+        log.contains("canceljob of job 99.vm by root not applied: the job is no longer in the resource manager's queue"),
+        "{log}"
+    );
+    assert!(
+        log.contains(" held=1 released=1 cancelled=2 action_refused=0 "),
+        "{log}"
+    );
+
+    // Next iteration: the cancelled jobs are completed in pbs_server and
+    // 73.vm's slot is free again, so 74.vm starts; 71.vm stays held.
+    d.send(NEW);
+    d.wait("74.vm started", || {
+        started(&d).iter().any(|(j, _)| j == "74.vm")
+    });
+    assert!(started(&d)
+        .iter()
+        .all(|(j, _)| j != "70.vm" && j != "71.vm"));
+    // Actions are handed over once.
+    assert_eq!(
+        d.calls()
+            .iter()
+            .filter(|c| c.text.starts_with("deljob "))
             .count(),
         2
     );

@@ -114,13 +114,15 @@ static void not_started(struct decision *x, const char *why)
   x->refusal = strdup(why);
 }
 
-/* 1 when an earlier decision of the plan held job `id` (its start is
- * skipped: pbs_server would refuse it, and the operator asked for it). */
+/* 1 when an earlier decision of the plan held or cancelled job `id` (its
+ * start is skipped: pbs_server would refuse it, and the operator asked for
+ * it). */
 static int held_by_plan(const struct decisions *d, size_t upto, const char *id)
 {
   size_t i;
   for (i = 0; i < upto; i++)
-    if (d->v[i].kind == DECISION_HOLD && strcmp(d->v[i].id, id) == 0)
+    if ((d->v[i].kind == DECISION_HOLD || d->v[i].kind == DECISION_CANCEL) &&
+        strcmp(d->v[i].id, id) == 0)
       return 1;
   return 0;
 }
@@ -139,30 +141,42 @@ int apply_decisions(const struct ifl_api *api, int conn,
     int rc, e;
 
     snprintf(id, sizeof id, "%s", x->id ? x->id : j ? j->id : "");
-    if (x->kind == DECISION_HOLD || x->kind == DECISION_RELEASE) {
-      int hold = x->kind == DECISION_HOLD;
-      char type[] = "s";
-      const char *what = hold ? "pbs_holdjob" : "pbs_rlsjob";
+    if (x->kind == DECISION_HOLD || x->kind == DECISION_RELEASE || x->kind == DECISION_CANCEL) {
+      int hold = x->kind == DECISION_HOLD, cancel = x->kind == DECISION_CANCEL;
+      char type[2] = { x->hold_type == 'u' ? 'u' : 's', '\0' };
+      const char *what = cancel ? "pbs_deljob" : hold ? "pbs_holdjob" : "pbs_rlsjob";
+      const char *verb = cancel ? "cancel" : hold ? "hold" : "release";
+      const char *holdname = type[0] == 'u' ? "user hold" : "system hold";
       if (dry_run) {
-        log_msg(LOG_INFO, "dry run: would %s job %s (asked by %s)", hold ? "hold" : "release",
-                id, x->by ? x->by : "?");
+        log_msg(LOG_INFO, "dry run: would %s job %s (asked by %s)", verb, id,
+                x->by ? x->by : "?");
         continue;
       }
       ifl_clear_errno(api);
-      rc = hold ? api->holdjob(conn, id, type, NULL) : api->rlsjob(conn, id, type, NULL);
+      rc = cancel ? api->deljob(conn, id, NULL)
+           : hold ? api->holdjob(conn, id, type, NULL) : api->rlsjob(conn, id, type, NULL);
       if (rc == 0) {
-        if (hold)
+        if (cancel)
+          st->cancelled++;
+        else if (hold)
           st->held++;
         else
           st->released++;
-        log_msg(LOG_INFO, "%s job %s (system hold), asked by %s", hold ? "held" : "released",
-                id, x->by ? x->by : "?");
+        if (cancel)
+          log_msg(LOG_INFO, "cancelled job %s, asked by %s", id, x->by ? x->by : "?");
+        else
+          log_msg(LOG_INFO, "%s job %s (%s), asked by %s", hold ? "held" : "released", id,
+                  holdname, x->by ? x->by : "?");
         continue;
       }
       e = ifl_errno(api);
       st->action_failed++;
-      log_msg(LOG_WARN, "%s(%s, s) refused: pbs_errno %d: %s", what, id, e,
-              errtext(api, conn, e));
+      if (cancel)
+        log_msg(LOG_WARN, "%s(%s) refused: pbs_errno %d: %s", what, id, e,
+                errtext(api, conn, e));
+      else
+        log_msg(LOG_WARN, "%s(%s, %s) refused: pbs_errno %d: %s", what, id, type, e,
+                errtext(api, conn, e));
       if (!connection_alive(api, conn, e)) {
         snprintf(err, errlen, "%s(%s) failed (pbs_errno %d) and the server no longer answers",
                  what, id, e);

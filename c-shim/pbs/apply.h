@@ -19,7 +19,8 @@ struct apply_stats {
   int comment_failed; /* pbs_alterjob refused */
   int held;           /* pbs_holdjob succeeded */
   int released;       /* pbs_rlsjob succeeded */
-  int action_failed;  /* pbs_holdjob / pbs_rlsjob refused */
+  int cancelled;      /* pbs_deljob succeeded */
+  int action_failed;  /* pbs_holdjob / pbs_rlsjob / pbs_deljob refused */
 };
 
 /* Every comment the daemon writes starts with the prefix; a started job's
@@ -45,8 +46,8 @@ void apply_format_time(long t, char *buf, size_t len);
  * comment).  Returns buf. */
 char *apply_comment_text(const struct decision *d, char *buf, size_t len);
 
-/* Applies the plan in order: pbs_holdjob/pbs_rlsjob (hold type s) for
- * operator actions, pbs_runjob(location) for starts (except of a job the
+/* Applies the plan in order: pbs_holdjob/pbs_rlsjob (hold type s or u)
+ * and pbs_deljob for operator actions, pbs_runjob(location) for starts (except of a job the
  * same plan just held), pbs_alterjob of `comment` for waiting jobs whose
  * comment differs.  A request refused for one job is logged and the next
  * one is tried; when the connection itself is gone (a failed request

@@ -320,15 +320,35 @@ static int read_plan(const mauisched_plan_t *plan, const struct tm_snapshot *s,
     const char *job = NULL, *by = NULL;
     if (mauisched_plan_action(plan, i, &kind, &job, &by) != MAUISCHED_OK)
       return -1;
-    if (kind != MAUISCHED_ACTION_HOLD && kind != MAUISCHED_ACTION_RELEASE) {
+    enum decision_kind dk;
+    char type = 's';
+    switch (kind) {
+    case MAUISCHED_ACTION_HOLD:
+      dk = DECISION_HOLD;
+      break;
+    case MAUISCHED_ACTION_RELEASE:
+      dk = DECISION_RELEASE;
+      break;
+    case MAUISCHED_ACTION_USER_HOLD:
+      dk = DECISION_HOLD;
+      type = 'u';
+      break;
+    case MAUISCHED_ACTION_USER_RELEASE:
+      dk = DECISION_RELEASE;
+      type = 'u';
+      break;
+    case MAUISCHED_ACTION_CANCEL:
+      dk = DECISION_CANCEL;
+      break;
+    default:
       log_msg(LOG_WARN, "engine asked for action %u on job %s, which this daemon does not "
               "know; ignored", (unsigned)kind, job);
       continue;
     }
-    if (decisions_add(out, kind == MAUISCHED_ACTION_HOLD ? DECISION_HOLD : DECISION_RELEASE,
-                      find_job(refs, nrefs, job), job, NULL, NULL, -1) != 0 ||
+    if (decisions_add(out, dk, find_job(refs, nrefs, job), job, NULL, NULL, -1) != 0 ||
         (out->v[out->n - 1].by = strdup(by)) == NULL)
       return -1;
+    out->v[out->n - 1].hold_type = type;
   }
 
   if (mauisched_plan_start_count(plan, &n) != MAUISCHED_OK)

@@ -19,8 +19,9 @@
 enum decision_kind {
   DECISION_START,  /* pbs_runjob at `location` */
   DECISION_WAIT,   /* leave queued; tell the user why in its comment */
-  DECISION_HOLD,   /* pbs_holdjob, hold type s (an operator's sethold) */
-  DECISION_RELEASE /* pbs_rlsjob, hold type s (an operator's releasehold) */
+  DECISION_HOLD,    /* pbs_holdjob, hold type `hold_type` (an operator's sethold) */
+  DECISION_RELEASE, /* pbs_rlsjob, hold type `hold_type` (an operator's releasehold) */
+  DECISION_CANCEL   /* pbs_deljob (an operator's canceljob) */
 };
 
 /* `job` of an action on a job the snapshot does not hold. */
@@ -35,7 +36,8 @@ struct decision {
   int backfill;   /* START: backfill started it (for the log) */
   char *reason;   /* WAIT: why the job waits (one line) */
   long est_start; /* WAIT: estimated start, epoch seconds; -1 unknown */
-  char *by;       /* HOLD, RELEASE: who asked (for the log) */
+  char *by;       /* HOLD, RELEASE, CANCEL: who asked (for the log) */
+  char hold_type; /* HOLD, RELEASE: 's' (system) or 'u' (user) */
   int outcome;    /* START, once applied: 1 started, -1 not started, 0 not tried */
   char *refusal;  /* START not started: why (pbs_server's words) */
 };

@@ -84,9 +84,12 @@ struct ifl_api {
   void (*statfree)(struct batch_status *bs);
   int (*runjob)(int conn, char *jobid, char *location, char *extend);
   int (*alterjob)(int conn, char *jobid, struct attrl *attrib, char *extend);
-  /* hold_type: "u", "o", "s" (the daemon places and releases 's') */
+  /* hold_type: "u", "o", "s" (the daemon places and releases 's' and 'u') */
   int (*holdjob)(int conn, char *jobid, char *hold_type, char *extend);
   int (*rlsjob)(int conn, char *jobid, char *hold_type, char *extend);
+  /* an operator's canceljob (qdel): queued jobs complete at once, running
+   * ones are signalled by their mom */
+  int (*deljob)(int conn, char *jobid, char *extend);
   char *(*geterrmsg)(int conn);
   /* libtorque exports `int pbs_errno`; OpenPBS-style libraries export a
    * function returning its address instead.  Exactly one is set. */

@@ -52,6 +52,7 @@ int ifl_load(struct ifl_api *api, const char *path, char *err, size_t errlen)
   RESOLVE(api, alterjob, "pbs_alterjob", err, errlen);
   RESOLVE(api, holdjob, "pbs_holdjob", err, errlen);
   RESOLVE(api, rlsjob, "pbs_rlsjob", err, errlen);
+  RESOLVE(api, deljob, "pbs_deljob", err, errlen);
   RESOLVE(api, geterrmsg, "pbs_geterrmsg", err, errlen);
 
   p = dlsym(api->handle, "pbs_errno");

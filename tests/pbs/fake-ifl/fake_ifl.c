@@ -1217,3 +1217,53 @@ int pbs_rlsjob(int conn, char *jobid, char *hold_type, char *extend)
   (void)extend;
   return hold_call("rlsjob", conn, jobid, hold_type, 0);
 }
+
+/* As Torque 6's req_deletejob (src/server/req_delete.c): an unknown job is
+ * refused 15001; a job exiting or completed 15018, "invalid state for job -
+ * COMPLETE"; a queued or held job completes at once; a running job's mom
+ * kills it (SIGTERM, then SIGKILL after kill_delay) and it completes when
+ * it exits, here at once, its slots freed, exit_status 271 (killed by
+ * SIGTERM).  A completed job stays keep_completed seconds. */
+int pbs_deljob(int conn, char *jobid, char *extend)
+{
+  struct obj *j;
+  const char *st;
+  int code, lost;
+  char when[32];
+  (void)extend;
+  if (enter(conn, "deljob") != 0) {
+    rec("deljob %d %s -> -1 errno=%d", conn, jobid, pbs_errno);
+    return -1;
+  }
+  code = injected("deljob", jobid, &lost);
+  if (code != 0) {
+    if (lost)
+      drop_connections();
+    pbs_errno = code;
+    set_msg(conn, "%s", pbs_strerror(code) ? pbs_strerror(code) : "injected error");
+    rec("deljob %d %s -> %d injected", conn, jobid, code);
+    return code;
+  }
+  j = find_job(jobid);
+  if (j == NULL) {
+    pbs_errno = E_UNKJOBID;
+    set_msg(conn, "Unknown Job Id %s", jobid);
+    rec("deljob %d %s -> %d", conn, jobid, pbs_errno);
+    return pbs_errno;
+  }
+  st = obj_get(j, "job_state", NULL);
+  if (st != NULL && (strcmp(st, "C") == 0 || strcmp(st, "E") == 0)) {
+    pbs_errno = E_BADSTATE;
+    set_msg(conn, "invalid state for job - %s", strcmp(st, "C") == 0 ? "COMPLETE" : "EXITING");
+    rec("deljob %d %s -> %d state=%s", conn, jobid, pbs_errno, st);
+    return pbs_errno;
+  }
+  if (st != NULL && strcmp(st, "R") == 0)
+    obj_set(j, "exit_status", NULL, "271");
+  rec("deljob %d %s -> 0 was=%s", conn, jobid, st != NULL ? st : "?");
+  release_slots(jobid);
+  snprintf(when, sizeof when, "%ld", (long)time(NULL));
+  obj_set(j, "job_state", NULL, "C");
+  obj_set(j, "comp_time", NULL, when);
+  return 0;
+}
