@@ -2142,7 +2142,8 @@ fn listed(v: &serde_json::Value, section: &str) -> Vec<String> {
 /// Maui's commands, live against sched/maui inside slurmctld, as the users
 /// and root would run them: `showq` lists the waiting jobs in the plan's
 /// order, `checkjob` explains a waiting job, `schedctl -R` rereads
-/// maui.cfg, `setres` on two nodes keeps jobs off them until `releaseres`.
+/// maui.cfg, `setres` on two nodes keeps jobs off them until `releaseres`,
+/// `canceljob` ends jobs and `sethold -u`/`releasehold` use Slurm's holds.
 #[test]
 fn s9_maui_commands_against_the_running_scheduler() {
     let _serial = serial();
@@ -2397,6 +2398,54 @@ fn s9_maui_commands_against_the_running_scheduler() {
     say(&format!(
         "slurm_e2e s9: checkjob {pinned} while maint held:\n{cj}"
     ));
+
+    // canceljob: a user cancels their own jobs only (Maui's rule), and
+    // Slurm's job kill ends the running job.
+    let (ok_other, refused) = cmd(USER_B, &["canceljob", &pinned]);
+    assert!(
+        !ok_other && refused.contains("is not authorized to cancel job"),
+        "{refused}"
+    );
+    let (ok_own, said) = cmd(USER_A, &["canceljob", &pinned]);
+    assert!(
+        ok_own && said.contains(&format!("job '{pinned}' cancelled")),
+        "{said}"
+    );
+    c.wait_state(&pinned, "CANCELLED", 30);
+    c.wait_log(
+        &format!("sched/maui: job {pinned}: cancelled by {USER_A}"),
+        30,
+    );
+
+    // sethold -u and releasehold through Slurm's own holds, on a job that
+    // waits for its begin time; then root cancels the waiting job.
+    let later = c.submit(
+        USER_A,
+        &[
+            "-n",
+            "1",
+            "--mem=100",
+            "-t",
+            "5",
+            "--begin=now+3600",
+            "--wrap",
+            "sleep 60",
+        ],
+    );
+    c.wait_until("sethold -u once the scheduler knows the job", 30, || {
+        cmd("root", &["sethold", "-u", &later]).0
+    });
+    c.wait_until("Slurm's user hold", 30, || {
+        c.field(&later, "Reason") == "JobHeldUser"
+    });
+    let (ok_rel, said) = cmd("root", &["releasehold", &later]);
+    assert!(ok_rel, "releasehold: {said}");
+    c.wait_until("the user hold released", 30, || {
+        c.field(&later, "Reason") != "JobHeldUser" && c.field(&later, "Priority") != "0"
+    });
+    let (ok_cancel, said) = cmd("root", &["canceljob", &later]);
+    assert!(ok_cancel, "canceljob: {said}");
+    c.wait_state(&later, "CANCELLED", 30);
     c.stop();
 }
 

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "apply.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,6 +333,74 @@ static unsigned write_waiting(struct ctx *c, const mauisched_plan_t *plan)
 	return changed;
 }
 
+/* canceljob: the job is killed as scancel kills it (SIGKILL to every
+ * step of a running job; a pending one is cancelled), as SlurmUser. */
+static void cancel_job(struct ctx *c, const char *job, const char *by)
+{
+	if (!gather_find(c, job)) {
+		mlog(MAUISCHED_LOG_WARN,
+		     "cancel of job %s by %s: the job is not in Slurm's queue; nothing done",
+		     job, by);
+		return;
+	}
+	if (slurm_kill_job2(job, SIGKILL, 0, NULL) != SLURM_SUCCESS) {
+		int err = maui_slurm_errno();
+		mlog(MAUISCHED_LOG_WARN, "cancel of job %s by %s failed: %s", job,
+		     by, slurm_strerror(err));
+		c->update_failures++;
+		return;
+	}
+	mlog(MAUISCHED_LOG_INFO, "job %s: cancelled by %s", job, by);
+}
+
+/* One operator action of the plan. */
+static void apply_action(struct ctx *c, uint32_t kind, const char *job,
+			 const char *by)
+{
+	struct jrec *r;
+	bool set, user;
+
+	switch (kind) {
+	case MAUISCHED_ACTION_CANCEL:
+		cancel_job(c, job, by);
+		return;
+	case MAUISCHED_ACTION_HOLD:
+	case MAUISCHED_ACTION_RELEASE:
+	case MAUISCHED_ACTION_USER_HOLD:
+	case MAUISCHED_ACTION_USER_RELEASE:
+		break;
+	default:
+		mlog(MAUISCHED_LOG_WARN,
+		     "action %u on job %s by %s: not known to this plugin; ignored",
+		     (unsigned) kind, job, by);
+		return;
+	}
+	set = kind == MAUISCHED_ACTION_HOLD || kind == MAUISCHED_ACTION_USER_HOLD;
+	user = kind == MAUISCHED_ACTION_USER_HOLD ||
+	       kind == MAUISCHED_ACTION_USER_RELEASE;
+	r = gather_find(c, job);
+	if (!r || !r->pending) {
+		mlog(MAUISCHED_LOG_WARN,
+		     "%s of job %s by %s: the job is not pending in Slurm; nothing done",
+		     set ? "hold" : "release", job, by);
+		return;
+	}
+	if (user)
+		r->want.uhold = set;
+	else
+		r->want.shold = set;
+	if (c->internal) {
+		/* Slurm's own holds (priority 0): one reason at a time, the
+		 * administrator's first. */
+		struct ctld_wait w = { .id = r->id };
+		w.hold = r->want.shold ? CTLD_HOLD_SYSTEM :
+			 r->want.uhold ? CTLD_HOLD_USER : CTLD_RELEASE;
+		ctld_write_waiting(&w, 1);
+	}
+	mlog(MAUISCHED_LOG_INFO, "job %s: %s hold %s by %s", job,
+	     user ? "user" : "system", set ? "placed" : "released", by);
+}
+
 /* Applies the plan. Order: operator actions, starts (the latency that
  * matters), jobs to hold again, then marker and reason updates. */
 void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
@@ -347,34 +416,16 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 	size_t nl = 0;
 	double t_round;
 
-	/* Operator holds and releases (sethold/releasehold): system holds,
-	 * recorded in the marker. */
+	/* Operator actions: holds and releases (sethold/releasehold, system
+	 * or user holds: Slurm's own, or the gate's marker), cancels
+	 * (canceljob: Slurm's job kill, as scancel). */
 	if (L.plan_action_count(plan, &n) == MAUISCHED_OK) {
 		for (i = 0; i < n; i++) {
 			uint32_t kind = 0;
 			const char *job = NULL, *by = NULL;
-			struct jrec *r;
 			if (L.plan_action(plan, i, &kind, &job, &by) != MAUISCHED_OK)
 				continue;
-			r = gather_find(c, job);
-			if (!r || !r->pending) {
-				mlog(MAUISCHED_LOG_WARN,
-				     "%s of job %s by %s: the job is not pending in Slurm; nothing done",
-				     kind == MAUISCHED_ACTION_HOLD ? "hold" : "release",
-				     job, by);
-				continue;
-			}
-			r->want.shold = kind == MAUISCHED_ACTION_HOLD;
-			if (c->internal) {
-				/* Slurm's own admin hold (priority 0). */
-				struct ctld_wait w = { .id = r->id };
-				w.hold = r->want.shold ? CTLD_HOLD_SYSTEM :
-					 r->want.uhold ? CTLD_HOLD_LEAVE : CTLD_RELEASE;
-				ctld_write_waiting(&w, 1);
-			}
-			mlog(MAUISCHED_LOG_INFO, "job %s: system hold %s by %s",
-			     job, kind == MAUISCHED_ACTION_HOLD ? "placed" : "released",
-			     by);
+			apply_action(c, kind, job, by);
 		}
 	}
 
