@@ -91,6 +91,8 @@ const CASES: &[(&str, &str, &[&str])] = &[
     ("showstats-a", "showstats", &["-a", "-v"]),
     ("showstats-c", "showstats", &["-c"]),
     ("showstats-q", "showstats", &["-q", "normal"]),
+    ("showstats-n", "showstats", &["-n"]),
+    ("showstats-nS", "showstats", &["-n", "-S"]),
     ("showconfig", "showconfig", &["-v"]),
 ];
 

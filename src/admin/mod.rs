@@ -19,6 +19,7 @@
 
 pub mod auth;
 pub mod client;
+pub mod nodestats;
 pub mod ops;
 pub mod protocol;
 pub mod server;
@@ -166,7 +167,7 @@ fn spelled(cmd: &str, args: &[String], view: &Published) -> Result<Vec<String>, 
 fn showstats(view: &Published, args: &[&str], json: bool) -> Response {
     let mut kind = None;
     let mut name = None;
-    let mut verbose = false;
+    let (mut verbose, mut nodes, mut summary) = (false, false, false);
     let mut it = args.iter().peekable();
     while let Some(a) = it.next() {
         let k = match (*a, commands::cred_flag(a)) {
@@ -175,7 +176,15 @@ fn showstats(view: &Published, args: &[&str], json: bool) -> Response {
                 verbose = true;
                 continue;
             }
-            ("-s" | "-S", _) => continue,
+            ("-n", _) => {
+                nodes = true;
+                continue;
+            }
+            ("-S", _) => {
+                summary = true;
+                continue;
+            }
+            ("-s", _) => continue,
             (x, _) => {
                 return Response::error(
                     ErrorCode::Usage,
@@ -194,6 +203,30 @@ fn showstats(view: &Published, args: &[&str], json: bool) -> Response {
         name = it.next_if(|n| !n.starts_with('-')).copied();
     }
     let zone = &view.cfg.zone;
+    if nodes {
+        if kind.is_some() {
+            return Response::error(
+                ErrorCode::Usage,
+                "showstats: give one of -n, -u, -g, -a, -c and -q",
+            );
+        }
+        let Some(last) = view.last.as_deref() else {
+            return Response::error(
+                ErrorCode::NoIteration,
+                "showstats -n: no scheduling iteration has run yet",
+            );
+        };
+        return if json {
+            Response::data(nodestats::json(&view.cfg, last, &view.stats.nodes))
+        } else {
+            Response::text(nodestats::render(
+                &view.cfg,
+                last,
+                &view.stats.nodes,
+                summary,
+            ))
+        };
+    }
     let Some(kind) = kind else {
         return if json {
             let mut v = view.stats.json();

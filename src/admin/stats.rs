@@ -112,6 +112,9 @@ pub struct SchedStats {
     /// Completed jobs per credential.
     #[serde(skip)]
     creds: BTreeMap<(CredKind, String), CredStats>,
+    /// Each node's up and busy time (`showstats -n`).
+    #[serde(skip)]
+    pub nodes: super::nodestats::NodeStats,
 }
 
 impl SchedStats {
@@ -125,6 +128,8 @@ impl SchedStats {
             self.dedicated_ps += self.busy_procs as f64 * dt as f64;
             self.available_ps += self.total_procs as f64 * dt as f64;
         }
+        self.nodes
+            .record(last, if self.iterations > 0 { dt } else { 0 });
         self.iterations += 1;
         self.now = now;
 

@@ -1416,11 +1416,10 @@ fn mem(mb: u64) -> String {
     }
 }
 
-/// What active jobs and this plan's starts hold on each node (by index):
-/// resources and the jobs there.
-fn dedicated(last: &LastIteration) -> Vec<(crate::model::Resources, Vec<String>)> {
+/// Calls `f` with (node index, job, what the job holds there) for every
+/// node of every active job and of this plan's starts.
+fn each_held(last: &LastIteration, mut f: impl FnMut(usize, &Job, crate::model::Resources)) {
     let c = &last.view.cluster;
-    let mut out = vec![(crate::model::Resources::ZERO, Vec::new()); c.nodes.len()];
     let by_id: std::collections::BTreeMap<&str, &Job> =
         last.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
     let active = last
@@ -1434,13 +1433,29 @@ fn dedicated(last: &LastIteration) -> Vec<(crate::model::Resources, Vec<String>)
     for (j, alloc) in active.chain(starting) {
         for a in alloc {
             if let Some(i) = c.index(&a.node) {
-                let r = held_on_node(j, a.tasks);
-                let slot = &mut out[i as usize];
-                slot.0 = slot.0.saturating_add(&r);
-                slot.1.push(j.id.clone());
+                f(i as usize, j, held_on_node(j, a.tasks));
             }
         }
     }
+}
+
+/// What active jobs and this plan's starts hold on each node (by index):
+/// resources and the jobs there.
+fn dedicated(last: &LastIteration) -> Vec<(crate::model::Resources, Vec<String>)> {
+    let mut out = vec![(crate::model::Resources::ZERO, Vec::new()); last.view.cluster.nodes.len()];
+    each_held(last, |i, j, r| {
+        let slot = &mut out[i];
+        slot.0 = slot.0.saturating_add(&r);
+        slot.1.push(j.id.clone());
+    });
+    out
+}
+
+/// The processors active jobs and this plan's starts hold on each node
+/// (by index).
+pub(crate) fn held_procs(last: &LastIteration) -> Vec<u32> {
+    let mut out = vec![0u32; last.view.cluster.nodes.len()];
+    each_held(last, |i, _, r| out[i] = out[i].saturating_add(r.procs));
     out
 }
 

@@ -966,3 +966,40 @@ fn a_kill_at_any_point_loses_at_most_the_interrupted_iteration() {
         assert!(errors.is_empty(), "no torn file: {errors:?}");
     }
 }
+
+#[test]
+fn showstats_n_charges_each_interval_to_the_state_a_node_had() {
+    let (_d, mut svc) = iterated("nodestats");
+    // Nodes of 1000 MB; n2 goes down at T0 + 120.
+    let mut at = |t: Time, down: bool| {
+        let mut snap = snapshot(t);
+        for n in &mut snap.nodes {
+            n.configured.mem = 1000;
+        }
+        if down {
+            snap.nodes[1].state = crate::model::NodeState::Down;
+        }
+        svc.iterate(&mut snap).unwrap();
+    };
+    // After T0: R and the jobs started then hold processors on both nodes.
+    at(T0 + 60, false);
+    at(T0 + 120, true);
+    at(T0 + 150, true);
+    let times: Vec<(&str, Time, Time, Time)> = (svc.stats.nodes.nodes().iter())
+        .map(|n| (n.node.as_str(), n.total, n.up, n.busy))
+        .collect();
+    // n2 was down from T0 + 120 to T0 + 150: tracked, neither up nor busy.
+    assert_eq!(times, [("n1", 150, 150, 150), ("n2", 150, 120, 120)]);
+    let last = svc.engine.last.clone().unwrap();
+    let text = crate::admin::nodestats::render(svc.engine.config(), &last, &svc.stats.nodes, false);
+    assert!(
+        text.contains(
+            "Summary:    2 1000MB Nodes   90.00% Avail   90.00% Busy  (Current:  50.00% Avail"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("                  n2    80.00%   100.00%      Down\n"),
+        "{text}"
+    );
+}
