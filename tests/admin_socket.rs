@@ -152,13 +152,17 @@ fn reading_commands_round_trip() {
     assert_eq!(s.fails("checkjob", &[]).0, ErrorCode::Usage);
     assert_eq!(s.fails("checkjob", &["nope"]).0, ErrorCode::NotFound);
     assert_eq!(s.fails("checknode", &["n9"]).0, ErrorCode::NotFound);
-    // Maui's showstats -n is refused with its reason; -u answers.
-    let (code, msg) = s.fails("showstats", &["-n"]);
+    // A flag mauisched does not take is refused with its reason; -n and
+    // -u answer.
+    let (code, msg) = s.fails("showstats", &["-d", "2"]);
     assert_eq!(code, ErrorCode::Usage);
     assert!(
-        msg.contains("showstats -n: not supported by mauisched"),
+        msg.contains("showstats -d: not supported by mauisched"),
         "{msg}"
     );
+    assert!(s
+        .text("showstats", &["-n"])
+        .starts_with("Memory Requirement Breakdown:\n"));
     assert!(s.text("showstats", &["-u"]).contains("\nalice "));
     assert_eq!(
         s.fails("showstats", &["-u", "nobody"]).0,
@@ -572,7 +576,7 @@ fn mauictl_and_the_maui_names_talk_to_the_socket() {
     assert!(out.contains("job H "), "{out}");
     let (code, out, _) = mauictl(&["diagnose", "-n", "-C", cfg.to_str().unwrap()]);
     assert_eq!(code, 0, "-C after the command too");
-    assert!(out.starts_with("Diagnosing Nodes"));
+    assert!(out.starts_with("diagnosing node table ("));
     // There -c is Maui's: diagnose -c lists the classes.
     let (code, out, err) = mauictl(&["diagnose", "-c", "-C", cfg.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");

@@ -9,7 +9,7 @@ use crate::engine::LastIteration;
 use crate::model::{CredKind, HoldKind, JobState};
 use serde_json::{json, Value};
 
-const NONE: &str = "[NONE]";
+use super::NONE;
 
 /// Every name of `kind` the scheduler knows: configured (`*CFG[name]`)
 /// or on a job of the last iteration, sorted.

@@ -19,6 +19,9 @@
 //! jobs with checkjob and no reservation ACLs; the admin socket decides the
 //! rest (which commands a level may run).
 
+/// What Maui prints for an empty list or an unset value.
+pub(crate) const NONE: &str = "[NONE]";
+
 pub mod creds;
 pub mod render;
 pub mod showres;
@@ -1108,7 +1111,7 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
             dr.lines().any(|l| l.starts_with("B ") && l.contains("Job")),
             "{dr}"
         );
-        assert!(dr.contains("    ACL:   [NONE]"), "{dr}");
+        assert!(dr.contains("    ACL: [NONE]"), "{dr}");
         assert!(matches!(
             run(&e, "diagnose", &["-r", "nope"]),
             Err(CommandError::NotFound(_))
@@ -1184,6 +1187,18 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
                 job("C", "u3", 1, 2 * H, -1200),
             ],
         }
+    }
+
+    #[test]
+    fn diagnose_q_with_nothing_blocked_says_so_as_maui_does() {
+        let mut e = Engine::new(Config::default());
+        let mut snap = snapshot();
+        snap.jobs.clear();
+        e.iterate(&snap, 0);
+        assert_eq!(
+            run(&e, "diagnose", &["-q"]).unwrap(),
+            "no blocked jobs found\n"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Renderers over the last iteration: showbf, showstart, checkjob, in
 //! Maui's layouts (docs/rst/commands/*.rst), each also as JSON.
 
+use super::NONE;
 use crate::allocation::TaskRequest;
 use crate::config::Config;
 use crate::engine::{LastIteration, Reason, StartOutcome};
@@ -1754,19 +1755,24 @@ pub fn diagnose_n(last: &LastIteration, node: Option<&str>) -> Result<String, St
     }
     let ded = dedicated(last);
     let table = super::showres::table(last);
-    let mut out = String::from("Diagnosing Nodes\n");
+    // Maui's UIDiagnoseNodes layout (non-verbose: columns cut to width).
+    let mut out = format!("diagnosing node table ({} slots)\n", c.nodes.len());
     out.push_str(&format!(
-        "{:<20} {:>8} {:>7} {:>13} {:>13} {:>13} {:>6} {:>8} {:>6} {:>3}  {}\n",
+        "{:<20} {:>8} {:>7} {:>13} {:>13} {:>13} {:>5} {:>6} {:>6} {:>3.3} {:>6} {:>3.3} {:<30} {:<30} {:<22}\n\n",
         "Name",
         "State",
-        "Procs",
-        "Memory",
-        "Disk",
-        "Swap",
+        " Procs ",
+        "   Memory    ",
+        "    Disk     ",
+        "    Swap     ",
         "Speed",
-        "Par",
+        "Opsys",
+        "Arch",
+        "Partition",
         "Load",
         "Res",
+        "Classes",
+        "Network",
         "Features"
     ));
     let (mut active, mut idle, mut down) = (0, 0, 0);
@@ -1794,23 +1800,32 @@ pub fn diagnose_n(last: &LastIteration, node: Option<&str>) -> Result<String, St
             .iter()
             .filter(|r| r.claims.iter().any(|cl| cl.node == n.index))
             .count();
+        let features: String = if n.features.is_empty() {
+            NONE.to_string()
+        } else {
+            n.features.iter().map(|f| format!("[{f}]")).collect()
+        };
         out.push_str(&format!(
-            "{:<20} {:>8} {:>7} {:>13} {:>13} {:>13} {:>6.2} {:>8} {:>6.2} {:>3}  {}\n",
+            "{:<20.20} {:>8.8} {:>3}:{:<3} {:>6}:{:<6} {:>6}:{:<6} {:>6}:{:<6} {:>5.2} {:>6.6} {:>6.6} {:>3.3} {:>6.2} {:03} {:<30.30} {:<30.30} {:<20.20}\n",
             n.name,
             state,
-            format!("{}:{}", avail.procs, n.configured.procs),
-            format!("{}:{}", avail.mem, n.configured.mem),
-            format!("{}:{}", avail.disk, n.configured.disk),
-            format!("{}:{}", avail.swap, n.configured.swap),
+            avail.procs,
+            n.configured.procs,
+            avail.mem,
+            n.configured.mem,
+            avail.disk,
+            n.configured.disk,
+            avail.swap,
+            n.configured.swap,
             n.speed,
+            NONE,
+            NONE,
             n.partition.as_deref().unwrap_or("DEFAULT"),
             n.load,
             rsv,
-            if n.features.is_empty() {
-                "[NONE]".to_string()
-            } else {
-                n.features.iter().map(|f| format!("[{f}]")).collect()
-            }
+            NONE,
+            NONE,
+            features
         ));
         if !n.configured.gres.is_zero() {
             let [cf, de, av] = gres.map(|g| {
@@ -1830,13 +1845,17 @@ pub fn diagnose_n(last: &LastIteration, node: Option<&str>) -> Result<String, St
     if node.is_none() {
         let t = &c.total;
         out.push_str(&format!(
-            "{:<20} {:>8} {:>7} {:>13} {:>13} {:>13}\n",
+            "{:<20.20} {:>8.8} {:>3}:{:<3} {:>6}:{:<6} {:>6}:{:<6} {:>6}:{:<6}\n",
             "-----",
             "---",
-            format!("{}:{}", tot_avail.procs, t.procs),
-            format!("{}:{}", tot_avail.mem, t.mem),
-            format!("{}:{}", tot_avail.disk, t.disk),
-            format!("{}:{}", tot_avail.swap, t.swap),
+            tot_avail.procs,
+            t.procs,
+            tot_avail.mem,
+            t.mem,
+            tot_avail.disk,
+            t.disk,
+            tot_avail.swap,
+            t.swap,
         ));
         if !c.gres_names.is_empty() {
             out.push_str(&gres_line(c, &g_cfg, &g_ded, &g_avail));
@@ -1926,22 +1945,31 @@ pub fn diagnose_j(cfg: &Config, last: &LastIteration, id: Option<&str>) -> Resul
         find(last, i)?;
     }
     let now = last.plan.now;
-    let mut out = String::from("Diagnosing Jobs\n");
-    out.push_str(&format!(
-        "{:<18} {:>10} {:>8} {:>5} {:>8} {:>11} {:>9} {:>8} {:>8} {:>11} {:>8}  {}\n",
+    // Maui's UIJobDiagnose columns (its "Diagnosing Jobs" title line is
+    // overwritten by the header, so the header comes first).
+    let mut out = format!(
+        "{:<18} {:>8.8} {:>3.3} {:>4.4} {:>3} {:>11} {:>1.1} {:>4} {:>8} {:>8} {:>8} {:>11} {:>8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>11} {}\n\n",
         "Name",
         "State",
         "Par",
         "Proc",
         "QOS",
         "WCLimit",
+        "Reservation",
+        "Min",
         "User",
         "Group",
         "Account",
         "QueuedTime",
+        "Network",
+        "Opsys",
+        "Arch",
+        "Mem",
+        "Disk",
+        "Procs",
         "Class",
         "Features"
-    ));
+    );
     let mut warnings = String::new();
     for j in last.jobs.iter().filter(|j| id.is_none_or(|i| j.id == i)) {
         let jp = last.plan.job(&j.id);
@@ -1959,21 +1987,35 @@ pub fn diagnose_j(cfg: &Config, last: &LastIteration, id: Option<&str>) -> Resul
             Some(s) if j.state.is_active() => s - j.submit_time,
             _ => now - j.submit_time,
         };
+        let reserved = j.state.is_active()
+            || starting
+            || (last.plan.reservations.iter()).any(|r| r.job.as_deref() == Some(j.id.as_str()));
+        let amount = |a: Option<crate::model::NodeAmount>| {
+            a.map_or(">=0".to_string(), |a| format!("{}{}", a.cmp.symbol(), a.mb))
+        };
         out.push_str(&format!(
-            "{:<18} {:>10} {:>8} {:>5} {:>8} {:>11} {:>9} {:>8} {:>8} {:>11} {:>8}  {}\n",
+            "{:<18} {:>8.8} {:>3.3} {:>4} {:>3.3} {:>11} {:>1} {:>4} {:>8.8} {:>8.8} {:>8.8} {:>11} {:>8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>11} {}\n",
             j.id,
             state,
             job_partition(last, j).unwrap_or("ALL"),
             j.procs(),
             j.qos.as_deref().unwrap_or("-"),
             fmt_duration(crate::engine::build::walltime(cfg, j)),
+            u8::from(reserved),
+            j.procs(),
             j.user,
             j.group,
             j.account.as_deref().unwrap_or("-"),
             fmt_duration(queued.max(0)),
-            j.class.as_deref().unwrap_or("-"),
+            NONE,
+            NONE,
+            NONE,
+            amount(j.node_mem),
+            amount(j.node_disk),
+            ">=0",
+            j.class.as_deref().map_or(NONE.to_string(), |c| format!("[{c}:1]")),
             if j.features.is_empty() {
-                "[NONE]".to_string()
+                NONE.to_string()
             } else {
                 j.features.iter().map(|f| format!("[{f}]")).collect()
             }
@@ -2036,12 +2078,17 @@ pub fn diagnose_q(last: &LastIteration) -> String {
                 "violates {} policy: {detail}",
                 if *hard { "hard" } else { "soft" }
             ),
+            Reason::BeginTime { at } => format!(
+                "has not reached its start date ({} to startdate)",
+                fmt_duration((*at - last.plan.now).max(0))
+            ),
             other => reason_text(other, &last.zone),
         };
         out.push_str(&format!("job {:<20} {what}\n", jp.job));
     }
     if n == 0 {
-        out.push_str("no blocked jobs\n");
+        // Maui's buffer is replaced by this line.
+        out = "no blocked jobs found\n".into();
     }
     out
 }
@@ -2127,17 +2174,18 @@ pub fn diagnose_r(last: &LastIteration, id: Option<&str>) -> Result<String, Stri
     let now = last.plan.now;
     let c = &last.view.cluster;
     let mut out = String::from("Diagnosing Reservations\n");
+    // Maui's MResShowState layout.
     out.push_str(&format!(
-        "{:<24} {:>8} {:>4} {:>11} {:>11} {:>11} {:>4} {:>4} {:>4}\n",
-        "RsvID", "Type", "Par", "StartTime", "EndTime", "Duration", "Node", "Task", "Proc"
+        "{:<20} {:>10} {:>3.3} {:>11} {:>11}  {:>11} {:>4} {:>4} {:>4}\n",
+        "ResID", "Type", "Par", "StartTime", "EndTime", "Duration", "Node", "Task", "Proc"
     ));
     out.push_str(&format!(
-        "{:<24} {:>8} {:>4} {:>11} {:>11} {:>11} {:>4} {:>4} {:>4}\n",
+        "{:<20} {:>10} {:>3.3} {:>11} {:>11}  {:>11} {:>4} {:>4} {:>4}\n",
         "-----", "----", "---", "---------", "-------", "--------", "----", "----", "----"
     ));
     for r in table.iter().filter(|r| id.is_none_or(|i| r.id == i)) {
         out.push_str(&format!(
-            "{:<24} {:>8} {:>4} {:>11} {:>11} {:>11} {:>4} {:>4} {:>4}\n",
+            "{:<20} {:>10} {:>3.3} {:>11} {:>11}  {:>11} {:>4} {:>4} {:>4}\n",
             r.id,
             r.type_name(),
             r.request.partition.as_deref().unwrap_or("ALL"),
@@ -2152,9 +2200,9 @@ pub fn diagnose_r(last: &LastIteration, id: Option<&str>) -> Result<String, Stri
             let f: Vec<&str> = r.flags.iter().map(|f| f.keyword()).collect();
             out.push_str(&format!("    Flags: {}\n", f.join(" ")));
         }
-        out.push_str(&format!("    ACL:   {}\n", acl_text(&r.acl)));
+        out.push_str(&format!("    ACL: {}\n", acl_text(&r.acl)));
         if let Some((k, v)) = &r.owner {
-            out.push_str(&format!("    Owner: {}:{v}\n", k.name()));
+            out.push_str(&format!("    Owner:  {}:{v}\n", k.name()));
         }
         let hosts: Vec<String> = r
             .claims
