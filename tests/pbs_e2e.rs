@@ -1521,6 +1521,37 @@ fn a_standing_reservation_keeps_a_class_off_its_nodes() {
     assert!(d.alive());
 }
 
+/// A daemon started on `fixture` with operator actions (JSON objects)
+/// waiting in its checkpoint, as sethold, releasehold and canceljob leave
+/// them for the next plan; after its first iteration.
+fn with_pending_actions(name: &str, fixture: &str, actions: &str) -> Daemon {
+    let checkpoint =
+        format!(r#"{{"version":1,"saved_at":0,"state":{{"pending_actions":[{actions}]}}}}"#);
+    let d = Daemon::start_with_state(
+        name,
+        fixture,
+        "",
+        &[],
+        &["--allow-unprivileged"],
+        Some(&checkpoint),
+        &[],
+    );
+    d.wait_iterations(1);
+    d
+}
+
+/// The pbs_holdjob, pbs_rlsjob and pbs_deljob calls the double recorded.
+fn action_calls(d: &Daemon) -> Vec<String> {
+    (d.calls().into_iter())
+        .map(|c| c.text)
+        .filter(|t| {
+            ["holdjob ", "rlsjob ", "deljob "]
+                .iter()
+                .any(|p| t.starts_with(p))
+        })
+        .collect()
+}
+
 #[test]
 fn operator_holds_and_releases_are_applied_through_pbs_holdjob_and_pbs_rlsjob() {
     let now = epoch_now();
@@ -1541,29 +1572,16 @@ fn operator_holds_and_releases_are_applied_through_pbs_holdjob_and_pbs_rlsjob() 
     // commands here. They are checked against the jobs' states when
     // applied: 99.vm is long gone, and 62.vm started after the hold was
     // asked, so neither reaches pbs_server (which would hold a running job).
-    let checkpoint = r#"{"version":1,"saved_at":0,"state":{"pending_actions":[
-        {"kind":"hold","job":"99.vm","by":"root"},
-        {"kind":"hold","job":"60.vm","by":"root"},
-        {"kind":"hold","job":"62.vm","by":"root"},
-        {"kind":"release","job":"61.vm","by":"operator1"}]}}"#;
-    let d = Daemon::start_with_state(
+    let d = with_pending_actions(
         "actions",
         &fixture,
-        "",
-        &[],
-        &["--allow-unprivileged"],
-        Some(checkpoint),
-        &[],
+        r#"{"kind":"hold","job":"99.vm","by":"root"},
+        {"kind":"hold","job":"60.vm","by":"root"},
+        {"kind":"hold","job":"62.vm","by":"root"},
+        {"kind":"release","job":"61.vm","by":"operator1"}"#,
     );
-    d.wait_iterations(1);
-    let calls: Vec<String> = d
-        .calls()
-        .into_iter()
-        .map(|c| c.text)
-        .filter(|t| t.starts_with("holdjob ") || t.starts_with("rlsjob "))
-        .collect();
     assert_eq!(
-        calls,
+        action_calls(&d),
         [
             "holdjob 1 60.vm s -> 0 Hold_Types=s",
             "rlsjob 1 61.vm s -> 0 Hold_Types=n"
@@ -1609,13 +1627,7 @@ fn operator_holds_and_releases_are_applied_through_pbs_holdjob_and_pbs_rlsjob() 
             .any(|c| c.0 == "60.vm" && c.1.starts_with("mauisched: Hold"))
     });
     // actions are handed over once
-    assert_eq!(
-        d.calls()
-            .iter()
-            .filter(|c| c.text.starts_with("holdjob ") || c.text.starts_with("rlsjob "))
-            .count(),
-        2
-    );
+    assert_eq!(action_calls(&d).len(), 2);
 }
 
 #[test]
@@ -1638,32 +1650,17 @@ fn canceljob_and_user_holds_go_through_pbs_deljob_and_hold_type_u() {
     // canceljob of a queued (70) and a running job (73), sethold -u (71)
     // and releasehold -u (72), left for the next plan as the commands
     // leave them; 99.vm is gone, so its cancel never reaches pbs_server.
-    let checkpoint = r#"{"version":1,"saved_at":0,"state":{"pending_actions":[
-        {"kind":"cancel","job":"70.vm","by":"root"},
+    let d = with_pending_actions(
+        "cancel",
+        &fixture,
+        r#"{"kind":"cancel","job":"70.vm","by":"root"},
         {"kind":"userhold","job":"71.vm","by":"operator1"},
         {"kind":"userrelease","job":"72.vm","by":"operator1"},
         {"kind":"cancel","job":"73.vm","by":"alice"},
-        {"kind":"cancel","job":"99.vm","by":"root"}]}}"#;
-    let d = Daemon::start_with_state(
-        "cancel",
-        &fixture,
-        "",
-        &[],
-        &["--allow-unprivileged"],
-        Some(checkpoint),
-        &[],
+        {"kind":"cancel","job":"99.vm","by":"root"}"#,
     );
-    d.wait_iterations(1);
-    let calls: Vec<String> = (d.calls().into_iter())
-        .map(|c| c.text)
-        .filter(|t| {
-            ["holdjob ", "rlsjob ", "deljob "]
-                .iter()
-                .any(|p| t.starts_with(p))
-        })
-        .collect();
     assert_eq!(
-        calls,
+        action_calls(&d),
         [
             "deljob 1 70.vm -> 0 was=Q",
             "holdjob 1 71.vm u -> 0 Hold_Types=u",
@@ -1707,13 +1704,7 @@ fn canceljob_and_user_holds_go_through_pbs_deljob_and_hold_type_u() {
         .iter()
         .all(|(j, _)| j != "70.vm" && j != "71.vm"));
     // Actions are handed over once.
-    assert_eq!(
-        d.calls()
-            .iter()
-            .filter(|c| c.text.starts_with("deljob "))
-            .count(),
-        2
-    );
+    assert_eq!(action_calls(&d).len(), 4);
 }
 
 #[test]

@@ -76,10 +76,7 @@ impl Engine {
     /// dropped, a hold is asked once. False for a batch hold, which no RM
     /// action places.
     pub fn queue_hold(&mut self, job: &str, kind: HoldKind, by: &str) -> bool {
-        let (Some(hold), Some(release)) = (
-            ActionKind::for_hold(kind, true),
-            ActionKind::for_hold(kind, false),
-        ) else {
+        let Some((hold, release)) = hold_actions(kind) else {
             return false;
         };
         self.drop_action(job, release);
@@ -91,10 +88,7 @@ impl Engine {
     /// from `job` (releasehold); a hold not sent yet is withdrawn instead.
     /// True when it withdrew one.
     pub fn queue_release(&mut self, job: &str, kind: HoldKind, by: &str) -> bool {
-        let (Some(hold), Some(release)) = (
-            ActionKind::for_hold(kind, true),
-            ActionKind::for_hold(kind, false),
-        ) else {
+        let Some((hold, release)) = hold_actions(kind) else {
             return false;
         };
         if self.action_pending(job, hold) {
@@ -158,4 +152,13 @@ impl Engine {
     pub fn fairshare_mut(&mut self) -> &mut crate::fairshare::Fairshare {
         &mut self.state.fairshare
     }
+}
+
+/// The actions that place and remove a hold of `kind` (none for a batch
+/// hold).
+fn hold_actions(kind: HoldKind) -> Option<(ActionKind, ActionKind)> {
+    Some((
+        ActionKind::for_hold(kind, true)?,
+        ActionKind::for_hold(kind, false)?,
+    ))
 }
