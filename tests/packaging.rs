@@ -16,7 +16,8 @@ mod output_common;
 use output_common::{ok, text};
 
 /// The commands installed as links to mauictl, named after Maui's.
-const MAUI_COMMANDS: [&str; 19] = [
+const MAUI_COMMANDS: [&str; 20] = [
+    "canceljob",
     "checkjob",
     "checknode",
     "diagnose",

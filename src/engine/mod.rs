@@ -471,12 +471,12 @@ impl Engine {
         // Holds and releases an operator asked for are in force in this
         // iteration already: the plan that carries them does not start a
         // job it holds.
-        // A queued job being cancelled is not planned at all.
         for a in &self.state.pending_actions {
             if let Some(j) = jobs.iter_mut().find(|j| j.id == a.job) {
                 a.kind.apply_to(&mut j.holds);
             }
         }
+        // A queued job being cancelled is not planned at all.
         if self
             .state
             .pending_actions
