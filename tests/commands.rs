@@ -538,6 +538,18 @@ fn help_and_manual_pages_list_every_flag() {
                 f.name
             );
         }
+        // How mauisched's command differs from Maui's is said in both.
+        let differs = match sp.support {
+            Support::Differs(d) => Some(format!("In mauisched: {d}.")),
+            _ => None,
+        };
+        if let Some(d) = &differs {
+            assert!(
+                help.contains(d.as_str()),
+                "{} -h lacks {d:?}:\n{help}",
+                sp.name
+            );
+        }
         let page = dir.join(format!("{}.1", sp.name));
         if matches!(sp.support, Support::No(_)) {
             assert!(!page.exists(), "{} is not installed", sp.name);
@@ -570,6 +582,14 @@ fn help_and_manual_pages_list_every_flag() {
             text.contains(&format!("{} - {}", sp.name, sp.summary)),
             "{text}"
         );
+        if let Some(d) = &differs {
+            let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                flat.contains(d.as_str()),
+                "man {} lacks {d:?}:\n{text}",
+                sp.name
+            );
+        }
     }
     std::fs::remove_dir_all(&dir).ok();
 }

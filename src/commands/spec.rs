@@ -578,9 +578,13 @@ impl Spec {
     /// does with each, then mauictl's own options.
     pub fn help(&self) -> String {
         let mut out = format!("{}\n\nUsage: {}\n", self.summary, self.synopsis());
-        if let No(why) = self.support {
-            out.push_str(&format!("\nNot supported by mauisched: {why}\n"));
-            return out;
+        match self.support {
+            No(why) => {
+                out.push_str(&format!("\nNot supported by mauisched: {why}\n"));
+                return out;
+            }
+            Differs(d) => out.push_str(&format!("\nIn mauisched: {d}.\n")),
+            Yes => {}
         }
         let width = self
             .flags

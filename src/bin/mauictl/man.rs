@@ -41,11 +41,13 @@ fn maui_page(sp: &spec::Spec) -> Vec<u8> {
         roff(&sp.synopsis()),
     );
     p.push_str(".SH DESCRIPTION\n");
-    if let spec::Support::No(why) = sp.support {
-        p.push_str(&format!(
+    match sp.support {
+        spec::Support::No(why) => p.push_str(&format!(
             "Maui's {name} is not supported by mauisched: {}\n",
             roff(why)
-        ));
+        )),
+        spec::Support::Differs(d) => p.push_str(&format!("In mauisched: {}.\n", roff(d))),
+        spec::Support::Yes => {}
     }
     let item = |p: &mut String, fl: &spec::Flag| {
         let head = match fl.value {
