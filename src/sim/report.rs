@@ -111,6 +111,10 @@ pub struct Summary {
     pub rejected: usize,
     /// Jobs still waiting at the end.
     pub unfinished: usize,
+    /// Jobs an operator cancelled (canceljob in the operators file); those
+    /// that had started count as completed as well.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cancelled: usize,
     /// First submission (epoch).
     pub start: Time,
     /// Last completion (epoch).
@@ -307,6 +311,7 @@ pub fn summarize(
         completed: done.len(),
         rejected: res.rejected.len(),
         unfinished: res.unfinished.len(),
+        cancelled: res.cancelled.len(),
         start,
         end,
         makespan,
@@ -455,8 +460,11 @@ pub fn render(s: &Summary, top: usize) -> String {
             format!(", {} never started", s.unfinished)
         } else {
             String::new()
-        }
+        },
     );
+    if s.cancelled > 0 {
+        let _ = writeln!(o, "             {} cancelled by an operator", s.cancelled);
+    }
     let _ = writeln!(
         o,
         "makespan     {} ({} to {})",
@@ -619,6 +627,10 @@ pub fn write_dir(
         out.push(p);
     }
     Ok(out)
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

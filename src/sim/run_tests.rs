@@ -599,6 +599,22 @@ mod operators {
         }
         assert_eq!(s, want);
         assert_eq!(res.cancelled, vec![0, 3]);
+        let jobs = trace();
+        let sum = report::summarize(
+            &cfg(FCFS),
+            &four_nodes(),
+            &jobs,
+            &res,
+            Clock::Events,
+            &Labels::default(),
+        );
+        assert_eq!((sum.completed, sum.cancelled), (5, 2));
+        assert!(report::summary_json(&sum).contains("\"cancelled\": 2"));
+        assert!(
+            report::render(&sum, 0).contains("\n             2 cancelled by an operator\n"),
+            "{}",
+            report::render(&sum, 0)
+        );
     }
 
     #[test]
