@@ -477,16 +477,11 @@ impl Engine {
             }
         }
         // A queued job being cancelled is not planned at all.
-        if self
-            .state
-            .pending_actions
-            .iter()
-            .any(|a| a.kind == ActionKind::Cancel)
-        {
-            let cancelled: Vec<&str> = (self.state.pending_actions.iter())
-                .filter(|a| a.kind == ActionKind::Cancel)
-                .map(|a| a.job.as_str())
-                .collect();
+        let cancelled: Vec<&str> = (self.state.pending_actions.iter())
+            .filter(|a| a.kind == ActionKind::Cancel)
+            .map(|a| a.job.as_str())
+            .collect();
+        if !cancelled.is_empty() {
             jobs.retain(|j| j.state != JobState::Idle || !cancelled.contains(&j.id.as_str()));
         }
         // runjob: the job is presented to the passes as running on the

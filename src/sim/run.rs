@@ -277,6 +277,15 @@ impl Sim<'_> {
         self.idle += 1;
     }
 
+    /// Takes waiting job `i` out of the queue for good (rejected or
+    /// cancelled): it counts as finished.
+    fn withdraw(&mut self, i: usize) {
+        self.remove(i);
+        self.idle -= 1;
+        self.forget_idle(self.jobs[i].job.procs());
+        self.finished += 1;
+    }
+
     fn forget_idle(&mut self, procs: u64) {
         if let Some(c) = self.idle_procs.get_mut(&procs) {
             *c -= 1;
@@ -350,10 +359,7 @@ impl Sim<'_> {
         }
         match self.snap.jobs[p].state {
             JobState::Idle => {
-                self.remove(i);
-                self.idle -= 1;
-                self.forget_idle(self.jobs[i].job.procs());
-                self.finished += 1;
+                self.withdraw(i);
                 self.cancelled.push(i);
             }
             s if s.is_active() => {
@@ -655,10 +661,7 @@ pub fn simulate_with_operators(
         for jp in waiting {
             if matches!(jp.reason, Some(Reason::NoFit { .. })) {
                 if let Some(&i) = sim.by_id.get(&jp.job) {
-                    sim.remove(i);
-                    sim.idle -= 1;
-                    sim.forget_idle(jobs[i].job.procs());
-                    sim.finished += 1;
+                    sim.withdraw(i);
                     sim.rejected.push(i);
                     changed = true;
                 }
