@@ -49,7 +49,7 @@
 /** ABI major version of this header: a library with another major is refused. */
 #define MAUISCHED_ABI_MAJOR 1
 /** ABI minor version of this header: later minors only add. */
-#define MAUISCHED_ABI_MINOR 6
+#define MAUISCHED_ABI_MINOR 7
 /** True when the library loaded at run time has this header's ABI major
  * version (`mauisched_abi_version() >> 16`); a front end refuses to run
  * otherwise. Its minor version may be higher (additions only). */
@@ -178,6 +178,34 @@
  * (canceljob). Since ABI 1.6.
  */
 #define MAUISCHED_ACTION_CANCEL 5
+
+/**
+ * Plan action: preemption under PREEMPTPOLICY REQUEUE: end the running job
+ * and queue it again through the RM (Slurm `scontrol requeue`, Torque
+ * `pbs_rerunjob`); the action's `by` is the preemptor's job id. Since ABI
+ * 1.7.
+ */
+#define MAUISCHED_ACTION_REQUEUE 6
+
+/**
+ * Plan action: preemption under PREEMPTPOLICY SUSPEND: suspend the
+ * running job through the RM; `by` is the preemptor's job id. Since ABI
+ * 1.7.
+ */
+#define MAUISCHED_ACTION_SUSPEND 7
+
+/**
+ * Plan action: preemption under PREEMPTPOLICY CHECKPOINT: checkpoint the
+ * running job, end it and queue it again through the RM; `by` is the
+ * preemptor's job id. Since ABI 1.7.
+ */
+#define MAUISCHED_ACTION_CHECKPOINT 8
+
+/**
+ * Plan action: resume a job the scheduler suspended; `by` is empty. Since
+ * ABI 1.7.
+ */
+#define MAUISCHED_ACTION_RESUME 9
 
 /**
  * Job started in this iteration: no reason.
@@ -1228,6 +1256,21 @@ enum mauisched_status_t mauisched_plan_start_node(const struct mauisched_plan_t 
                                                   uintptr_t node_index,
                                                   const char **node,
                                                   uint32_t *tasks);
+
+/**
+ * Job `after_index` of those start `index` waits for (ABI 1.7): a job the
+ * plan preempts (its action) whose nodes the start uses. When the RM
+ * refuses any of those preemptions the front end must not make the start:
+ * its resources were not freed. `MAUISCHED_OUT_OF_RANGE` past the last
+ * (at once for a start that waits for none).
+ *
+ * # Safety
+ * `plan` is a live plan; `job_id` is valid for writing.
+ */
+enum mauisched_status_t mauisched_plan_start_after(const struct mauisched_plan_t *plan,
+                                                   uintptr_t index,
+                                                   uintptr_t after_index,
+                                                   const char **job_id);
 
 /**
  * Number of idle jobs the iteration considered (started or not).

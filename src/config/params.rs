@@ -174,6 +174,8 @@ scalar_params! {
     // ---- backfill and reservations --------------------------------------------
     /// Backfill algorithm.
     backfill_policy: BackfillPolicy = BackfillPolicy::FirstFit => ["BACKFILLPOLICY", "BACKFILLTYPE"];
+    /// How preempted jobs are preempted: REQUEUE (ended and queued again), SUSPEND (stopped on their nodes, keeping memory, resumed when the processors are free) or CHECKPOINT (checkpointed and ended, Torque only: [preemption.md](preemption.md)).
+    preempt_policy: PreemptPolicy = PreemptPolicy::Requeue => ["PREEMPTPOLICY"];
     /// Degree of fit for BESTFIT and GREEDY.
     backfill_metric: BackfillMetric = BackfillMetric::Procs => ["BACKFILLMETRIC"];
     /// Number of idle jobs considered for backfill (0 = all).
@@ -546,7 +548,6 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
         "LOGFILEROLLDEPTH",
         NotUsed::NotApplicable(LOGS_ROLLED_BY_LOGROTATE),
     ),
-    ("PREEMPTPOLICY", NotUsed::Unsupported("preemption")),
     ("BFPRIORITYPOLICY", NotUsed::Unsupported("preemption")),
     ("NODESETPOLICY", NotUsed::Unsupported("node sets")),
     ("NODESETATTRIBUTE", NotUsed::Unsupported("node sets")),

@@ -36,7 +36,14 @@ const QOS_FLAGS_ACTED_ON: &[&str] = &[
     "IGNSYSMAXPROC",
     "IGNSYSMAXTIME",
     "IGNSYSMAXPS",
+    "PREEMPTOR",
+    "PREEMPTEE",
 ];
+
+/// Job flags a credential's FLAGS give its jobs that mauisched acts on
+/// (besides `ADVRES:<resid>`): the preemption roles, as Maui's
+/// `MJobUpdateFlags` takes them from the user, group, account and class.
+const CRED_FLAGS_ACTED_ON: &[&str] = &["PREEMPTOR", "PREEMPTEE"];
 
 /// Maui 3.3's QOS flags (`MQOSFlags`, src/MConst.c).
 const MAUI_QOS_FLAGS: &[&str] = &[
@@ -146,7 +153,9 @@ fn check_flags(kind: Option<CredKind>, flags: &[String]) -> AttrOutcome {
         let acted = match kind {
             None => false,
             Some(_) if advres => advres_flag(&Names(vec![f.clone()])).is_some(),
-            Some(_) => qos && qos_flag_acted_on(&up),
+            Some(_) => {
+                (qos && qos_flag_acted_on(&up)) || CRED_FLAGS_ACTED_ON.contains(&up.as_str())
+            }
         };
         if acted {
             continue;
@@ -166,11 +175,11 @@ fn check_flags(kind: Option<CredKind>, flags: &[String]) -> AttrOutcome {
         let what = match kind {
             None => "SYSCFG flags are not acted on".to_string(),
             Some(CredKind::Qos) => {
-                "mauisched acts on DEDICATED, the IGN* limit exemptions and ADVRES:<reservation> only"
+                "mauisched acts on DEDICATED, PREEMPTOR, PREEMPTEE, the IGN* limit exemptions and ADVRES:<reservation> only"
                     .to_string()
             }
             Some(_) => {
-                "a credential's FLAGS act on ADVRES:<reservation> only (ADVRES alone would confine jobs to any reservation, which mauisched does not do)"
+                "a credential's FLAGS act on PREEMPTOR, PREEMPTEE and ADVRES:<reservation> only (ADVRES alone would confine jobs to any reservation, which mauisched does not do)"
                     .to_string()
             }
         };

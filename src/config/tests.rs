@@ -1179,18 +1179,21 @@ fn srcfg_malformed_generic_resources_are_errors() {
 fn credential_flags_not_acted_on_are_warned_about() {
     let w = warnings(
         "USERCFG[amy] FLAGS=ADVRES:r1\n\
-         USERCFG[bob] FLAGS=PREEMPTEE,ADVRES:r1,NOSUCH\n\
+         USERCFG[bob] FLAGS=PREEMPTEE,ADVRES:r1,NOSUCH,BACKFILL\n\
          GROUPCFG[g] FLAGS=ADVRES\n\
-         QOSCFG[hi] QFLAGS=IGNUSER:IGNPROCPERGROUP,NOBF FLAGS=DEDICATED\n\
-         QOSCFG[lo] QFLAGS=PREEMPTEE FLAGS=ADVRES:r2\n",
+         QOSCFG[hi] QFLAGS=IGNUSER:IGNPROCPERGROUP,NOBF,PREEMPTOR FLAGS=DEDICATED\n\
+         QOSCFG[lo] QFLAGS=PREEMPTEE,FOOBAR FLAGS=ADVRES:r2\n\
+         CLASSCFG[batch] FLAGS=PREEMPTEE\n\
+         SYSCFG FLAGS=PREEMPTEE\n",
     );
     assert_eq!(
         w,
         [
-            "maui.cfg:2:14: warning: USERCFG[bob] FLAGS: PREEMPTEE not acted on: a credential's FLAGS act on ADVRES:<reservation> only (ADVRES alone would confine jobs to any reservation, which mauisched does not do); NOSUCH not a Maui job flag; ignored",
-            "maui.cfg:3:13: warning: GROUPCFG[g] FLAGS: ADVRES not acted on: a credential's FLAGS act on ADVRES:<reservation> only (ADVRES alone would confine jobs to any reservation, which mauisched does not do); ignored",
-            "maui.cfg:4:12: warning: QOSCFG[hi] QFLAGS: NOBF not acted on: mauisched acts on DEDICATED, the IGN* limit exemptions and ADVRES:<reservation> only; ignored",
-            "maui.cfg:5:12: warning: QOSCFG[lo] QFLAGS: PREEMPTEE not acted on: mauisched acts on DEDICATED, the IGN* limit exemptions and ADVRES:<reservation> only; ignored",
+            "maui.cfg:2:14: warning: USERCFG[bob] FLAGS: BACKFILL not acted on: a credential's FLAGS act on PREEMPTOR, PREEMPTEE and ADVRES:<reservation> only (ADVRES alone would confine jobs to any reservation, which mauisched does not do); NOSUCH not a Maui job flag; ignored",
+            "maui.cfg:3:13: warning: GROUPCFG[g] FLAGS: ADVRES not acted on: a credential's FLAGS act on PREEMPTOR, PREEMPTEE and ADVRES:<reservation> only (ADVRES alone would confine jobs to any reservation, which mauisched does not do); ignored",
+            "maui.cfg:4:12: warning: QOSCFG[hi] QFLAGS: NOBF not acted on: mauisched acts on DEDICATED, PREEMPTOR, PREEMPTEE, the IGN* limit exemptions and ADVRES:<reservation> only; ignored",
+            "maui.cfg:5:12: warning: QOSCFG[lo] QFLAGS: FOOBAR not a Maui QOS or job flag; ignored",
+            "maui.cfg:7:8: warning: SYSCFG FLAGS: PREEMPTEE not acted on: SYSCFG flags are not acted on; ignored",
         ]
     );
     let c = Config::parse("USERCFG[amy] FLAGS=ADVRES:r1,BACKFILL\n", "maui.cfg").config;

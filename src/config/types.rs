@@ -13,6 +13,11 @@ keywords!(
 );
 
 keywords!(
+    /// PREEMPTPOLICY: how a preempted job gives up its resources.
+    PreemptPolicy { Requeue = "REQUEUE", Suspend = "SUSPEND", Checkpoint = "CHECKPOINT" }
+);
+
+keywords!(
     /// BACKFILLMETRIC: the degree of fit for BESTFIT and GREEDY.
     BackfillMetric { Procs = "PROCS", ProcSeconds = "PROCSECONDS", Seconds = "SECONDS", Pe = "PE", PeSeconds = "PESECONDS", Nodes = "NODES" }
 );

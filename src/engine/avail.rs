@@ -237,6 +237,14 @@ impl NowIndex {
         self.stale = 0;
     }
 
+    /// Re-sorts now if any node changed: after resources were freed the
+    /// bounds kept would be too low, no longer bounds.
+    pub fn resort_now(&mut self) {
+        if self.stale > 0 {
+            self.resort();
+        }
+    }
+
     /// Re-sorts when enough nodes changed since the last time.
     pub fn maybe_resort(&mut self) {
         if self.stale >= RESORT {

@@ -401,6 +401,28 @@ fn place_running(profile: &mut Profile, cluster: &Cluster, p: &Placed) -> bool {
     whole
 }
 
+/// Places active job `j` (index in the iteration's jobs) on its nodes as
+/// `state` over `window`, as step 1 places running and suspended jobs:
+/// what a preemption or a resumption changes within an iteration. False
+/// when some did not fit whole.
+pub(super) fn place_active(
+    profile: &mut Profile,
+    cluster: &Cluster,
+    j: JobIdx,
+    job: &Job,
+    state: JobState,
+    window: (Time, Time),
+) -> bool {
+    let mut p = Placed::of(j, job, window, cluster);
+    p.state = state;
+    place_running(profile, cluster, &p)
+}
+
+/// The window active job `job` holds its nodes for at `now` (step 1's).
+pub(super) fn active_window(cfg: &Config, job: &Job, now: Time) -> (Time, Time) {
+    running_window(job.start_time.unwrap_or(now), walltime(cfg, job), now)
+}
+
 /// An allocation's node the cluster does not have (placed nowhere).
 const NO_NODE: NodeIdx = NodeIdx::MAX;
 

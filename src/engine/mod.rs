@@ -40,6 +40,8 @@ mod names;
 mod operator;
 mod passes;
 pub mod plan;
+#[cfg(test)]
+mod preempt_tests;
 mod quiet;
 #[cfg(test)]
 mod reference;
@@ -464,6 +466,9 @@ impl Engine {
                 j.qos = default_qos(&self.cfg, j);
             }
         }
+        if !self.state.preempted.is_empty() {
+            requeued_queue_time(&self.cfg, &self.state, &mut jobs);
+        }
         // Holds and releases apply to queued jobs: one asked for a job that
         // has started, ended or left the queue since is dropped, and the
         // plan says why (the RM would hold a running job, or refuse).
@@ -553,10 +558,15 @@ impl Engine {
                     allocation: f.allocation.clone(),
                     backfill: false,
                     reservation: None,
+                    after: Vec::new(),
                 },
             );
         }
+        // The operators' requests first, then the scheduler's own
+        // (preemptions and resumptions).
+        let own = std::mem::take(&mut out.plan.actions);
         out.plan.actions = std::mem::take(&mut self.state.pending_actions);
+        out.plan.actions.extend(own);
         out.plan.dropped_actions = dropped;
         // Operators' starts, stops and holds make the next iteration differ.
         let quiet = out
@@ -707,6 +717,28 @@ fn strip_starts(out: &mut passes::Outcome, jobs: &[Job], stop: &StopInfo) {
     }
     out.plan.stats.started_priority = 0;
     out.plan.stats.started_backfill = 0;
+}
+
+/// The queue time of a job this scheduler requeued, as Maui's accrual
+/// policy has it: under JOBPRIOACCRUALPOLICY ALWAYS it counts from the
+/// job's first submission (whatever submission time the resource manager
+/// reports after the requeue: Slurm resets it); otherwise it starts again
+/// at the requeue, as Maui resets its system queue time.
+fn requeued_queue_time(cfg: &Config, state: &EngineState, jobs: &mut [Job]) {
+    let always = cfg.params.job_prio_accrual_policy == crate::config::JobPrioAccrualPolicy::Always;
+    for j in jobs.iter_mut().filter(|j| j.state == JobState::Idle) {
+        let Some(rec) = state.preempted.get(&j.id) else {
+            continue;
+        };
+        if !rec.how.preempts() || rec.how == ActionKind::Suspend {
+            continue;
+        }
+        j.submit_time = if always {
+            j.submit_time.min(rec.submitted)
+        } else {
+            j.submit_time.max(rec.at)
+        };
+    }
 }
 
 /// True when some credential or SYSCFG names a default QOS (QDEF): else

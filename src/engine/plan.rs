@@ -180,6 +180,11 @@ pub struct Start {
     /// The reservation the job runs in, if it asked for one (ADVRES) or
     /// uses reserved resources it is admitted to.
     pub reservation: Option<String>,
+    /// Jobs this plan preempts (its actions) on whose freed resources the
+    /// job starts: where the resource manager refuses one of those
+    /// preemptions, the front end does not make this start.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
 }
 
 /// What became of one idle job.
@@ -206,6 +211,9 @@ pub struct JobPlan {
     /// the whole breakdown: [`super::LastIteration::priority_breakdown`]).
     #[serde(skip)]
     pub components: [f64; 6],
+    /// For a waiting PREEMPTOR: why preemption did not start it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<String>,
 }
 
 /// A reservation as the plan reports it (job, admin and standing).
@@ -239,6 +247,17 @@ pub enum ActionKind {
     UserRelease,
     /// Cancel the job, queued or running (canceljob).
     Cancel,
+    /// Preemption (PREEMPTPOLICY REQUEUE): end the running job and queue
+    /// it again; `by` names the preemptor.
+    Requeue,
+    /// Preemption (PREEMPTPOLICY SUSPEND): stop the running job on its
+    /// nodes, which keep its memory; `by` names the preemptor.
+    Suspend,
+    /// Preemption (PREEMPTPOLICY CHECKPOINT): checkpoint the running job,
+    /// end it and queue it again; `by` names the preemptor.
+    Checkpoint,
+    /// Resume a job this scheduler suspended, its processors free again.
+    Resume,
 }
 
 impl ActionKind {
@@ -250,7 +269,44 @@ impl ActionKind {
             ActionKind::Release => Some((HoldKind::System, false)),
             ActionKind::UserHold => Some((HoldKind::User, true)),
             ActionKind::UserRelease => Some((HoldKind::User, false)),
-            ActionKind::Cancel => None,
+            ActionKind::Cancel
+            | ActionKind::Requeue
+            | ActionKind::Suspend
+            | ActionKind::Checkpoint
+            | ActionKind::Resume => None,
+        }
+    }
+
+    /// True for the actions that preempt a running job.
+    pub fn preempts(self) -> bool {
+        matches!(
+            self,
+            ActionKind::Requeue | ActionKind::Suspend | ActionKind::Checkpoint
+        )
+    }
+
+    /// The preemption action of PREEMPTPOLICY.
+    pub fn preemption(policy: crate::config::PreemptPolicy) -> ActionKind {
+        use crate::config::PreemptPolicy as P;
+        match policy {
+            P::Requeue => ActionKind::Requeue,
+            P::Suspend => ActionKind::Suspend,
+            P::Checkpoint => ActionKind::Checkpoint,
+        }
+    }
+
+    /// Lower-case name, as logs and `checkjob` write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ActionKind::Hold => "hold",
+            ActionKind::Release => "release",
+            ActionKind::UserHold => "userhold",
+            ActionKind::UserRelease => "userrelease",
+            ActionKind::Cancel => "cancel",
+            ActionKind::Requeue => "requeue",
+            ActionKind::Suspend => "suspend",
+            ActionKind::Checkpoint => "checkpoint",
+            ActionKind::Resume => "resume",
         }
     }
 
@@ -276,14 +332,16 @@ impl ActionKind {
     }
 }
 
-/// An operator request for the RM, carried by the next plan.
+/// A request for the RM carried by a plan: an operator's (holds,
+/// releases, cancels) or the scheduler's own (preemptions, resumptions).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Action {
-    /// Hold or release.
+    /// What to do.
     pub kind: ActionKind,
     /// Job id.
     pub job: String,
-    /// Who asked (user name), for the RM's and the host's logs.
+    /// Who asked (user name), for the RM's and the host's logs; for a
+    /// preemption, the preemptor's job id; for a resumption, empty.
     pub by: String,
 }
 
@@ -300,8 +358,18 @@ pub struct Stats {
     pub started_priority: usize,
     /// Jobs started by backfill.
     pub started_backfill: usize,
+    /// Running jobs preempted.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub preempted: usize,
+    /// Suspended jobs resumed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub resumed: usize,
     /// Job reservations made.
     pub job_reservations: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The decisions of one iteration.

@@ -54,7 +54,12 @@ pub fn idle_iterations_are_neutral(cfg: &Config) -> bool {
 /// (they begin and end at times of their own). Without standing and admin
 /// reservations the reservation table is empty.
 pub(super) fn quiet_allowed(cfg: &Config, state: &EngineState) -> bool {
-    idle_iterations_are_neutral(cfg) && !has_limits(cfg) && state.admin.list().is_empty()
+    idle_iterations_are_neutral(cfg)
+        && !has_limits(cfg)
+        && state.admin.list().is_empty()
+        // Whether a preemptor may preempt changes with priorities, which
+        // time moves: every poll runs the passes.
+        && !super::passes::preemption_configured(cfg)
 }
 
 /// A poll at `now` over the same jobs as the iteration that left `quiet`,

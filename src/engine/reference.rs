@@ -8,8 +8,7 @@
 use super::build::View;
 use super::passes::{AdmitAll, Ctx, Placer};
 use super::plan::Reason;
-use crate::allocation::{allocate_checked, effective_policy, Candidate};
-use crate::model::{NodeIdx, Resources, Time};
+use crate::model::{NodeIdx, Time};
 use crate::profile::{Admits, Fit, FitRequest, Profile};
 use std::collections::BTreeSet;
 
@@ -30,32 +29,7 @@ impl<'a> Plain<'a> {
 
     /// Node `n` is up and usable and meets job `i`'s requirements.
     fn suitable(&self, i: usize, n: NodeIdx) -> bool {
-        let node = &self.cx.view.cluster.nodes[n as usize];
-        node.usable && self.cx.idle[i].req.check_node_any_state(node).is_ok()
-    }
-
-    /// The nodes job `i` may use (its host list, else every node; those of
-    /// the reservation it asks for) that hold at least one of its tasks
-    /// over `window`: how many, and what is free there. `None` when the
-    /// reservation it asks for does not exist.
-    fn room(&self, i: usize, (start, end): (Time, Time)) -> Option<Vec<(NodeIdx, u32, Resources)>> {
-        let cx = &self.cx;
-        let it = &cx.idle[i];
-        let advres = cx.advres_nodes(&cx.jobs[it.j]).transpose().ok()?;
-        let adm = cx.adm(it.j);
-        let nodes: Vec<NodeIdx> = match &it.req.hosts {
-            Some(h) => h.clone(),
-            None => (0..cx.view.cluster.nodes.len() as NodeIdx).collect(),
-        };
-        let room = nodes
-            .into_iter()
-            .filter(|&n| self.suitable(i, n) && advres.as_ref().is_none_or(|a| a.contains(&n)))
-            .filter_map(|n| {
-                let free = cx.view.profile.free(n, start, end, &adm);
-                let tasks = it.req.task.times_fits_in(&free);
-                (tasks > 0).then_some((n, tasks, free))
-            });
-        Some(room.collect())
+        self.cx.suitable_plain(i, n)
     }
 
     /// Tasks of job `i` that `base` holds over [now, now + wall) on the
@@ -82,7 +56,7 @@ impl<'a> Placer<'a> for Plain<'a> {
     fn fits_now(&self, i: usize) -> bool {
         let now = self.cx.now;
         let window = (now, now.saturating_add(self.cx.idle[i].wall));
-        let room = self.room(i, window).unwrap_or_default();
+        let room = self.cx.room(i, window).unwrap_or_default();
         room.iter().map(|&(_, t, _)| t as u64).sum::<u64>() >= self.cx.idle[i].req.tasks as u64
     }
 
@@ -109,41 +83,9 @@ impl<'a> Placer<'a> for Plain<'a> {
         start: Time,
         only: Option<&[NodeIdx]>,
     ) -> Option<Vec<(NodeIdx, u32)>> {
-        let cx = &self.cx;
-        let it = &cx.idle[i];
-        let window = (start, start.saturating_add(it.wall));
-        let need = it.req.tasks as u64;
-        let room = self.room(i, window).map(|mut r| {
-            if let Some(o) = only {
-                r.retain(|x| o.contains(&x.0));
-            }
-            r
-        });
-        let cands: Vec<Candidate> = match room {
-            None if need == 0 => Vec::new(),
-            None => return None,
-            Some(room) => {
-                if room.iter().map(|&(_, t, _)| t as u64).sum::<u64>() < need {
-                    return None;
-                }
-                let adm = cx.adm(it.j);
-                let gap = cx.needs_gap(&cx.jobs[it.j]);
-                room.into_iter()
-                    .map(|(n, t, free)| cx.candidate(i, n, (t, free), window, &adm, gap, true))
-                    .collect()
-            }
-        };
-        let policy = effective_policy(&cx.jobs[it.j], &cx.cfg.params);
-        let immediate = start == cx.now;
-        let alloc = allocate_checked(
-            it.req,
-            &cands,
-            &cx.view.cluster,
-            policy,
-            immediate,
-            cx.local,
-        )?;
-        self.commit(i, window, &alloc.nodes).then_some(alloc.nodes)
+        let nodes = self.cx.allocation(i, start, only)?;
+        let window = (start, start.saturating_add(self.cx.idle[i].wall));
+        self.commit(i, window, &nodes).then_some(nodes)
     }
 
     fn commit(&mut self, i: usize, window: (Time, Time), nodes: &[(NodeIdx, u32)]) -> bool {
@@ -159,6 +101,8 @@ impl<'a> Placer<'a> for Plain<'a> {
             .map(|n| req.task.times_fits_in(&n.configured) as u64)
             .sum()
     }
+
+    fn freed(&mut self, _nodes: &[NodeIdx]) {}
 
     fn why_waiting(&mut self, i: usize, base: &Profile) -> Reason {
         let cx = &self.cx;

@@ -71,6 +71,56 @@ pub struct ForcedStart {
     pub by: String,
 }
 
+/// A job this scheduler preempted: by whom, when and how (`checkjob`),
+/// kept while the resource manager still has the job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Preemption {
+    /// The preemptor's job id (the last time).
+    pub by: String,
+    /// When (the last time).
+    pub at: Time,
+    /// How: [`ActionKind::Requeue`](super::plan::ActionKind::Requeue),
+    /// `Suspend` or `Checkpoint`.
+    pub how: super::plan::ActionKind,
+    /// Times preempted.
+    pub count: u32,
+    /// Processor-seconds of work lost to requeues (a suspension loses none).
+    #[serde(default)]
+    pub lost: u64,
+    /// Seconds the job had run before its suspension (its walltime left is
+    /// the rest).
+    #[serde(default)]
+    pub ran: crate::model::Secs,
+    /// Set while the job is suspended by this scheduler, not yet resumed.
+    #[serde(default)]
+    pub suspended: bool,
+    /// When it was last resumed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumed_at: Option<Time>,
+    /// Its submission time when first preempted: under
+    /// JOBPRIOACCRUALPOLICY ALWAYS its queue time counts from it whatever
+    /// the resource manager reports after a requeue.
+    pub submitted: Time,
+}
+
+impl Preemption {
+    /// The record of a job preempted for the first time (the caller fills
+    /// in who, when and how).
+    pub fn first(job: &Job) -> Preemption {
+        Preemption {
+            by: String::new(),
+            at: 0,
+            how: super::plan::ActionKind::Requeue,
+            count: 0,
+            lost: 0,
+            ran: 0,
+            suspended: false,
+            resumed_at: None,
+            submitted: job.submit_time,
+        }
+    }
+}
+
 /// Queue-time accrual by job id, kept in job order
 /// ([`crate::engine::job_id_cmp`]): an iteration brings every idle job's
 /// record up to date walking the jobs in that order
@@ -257,4 +307,7 @@ pub struct EngineState {
     pub stopped: Option<StopInfo>,
     /// Jobs an operator asked to start at the next iteration (`runjob`).
     pub forced_starts: Vec<ForcedStart>,
+    /// Jobs this scheduler preempted, by id, while the RM has them.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub preempted: BTreeMap<String, Preemption>,
 }

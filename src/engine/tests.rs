@@ -16,7 +16,7 @@ pub(super) fn cfg(text: &str) -> Config {
     l.config
 }
 
-fn nodes(n: usize, procs: u32) -> Vec<Node> {
+pub(super) fn nodes(n: usize, procs: u32) -> Vec<Node> {
     (0..n)
         .map(|i| Node {
             name: format!("n{}", i + 1),
@@ -26,7 +26,7 @@ fn nodes(n: usize, procs: u32) -> Vec<Node> {
         .collect()
 }
 
-fn idle(id: &str, user: &str, procs: u32, wall: i64, submit: i64) -> Job {
+pub(super) fn idle(id: &str, user: &str, procs: u32, wall: i64, submit: i64) -> Job {
     Job {
         id: id.into(),
         user: user.into(),
@@ -52,7 +52,7 @@ pub(super) fn running(mut j: Job, start: i64, on: &[(&str, u32)]) -> Job {
     j
 }
 
-fn snap(nodes: Vec<Node>, jobs: Vec<Job>) -> Snapshot {
+pub(super) fn snap(nodes: Vec<Node>, jobs: Vec<Job>) -> Snapshot {
     let mut s = Snapshot {
         now: None,
         nodes,
@@ -1477,7 +1477,7 @@ proptest! {
         backfill in 0usize..4,
         depth in 0u32..4,
         shape in 0usize..3,
-        limits in 0usize..3,
+        limits in 0usize..5,
         admin in proptest::option::of((0i64..4, 1i64..6)),
         gpus in proptest::collection::vec(0u8..6, 1..12),
         greq in proptest::collection::vec(0u8..9, 1..16),
@@ -1486,7 +1486,13 @@ proptest! {
         let access = ["SHARED", "SINGLEUSER", "SINGLEJOB"][access];
         let backfill = ["FIRSTFIT", "BESTFIT", "GREEDY", "NONE"][backfill];
         let shape = ["", "ENABLEMULTINODEJOBS FALSE", "JOBNODEMATCHPOLICY EXACTNODE"][shape];
-        let limits = ["", "USERCFG[u1] MAXPROC=12\nGROUPCFG[g2] MAXJOB=2,4", "USERCFG[DEFAULT] MAXJOB=3\nQOSCFG[high] PRIORITY=1000"][limits];
+        let limits = [
+            "",
+            "USERCFG[u1] MAXPROC=12\nGROUPCFG[g2] MAXJOB=2,4",
+            "USERCFG[DEFAULT] MAXJOB=3\nQOSCFG[high] PRIORITY=1000",
+            "QOSWEIGHT 1\nQOSCFG[high] PRIORITY=1000 QFLAGS=PREEMPTOR\nQOSCFG[DEFAULT] QFLAGS=PREEMPTEE\nUSERCFG[u1] MAXPROC=12",
+            "QOSWEIGHT 1\nQOSCFG[high] PRIORITY=1000 QFLAGS=PREEMPTOR\nQOSCFG[DEFAULT] QFLAGS=PREEMPTEE\nPREEMPTPOLICY SUSPEND",
+        ][limits];
         let c = cfg(&format!(
             "NODEALLOCATIONPOLICY {policy}\nNODEACCESSPOLICY {access}\nRESERVATIONDEPTH {depth}\n\
              BACKFILLPOLICY {backfill}\n{shape}\n{limits}\n\

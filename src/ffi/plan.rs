@@ -29,6 +29,22 @@ pub const MAUISCHED_ACTION_USER_RELEASE: u32 = 4;
 /// Plan action: cancel the job through the RM, queued or running
 /// (canceljob). Since ABI 1.6.
 pub const MAUISCHED_ACTION_CANCEL: u32 = 5;
+/// Plan action: preemption under PREEMPTPOLICY REQUEUE: end the running job
+/// and queue it again through the RM (Slurm `scontrol requeue`, Torque
+/// `pbs_rerunjob`); the action's `by` is the preemptor's job id. Since ABI
+/// 1.7.
+pub const MAUISCHED_ACTION_REQUEUE: u32 = 6;
+/// Plan action: preemption under PREEMPTPOLICY SUSPEND: suspend the
+/// running job through the RM; `by` is the preemptor's job id. Since ABI
+/// 1.7.
+pub const MAUISCHED_ACTION_SUSPEND: u32 = 7;
+/// Plan action: preemption under PREEMPTPOLICY CHECKPOINT: checkpoint the
+/// running job, end it and queue it again through the RM; `by` is the
+/// preemptor's job id. Since ABI 1.7.
+pub const MAUISCHED_ACTION_CHECKPOINT: u32 = 8;
+/// Plan action: resume a job the scheduler suspended; `by` is empty. Since
+/// ABI 1.7.
+pub const MAUISCHED_ACTION_RESUME: u32 = 9;
 
 /// Job started in this iteration: no reason.
 pub const MAUISCHED_REASON_NONE: u32 = 0;
@@ -97,6 +113,7 @@ struct PStart {
     backfill: bool,
     reservation: CString,
     nodes: Vec<PNode>,
+    after: Vec<CString>,
 }
 
 struct PJob {
@@ -225,6 +242,7 @@ impl mauisched_plan_t {
                     backfill: s.backfill,
                     reservation: cstring(s.reservation.as_deref().unwrap_or("")),
                     nodes: pnodes(&s.allocation),
+                    after: s.after.iter().map(|j| cstring(j)).collect(),
                 })
                 .collect(),
             index: plan
@@ -256,6 +274,10 @@ impl mauisched_plan_t {
                         crate::engine::ActionKind::UserHold => MAUISCHED_ACTION_USER_HOLD,
                         crate::engine::ActionKind::UserRelease => MAUISCHED_ACTION_USER_RELEASE,
                         crate::engine::ActionKind::Cancel => MAUISCHED_ACTION_CANCEL,
+                        crate::engine::ActionKind::Requeue => MAUISCHED_ACTION_REQUEUE,
+                        crate::engine::ActionKind::Suspend => MAUISCHED_ACTION_SUSPEND,
+                        crate::engine::ActionKind::Checkpoint => MAUISCHED_ACTION_CHECKPOINT,
+                        crate::engine::ActionKind::Resume => MAUISCHED_ACTION_RESUME,
                     },
                     job: cstring(&a.job),
                     by: cstring(&a.by),
@@ -504,6 +526,29 @@ pub unsafe extern "C" fn mauisched_plan_start_node(
         let n = item(&item(&p.starts, index)?.nodes, node_index)?;
         *node = n.name.as_ptr();
         *tasks = n.tasks;
+        Ok(())
+    })
+}
+
+/// Job `after_index` of those start `index` waits for (ABI 1.7): a job the
+/// plan preempts (its action) whose nodes the start uses. When the RM
+/// refuses any of those preemptions the front end must not make the start:
+/// its resources were not freed. `MAUISCHED_OUT_OF_RANGE` past the last
+/// (at once for a start that waits for none).
+///
+/// # Safety
+/// `plan` is a live plan; `job_id` is valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn mauisched_plan_start_after(
+    plan: *const mauisched_plan_t,
+    index: usize,
+    after_index: usize,
+    job_id: *mut *const c_char,
+) -> mauisched_status_t {
+    with_plan(plan, |p| {
+        need(&[job_id as *const ()])?;
+        let j = item(&item(&p.starts, index)?.after, after_index)?;
+        *job_id = j.as_ptr();
         Ok(())
     })
 }

@@ -450,7 +450,6 @@ pub fn job_priority(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> P
 /// A job's final priority and whether REJECTNEGPRIOJOBS keeps it from
 /// starting: [`job_priority`]'s numbers, computed the same way, without
 /// building the breakdown (for callers that only order jobs).
-#[cfg(test)]
 pub fn job_priority_value(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> (i64, bool) {
     let p = job_priority_parts(ctx, job, eff_queue_time);
     (p.priority, p.rejected_negative)
@@ -472,7 +471,6 @@ pub struct PriorityParts {
 
 /// [`job_priority`]'s priority and component contributions, computed the
 /// same way, with no allocation.
-#[cfg(test)]
 pub fn job_priority_parts(ctx: &PriorityContext, job: &Job, eff_queue_time: Secs) -> PriorityParts {
     job_priority_parts_with(ctx, job, eff_queue_time, &cred_terms(ctx, job, None))
 }

@@ -466,6 +466,8 @@ impl Service {
                 ActionKind::Release => "releasehold",
                 ActionKind::UserRelease => "releasehold -u",
                 ActionKind::Cancel => "canceljob",
+                // Only operators' requests are dropped.
+                other => other.name(),
             };
             self.log(
                 LogLevel::Warn,

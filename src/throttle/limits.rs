@@ -126,7 +126,6 @@ impl Totals {
         self.gres = self.gres.map(&o.gres, |a, b| a.saturating_add(b));
     }
 
-    #[cfg(test)]
     fn sub(&mut self, o: &Totals) {
         self.jobs = self.jobs.saturating_sub(o.jobs);
         self.procs = self.procs.saturating_sub(o.procs);
@@ -260,7 +259,6 @@ impl Usage {
     }
 
     /// Stops counting an active job (preempted, finished within an iteration).
-    #[cfg(test)]
     pub fn remove_active(&mut self, job: &Job, t: &Totals) {
         for &s in &self.active_shapes {
             if let Some(scope) = scope_for(job, s) {

@@ -413,6 +413,26 @@ impl<'a> Placer<'a> for Iter<'a> {
     fn why_waiting(&mut self, i: usize, base: &Profile) -> Reason {
         self.why_waiting_in(i, base)
     }
+
+    /// What is free now changed on `nodes`, both ways: their bounds are
+    /// found again, and a failed start no longer says anything of jobs
+    /// asking for more (resources no longer only shrink).
+    fn freed(&mut self, nodes: &[NodeIdx]) {
+        let profile = &self.cx.view.profile;
+        for ix in std::iter::once(&mut self.now_ix).chain(&mut self.open_ix) {
+            let ix = Arc::make_mut(ix);
+            for &node in nodes {
+                ix.refresh(profile, node);
+            }
+            ix.resort_now();
+        }
+        let tasks: Vec<(NodeIdx, u32)> = nodes.iter().map(|&n| (n, 0)).collect();
+        self.update_walks(&tasks);
+        for f in &mut self.failed {
+            f.clear();
+        }
+        self.any_failed = false;
+    }
 }
 
 impl Iter<'_> {

@@ -218,6 +218,88 @@ impl Ctx<'_> {
         Reason::Resources
     }
 
+    /// Node `n` is up and usable and meets job `i`'s requirements, asked
+    /// of the node itself (the accelerated placer asks its node sets).
+    pub fn suitable_plain(&self, i: usize, n: NodeIdx) -> bool {
+        let node = &self.view.cluster.nodes[n as usize];
+        node.usable && self.idle[i].req.check_node_any_state(node).is_ok()
+    }
+
+    /// The nodes job `i` may use (its host list, else every node; those of
+    /// the reservation it asks for) that hold at least one of its tasks
+    /// over `window`: how many, and what is free there. `None` when the
+    /// reservation it asks for does not exist.
+    pub fn room(
+        &self,
+        i: usize,
+        (start, end): (Time, Time),
+    ) -> Option<Vec<(NodeIdx, u32, Resources)>> {
+        let it = &self.idle[i];
+        let advres = self.advres_nodes(&self.jobs[it.j]).transpose().ok()?;
+        let adm = self.adm(it.j);
+        let nodes: Vec<NodeIdx> = match &it.req.hosts {
+            Some(h) => h.clone(),
+            None => (0..self.view.cluster.nodes.len() as NodeIdx).collect(),
+        };
+        let room = nodes
+            .into_iter()
+            .filter(|&n| {
+                self.suitable_plain(i, n) && advres.as_ref().is_none_or(|a| a.contains(&n))
+            })
+            .filter_map(|n| {
+                let free = self.view.profile.free(n, start, end, &adm);
+                let tasks = it.req.task.times_fits_in(&free);
+                (tasks > 0).then_some((n, tasks, free))
+            });
+        Some(room.collect())
+    }
+
+    /// The nodes the allocation policy gives job `i` over [start, start +
+    /// wall) in the profile as it is, every node with room (among `only`)
+    /// a candidate; not committed. What the reference placer places, and
+    /// how preemption tries a profile without some jobs.
+    pub fn allocation(
+        &self,
+        i: usize,
+        start: Time,
+        only: Option<&[NodeIdx]>,
+    ) -> Option<Vec<(NodeIdx, u32)>> {
+        let it = &self.idle[i];
+        let window = (start, start.saturating_add(it.wall));
+        let need = it.req.tasks as u64;
+        let room = self.room(i, window).map(|mut r| {
+            if let Some(o) = only {
+                r.retain(|x| o.contains(&x.0));
+            }
+            r
+        });
+        let cands: Vec<Candidate> = match room {
+            None if need == 0 => Vec::new(),
+            None => return None,
+            Some(room) => {
+                if room.iter().map(|&(_, t, _)| t as u64).sum::<u64>() < need {
+                    return None;
+                }
+                let adm = self.adm(it.j);
+                let gap = self.needs_gap(&self.jobs[it.j]);
+                room.into_iter()
+                    .map(|(n, t, free)| self.candidate(i, n, (t, free), window, &adm, gap, true))
+                    .collect()
+            }
+        };
+        let policy = crate::allocation::effective_policy(&self.jobs[it.j], &self.cfg.params);
+        let immediate = start == self.now;
+        let alloc = crate::allocation::allocate_checked(
+            it.req,
+            &cands,
+            &self.view.cluster,
+            policy,
+            immediate,
+            self.local,
+        )?;
+        Some(alloc.nodes)
+    }
+
     /// Nodes by name, with their tasks.
     pub fn named(&self, nodes: &[(NodeIdx, u32)]) -> Vec<NodeTasks> {
         nodes

@@ -26,11 +26,13 @@ mod backfill;
 mod ctx;
 mod jobmap;
 mod plan;
+mod preempt;
 mod priority;
 pub(super) mod rank;
 mod reserve;
 
 pub(super) use ctx::{AdmitAll, Ctx};
+pub(super) use preempt::preemption_configured;
 
 /// What `run` hands back.
 pub struct Outcome {
@@ -120,6 +122,10 @@ pub(super) trait Placer<'a> {
     /// Why eligible job `i` waits, asked of `base` (the profile before the
     /// passes).
     fn why_waiting(&mut self, i: usize, base: &Profile) -> Reason;
+    /// The profile of [`Ctx::view`] changed on `nodes` other than by a
+    /// commit (a preemption freed them, a resumption took them): what the
+    /// placer knows of them is to be found again.
+    fn freed(&mut self, nodes: &[NodeIdx]);
 }
 
 /// What the passes keep while they run, besides the placer.
@@ -141,6 +147,8 @@ pub(super) struct Passes<'s, P> {
     /// one, or the first that could neither start nor get a reservation
     /// (see [`super::quiet::Quiet`]).
     pub decisive: Option<usize>,
+    /// Preemption, when some job may preempt ([`preempt`]).
+    pub preempt: Option<Box<preempt::Preempting>>,
 }
 
 /// Runs one iteration; `finished`: jobs the RM reports ended with usage
@@ -215,6 +223,7 @@ pub fn run(
 impl<'s, 'a, P: Placer<'a>> Passes<'s, P> {
     fn new(p: P, state: &'s mut EngineState, throttled: bool, usage: Usage) -> Self {
         let (jobs, idle) = (p.cx().jobs.len(), p.cx().idle.len());
+        let preempt = preempt::Preempting::new(p.cx().cfg, state.stopped.is_some());
         Passes {
             p,
             state,
@@ -225,6 +234,7 @@ impl<'s, 'a, P: Placer<'a>> Passes<'s, P> {
             soft_deferred: JobMap::with_keys(idle),
             chunk_on: false,
             decisive: None,
+            preempt,
         }
     }
 
@@ -239,6 +249,7 @@ impl<'s, 'a, P: Placer<'a>> Passes<'s, P> {
         self.priority_pass();
         self.backfill_pass();
         self.count_bypasses();
+        self.record_preemptions();
         let plan = self.plan(base);
         let quiet = self.quiet(&eligible0, statics);
         (plan, quiet, self.p)

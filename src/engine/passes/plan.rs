@@ -48,18 +48,27 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             started_priority: self.started.values().filter(|s| !s.backfill).count(),
             started_backfill: self.started.values().filter(|s| s.backfill).count(),
             job_reservations: self.reserved.len(),
+            preempted: self.preempt.as_ref().map_or(0, |p| p.made.len()),
+            resumed: self.preempt.as_ref().map_or(0, |p| p.resumed.len()),
         };
-        let starts: Vec<Start> = cx
+        let mut starts: Vec<Start> = cx
             .idle
             .iter()
             .filter_map(|x| self.started.get(&x.j).cloned())
             .collect();
+        let mut actions = Vec::new();
+        if let Some(pre) = self.preempt.as_deref().filter(|p| !p.made.is_empty()) {
+            actions = pre.actions(cx.jobs);
+            after_preemptions(&mut starts, cx.jobs, &pre.made);
+        } else if let Some(pre) = self.preempt.as_deref() {
+            actions = pre.actions(cx.jobs);
+        }
         Plan {
             now: cx.now,
             starts,
             jobs,
             reservations,
-            actions: Vec::new(),
+            actions,
             dropped_actions: Vec::new(),
             stats,
         }
@@ -107,6 +116,10 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             };
             let x = &self.idle()[i];
             let res = self.reserved.get(&x.j);
+            let preemption = match (&reason, self.preempt.as_deref()) {
+                (Some(_), Some(p)) => (p.notes.iter()).find(|n| n.0 == x.j).map(|n| n.1.clone()),
+                _ => None,
+            };
             plan_jobs.push(JobPlan {
                 job: x.id.to_string(),
                 priority: x.priority,
@@ -117,6 +130,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 bypass_count: bypass.get(&x.j).copied().unwrap_or(x.bypass_count),
                 eff_queue_time: x.eff_queue_time,
                 components: x.contributions,
+                preemption,
             });
         }
         plan_jobs
@@ -314,4 +328,22 @@ fn free_procs_now(profile: &Profile, cluster: &crate::model::Cluster, now: Time)
         .filter(|&n| cluster.nodes[n as usize].usable)
         .map(|n| profile.free(n, now, now + 1, &AdmitAll).procs as u64)
         .sum()
+}
+
+/// Every start on a node a preempted job frees waits for that preemption
+/// (`Start::after`): where the resource manager refuses it, the resources
+/// are not free. `made`: (preempted job, preemptor), job indices.
+fn after_preemptions(starts: &mut [Start], jobs: &[crate::model::Job], made: &[(usize, usize)]) {
+    for s in starts {
+        for &(j, _) in made {
+            let id = &jobs[j].id;
+            let shares = jobs[j]
+                .allocation
+                .iter()
+                .any(|a| s.allocation.iter().any(|b| b.node == a.node));
+            if shares && !s.after.contains(id) {
+                s.after.push(id.clone());
+            }
+        }
+    }
 }

@@ -32,6 +32,8 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             && p.bf_chunk_duration.0 > 0
             && p.backfill_policy == BackfillPolicy::FirstFit;
         let mut chunk_triggered = false;
+        // Jobs this scheduler suspended go back first, as in Maui.
+        self.resume_suspended();
         for i in 0..self.idle().len() {
             if self.idle()[i].blocked.is_some() || !self.active_limits_allow(i) {
                 continue;
@@ -41,6 +43,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             let may_start = !blocked_seen
                 || (p.backfill_policy == BackfillPolicy::FirstFit && !small && !idle_found);
             if may_start && self.start(i, blocked_seen) {
+                continue;
+            }
+            if self.preempt.is_some() && self.preempt_for(i) {
                 continue;
             }
             if !blocked_seen && !self.p.fits_now(i) {
@@ -203,7 +208,12 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
 
     /// Counts job `i`, started on `nodes`, against the active limits and
     /// notes the start.
-    fn note_start(&mut self, i: usize, backfill: bool, nodes: Vec<(NodeIdx, u32)>) -> bool {
+    pub(super) fn note_start(
+        &mut self,
+        i: usize,
+        backfill: bool,
+        nodes: Vec<(NodeIdx, u32)>,
+    ) -> bool {
         let cx = self.p.cx();
         let (j, now, wall) = (cx.idle[i].j, cx.now, cx.idle[i].wall);
         let job = &cx.jobs[j];
@@ -229,6 +239,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             allocation: cx.named(&nodes),
             backfill,
             reservation,
+            after: Vec::new(),
         };
         self.started.insert(j, start);
         true
