@@ -8,7 +8,9 @@
 //!   short jobs from dominating the mean).
 //! - **utilization**: processor-seconds the jobs held (requested processors
 //!   × run) over total processors × makespan; the makespan runs from the
-//!   first submission to the last completion.
+//!   first submission to the last completion. A run a preemption ended
+//!   (requeue, checkpoint) counts as held, time suspended does not; the
+//!   work requeues threw away is reported beside it (`lost_proc_hours`).
 //! - **p95**: nearest rank (the smallest value at least 95 % of the jobs do
 //!   not exceed); the median of an even count is the mean of the middle two.
 //! - **fairshare** per user: the decayed usage the engine's fairshare state
@@ -115,6 +117,16 @@ pub struct Summary {
     /// that had started count as completed as well.
     #[serde(skip_serializing_if = "is_zero")]
     pub cancelled: usize,
+    /// Preemptions made (a job may be preempted more than once).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub preemptions: usize,
+    /// Jobs preempted at least once.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub preempted_jobs: usize,
+    /// Processor-hours of work requeues threw away (counted in the
+    /// utilization as held, and lost).
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub lost_proc_hours: f64,
     /// First submission (epoch).
     pub start: Time,
     /// Last completion (epoch).
@@ -249,10 +261,15 @@ pub fn summarize(
         .collect();
     waits.sort_unstable();
     let n = done.len().max(1) as f64;
+    let held_before: u64 = res.preemptions.iter().map(|p| p.held).sum();
     let busy: f64 = done
         .iter()
-        .map(|(j, r)| j.job.procs() as f64 * (r.end - r.start) as f64)
-        .sum();
+        .map(|(j, r)| j.job.procs() as f64 * (r.end - r.start - r.suspended).max(0) as f64)
+        .sum::<f64>()
+        + held_before as f64;
+    let mut preempted_jobs: Vec<usize> = res.preemptions.iter().map(|p| p.job).collect();
+    preempted_jobs.sort_unstable();
+    preempted_jobs.dedup();
     let utilization = if makespan > 0 && procs > 0 {
         busy / (procs as f64 * makespan as f64)
     } else {
@@ -312,6 +329,9 @@ pub fn summarize(
         rejected: res.rejected.len(),
         unfinished: res.unfinished.len(),
         cancelled: res.cancelled.len(),
+        preemptions: res.preemptions.len(),
+        preempted_jobs: preempted_jobs.len(),
+        lost_proc_hours: res.preemptions.iter().map(|p| p.lost as f64).sum::<f64>() / 3600.0,
         start,
         end,
         makespan,
@@ -464,6 +484,13 @@ pub fn render(s: &Summary, top: usize) -> String {
     );
     if s.cancelled > 0 {
         let _ = writeln!(o, "             {} cancelled by an operator", s.cancelled);
+    }
+    if s.preemptions > 0 {
+        let _ = writeln!(
+            o,
+            "preempted    {} job(s) in {} preemption(s), {:.1} processor-hours of work lost",
+            s.preempted_jobs, s.preemptions, s.lost_proc_hours
+        );
     }
     let _ = writeln!(
         o,
@@ -627,6 +654,10 @@ pub fn write_dir(
         out.push(p);
     }
     Ok(out)
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }
 
 fn is_zero(n: &usize) -> bool {

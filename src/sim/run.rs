@@ -116,6 +116,28 @@ pub struct JobRecord {
     pub nodes: Vec<(u32, u32)>,
     /// Started by backfill.
     pub backfill: bool,
+    /// Seconds it spent suspended by a preemption (its processors free).
+    pub suspended: Secs,
+}
+
+/// One preemption the simulated resource manager applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimPreemption {
+    /// The preempted job (workload index).
+    pub job: usize,
+    /// The preemptor (workload index).
+    pub by: usize,
+    /// When.
+    pub at: Time,
+    /// How: requeue, suspend or checkpoint.
+    pub kind: ActionKind,
+    /// Processor-seconds of work lost: the whole run so far for a requeue,
+    /// none for a suspension or a checkpoint.
+    pub lost: u64,
+    /// Processor-seconds the run ended by a requeue or a checkpoint held
+    /// (the job's record keeps only its last run); none for a suspension,
+    /// whose run goes on.
+    pub held: u64,
 }
 
 /// Progress of a running simulation, for a progress bar.
@@ -140,6 +162,8 @@ pub struct SimResult {
     /// Jobs an operator cancelled (canceljob), by workload index: those
     /// that ran have a record ending at the cancel.
     pub cancelled: Vec<usize>,
+    /// Every preemption the plans made, in time order.
+    pub preemptions: Vec<SimPreemption>,
     /// Jobs still waiting when the simulation ended (it ends when nothing is
     /// queued, running or to come; see [`simulate`]).
     pub unfinished: Vec<usize>,
@@ -260,6 +284,14 @@ struct Sim<'a> {
     idle_procs: BTreeMap<u64, usize>,
     /// Finished jobs still in the snapshot for the next iteration.
     reported: Vec<usize>,
+    /// The completion of each running job that stands (an entry of
+    /// `completions` for another time is stale: the job was preempted).
+    planned_end: HashMap<usize, Time>,
+    /// Runtime left to a suspended or checkpointed job.
+    left: HashMap<usize, Secs>,
+    /// When each suspended job was suspended.
+    suspended_at: HashMap<usize, Time>,
+    preemptions: Vec<SimPreemption>,
 }
 
 impl Sim<'_> {
@@ -327,7 +359,10 @@ impl Sim<'_> {
         self.idle -= 1;
         self.forget_idle(procs);
         self.free_procs = self.free_procs.saturating_sub(procs);
-        let run = self.jobs[i].sim_runtime(self.default_wall).max(1);
+        let run = match self.left.remove(&i) {
+            Some(left) => left,
+            None => self.jobs[i].sim_runtime(self.default_wall).max(1),
+        };
         let end = now.saturating_add(run);
         let mut nodes: Vec<(u32, u32)> = alloc
             .iter()
@@ -339,6 +374,7 @@ impl Sim<'_> {
             end,
             nodes,
             backfill,
+            suspended: 0,
         });
         end
     }
@@ -346,13 +382,17 @@ impl Sim<'_> {
     /// Applies a hold, a release or a cancel the plan asked the RM for at
     /// `now`. A cancelled job leaves the queue, or ends now if it runs (its
     /// planned end stays in the completions and is skipped then).
-    fn act(&mut self, job: &str, kind: ActionKind, now: Time) {
+    fn act(&mut self, job: &str, kind: ActionKind, by: &str, now: Time) {
         let Some(&i) = self.by_id.get(job) else {
             return;
         };
         let Some(&p) = self.pos.get(&i) else {
             return;
         };
+        if kind.preempts() || kind == ActionKind::Resume {
+            self.preempt(i, kind, by, now);
+            return;
+        }
         if kind != ActionKind::Cancel {
             kind.apply_to(&mut self.snap.jobs[p].holds);
             return;
@@ -370,10 +410,77 @@ impl Sim<'_> {
         }
     }
 
+    /// Preempts running job `i` for the job `by` names (a requeue ends it
+    /// and queues it again, its work lost; a checkpoint too, keeping its
+    /// work; a suspension stops it on its nodes), or resumes it. Its
+    /// planned completion is skipped; a resumed or restarted job gets a
+    /// new one from the runtime it has left.
+    fn preempt(&mut self, i: usize, kind: ActionKind, by: &str, now: Time) {
+        let p = self.pos[&i];
+        let procs = self.jobs[i].job.procs();
+        let state = self.snap.jobs[p].state;
+        if kind == ActionKind::Resume {
+            if state == JobState::Suspended {
+                self.snap.jobs[p].state = JobState::Running;
+                self.free_procs = self.free_procs.saturating_sub(procs);
+                let end = now.saturating_add(self.left.remove(&i).unwrap_or(1));
+                self.planned_end.insert(i, end);
+                self.completions.push(Reverse((end, i)));
+                let since = self.suspended_at.remove(&i).unwrap_or(now);
+                if let Some(r) = self.records[i].as_mut() {
+                    r.suspended += (now - since).max(0);
+                }
+            }
+            return;
+        }
+        if state != JobState::Running {
+            return;
+        }
+        let start = self.snap.jobs[p].start_time.unwrap_or(now);
+        let end = self.planned_end.remove(&i).unwrap_or(now);
+        let left = (end - now).max(1);
+        self.free_procs += procs;
+        let ran = procs.saturating_mul((now - start).max(0) as u64);
+        let lost = match kind {
+            ActionKind::Suspend => {
+                self.snap.jobs[p].state = JobState::Suspended;
+                self.left.insert(i, left);
+                self.suspended_at.insert(i, now);
+                0
+            }
+            _ => {
+                let j = &mut self.snap.jobs[p];
+                j.state = JobState::Idle;
+                j.start_time = None;
+                j.allocation.clear();
+                self.idle += 1;
+                *self.idle_procs.entry(procs).or_default() += 1;
+                self.records[i] = None;
+                if kind == ActionKind::Checkpoint {
+                    self.left.insert(i, left);
+                    0
+                } else {
+                    ran
+                }
+            }
+        };
+        let held = if kind == ActionKind::Suspend { 0 } else { ran };
+        let by = self.by_id.get(by).copied().unwrap_or(i);
+        self.preemptions.push(SimPreemption {
+            job: i,
+            by,
+            at: now,
+            kind,
+            lost,
+            held,
+        });
+    }
+
     /// Job `i` ended at `at`. `report`: it stays in the snapshot, finished,
     /// until after the next iteration ([`Sim::forget_finished`]), as an RM
     /// reports a finished job, so fairshare charges it up to its end.
     fn complete(&mut self, i: usize, at: Time, report: bool) {
+        self.planned_end.remove(&i);
         if let Some(r) = self.records[i].as_mut() {
             r.end = at;
         }
@@ -459,6 +566,10 @@ pub fn simulate_with_operators(
         free_procs: nodes.iter().map(|n| n.configured.procs as u64).sum(),
         idle_procs: BTreeMap::new(),
         reported: Vec::new(),
+        planned_end: HashMap::new(),
+        left: HashMap::new(),
+        suspended_at: HashMap::new(),
+        preemptions: Vec::new(),
     };
     let mut neutral = !opts.every_poll && idle_iterations_are_neutral(cfg);
     let mut ops: Vec<&OperatorEvent> = operators.iter().collect();
@@ -574,10 +685,14 @@ pub fn simulate_with_operators(
                 break;
             }
             sim.completions.pop();
-            // A job cancelled while it ran has ended already.
-            if sim.pos.get(&i).map(|&p| sim.snap.jobs[p].state) != Some(JobState::Running) {
+            // A job cancelled while it ran has ended already; one preempted
+            // has another completion, or none yet.
+            if sim.pos.get(&i).map(|&p| sim.snap.jobs[p].state) != Some(JobState::Running)
+                || sim.planned_end.get(&i) != Some(&t)
+            {
                 continue;
             }
+            sim.planned_end.remove(&i);
             // Maui's simulator charges a job's usage up to the last
             // iteration that saw it running; an RM reports the end.
             let (at, report) = match opts.clock {
@@ -642,7 +757,7 @@ pub fn simulate_with_operators(
         changed = !starts.is_empty();
         for a in plan.as_deref().map_or(&[][..], |p| &p.actions[..]) {
             // The RM holds or releases the job: the next snapshot differs.
-            sim.act(&a.job, a.kind, now);
+            sim.act(&a.job, a.kind, &a.by, now);
             changed = true;
         }
         for s in starts {
@@ -655,6 +770,7 @@ pub fn simulate_with_operators(
             } else {
                 end
             };
+            sim.planned_end.insert(i, end);
             sim.completions.push(Reverse((end, i)));
             last_activity = now;
         }
@@ -686,6 +802,7 @@ pub fn simulate_with_operators(
         records: sim.records,
         rejected: sim.rejected,
         cancelled: sim.cancelled,
+        preemptions: sim.preemptions,
         unfinished,
         iterations,
         skipped_polls,

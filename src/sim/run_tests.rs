@@ -642,3 +642,62 @@ mod operators {
         );
     }
 }
+
+/// A high-QOS job preempts a low one that holds the whole cluster: under
+/// REQUEUE the low job starts over when the high one ends, its first
+/// hundred seconds lost; under SUSPEND it resumes then and ends late by
+/// the time it was stopped.
+#[test]
+fn preemption_requeues_or_suspends_and_the_summary_counts_it() {
+    let mut jobs = swf(&[(0, 4, 1000, 1000), (100, 2, 100, 100)]);
+    jobs[0].job.qos = Some("low".into());
+    jobs[1].job.qos = Some("high".into());
+    for (policy, want, lost) in [
+        (
+            "REQUEUE",
+            [row("1", 200, 1200, false), row("2", 100, 200, false)],
+            400,
+        ),
+        (
+            "SUSPEND",
+            [row("1", 0, 1100, false), row("2", 100, 200, false)],
+            0,
+        ),
+    ] {
+        let c = cfg(&format!(
+            "{FCFS}QOSWEIGHT 1\nPREEMPTPOLICY {policy}\n\
+             QOSCFG[high] QFLAGS=PREEMPTOR PRIORITY=1000\nQOSCFG[low] QFLAGS=PREEMPTEE\n"
+        ));
+        let res = simulate(&c, &four_nodes(), &jobs, &SimOptions::default(), |_| {}).unwrap();
+        assert_eq!(schedule(&res, &jobs), want, "{policy}");
+        let p = &res.preemptions[..];
+        assert_eq!(p.len(), 1, "{policy}");
+        assert_eq!((p[0].job, p[0].by, p[0].at, p[0].lost), (0, 1, 100, lost));
+        let sum = report::summarize(
+            &c,
+            &four_nodes(),
+            &jobs,
+            &res,
+            Clock::Events,
+            &Labels::default(),
+        );
+        assert_eq!((sum.preemptions, sum.preempted_jobs), (1, 1));
+        assert_eq!(sum.lost_proc_hours, lost as f64 / 3600.0);
+        // The cluster held: job 1's runs (its lost 100 s counted) and job 2.
+        let held = if policy == "REQUEUE" {
+            4 * 1000 + 400
+        } else {
+            4 * 1000
+        };
+        let busy = sum.utilization * 4.0 * sum.makespan as f64;
+        assert!(
+            (busy - (held + 200) as f64).abs() < 1e-6,
+            "{policy}: {busy}"
+        );
+        let text = report::render(&sum, 0);
+        assert!(
+            text.contains("preempted    1 job(s) in 1 preemption(s), "),
+            "{text}"
+        );
+    }
+}

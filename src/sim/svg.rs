@@ -414,6 +414,7 @@ mod tests {
             end,
             nodes,
             backfill,
+            suspended: 0,
         })
     }
 
