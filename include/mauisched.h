@@ -416,6 +416,13 @@ typedef struct mauisched_options_t {
    * A relative ADMINSOCKET is taken from the state directory.
    */
   const char *admin_socket;
+  /**
+   * The resource manager the front end drives (ABI 1.7): "slurm",
+   * "pbs", or NULL. A maui.cfg asking for what that RM cannot do
+   * (PREEMPTPOLICY CHECKPOINT on Slurm) is refused when it is read, at
+   * creation and on reconfigure, rather than when first used.
+   */
+  const char *rm;
 } mauisched_options_t;
 
 /**

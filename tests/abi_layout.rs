@@ -41,7 +41,8 @@ fn rust_layouts() -> BTreeMap<String, Layout> {
             state_dir,
             log,
             log_userdata,
-            admin_socket
+            admin_socket,
+            rm
         }
     );
     rust_layout!(

@@ -677,6 +677,7 @@ fn no_admin_socket_when_disabled_or_taken() {
         log: None,
         log_userdata: std::ptr::null_mut(),
         admin_socket: empty.as_ptr(),
+        rm: std::ptr::null(),
     };
     let mut h = std::ptr::null_mut();
     unsafe {
@@ -702,6 +703,7 @@ fn no_admin_socket_when_disabled_or_taken() {
         let mut opts2 = mauisched_options_t {
             state_dir: c_state2.as_ptr(),
             admin_socket: c_sock.as_ptr(),
+            rm: std::ptr::null(),
             ..opts
         };
         opts2.size = std::mem::size_of::<mauisched_options_t>();
@@ -855,4 +857,54 @@ fn one_user_holding_connections_does_not_lock_root_out() {
         took < Duration::from_secs(1) && took_cli < Duration::from_secs(1),
         "showq took {took:?} ({took_cli:?} with mauictl)"
     );
+}
+
+/// A front end that says it drives Slurm gets PREEMPTPOLICY CHECKPOINT
+/// refused when the handle is created, with the reason; an older caller
+/// (a `size` without `rm`) and the Torque front end get the handle.
+#[test]
+fn the_rm_type_refuses_what_its_front_end_cannot_apply() {
+    use mauisched::ffi::*;
+    use std::ffi::{CStr, CString};
+    let dir = scratch("rmtype");
+    let cfg = dir.join("maui.cfg");
+    std::fs::write(&cfg, "PREEMPTPOLICY CHECKPOINT\n").unwrap();
+    let c_cfg = CString::new(cfg.to_str().unwrap()).unwrap();
+    let c_state = CString::new(dir.join("state").to_str().unwrap()).unwrap();
+    let empty = CString::new("").unwrap();
+    let slurm = CString::new("slurm").unwrap();
+    let pbs = CString::new("pbs").unwrap();
+    let mut opts = mauisched_options_t {
+        size: std::mem::size_of::<mauisched_options_t>(),
+        config_path: c_cfg.as_ptr(),
+        state_dir: c_state.as_ptr(),
+        log: None,
+        log_userdata: std::ptr::null_mut(),
+        admin_socket: empty.as_ptr(),
+        rm: slurm.as_ptr(),
+    };
+    let mut h = std::ptr::null_mut();
+    let mut err = [0 as std::ffi::c_char; 512];
+    unsafe {
+        assert_eq!(
+            mauisched_new(&opts, &mut h, err.as_mut_ptr(), err.len()),
+            MAUISCHED_CONFIG_ERROR
+        );
+        let msg = CStr::from_ptr(err.as_ptr()).to_string_lossy();
+        assert!(msg.contains("Slurm cannot checkpoint jobs"), "{msg}");
+        opts.rm = pbs.as_ptr();
+        assert_eq!(
+            mauisched_new(&opts, &mut h, std::ptr::null_mut(), 0),
+            MAUISCHED_OK
+        );
+        mauisched_free(h);
+        // ABI 1.6 callers do not pass `rm`: not read.
+        opts.rm = slurm.as_ptr();
+        opts.size = std::mem::offset_of!(mauisched_options_t, rm);
+        assert_eq!(
+            mauisched_new(&opts, &mut h, std::ptr::null_mut(), 0),
+            MAUISCHED_OK
+        );
+        mauisched_free(h);
+    }
 }

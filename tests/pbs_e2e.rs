@@ -2495,3 +2495,123 @@ fn started_jobs_say_when_and_where_and_stale_reasons_go() {
         d.all_alterjobs()
     );
 }
+
+/// The pbs_rerunjob and pbs_sigjob calls the double recorded.
+fn preemption_calls(d: &Daemon) -> Vec<String> {
+    (d.calls().into_iter())
+        .map(|c| c.text)
+        .filter(|t| t.starts_with("rerunjob ") || t.starts_with("sigjob "))
+        .collect()
+}
+
+/// Queue `express` preempts queue `batch` (CLASSCFG FLAGS, as sites
+/// write it): n1 runs 80.vm of queue `long` (no PREEMPTEE: never
+/// touched, though it started last), n2 runs 81.vm of `batch`; 82.vm of
+/// `express` needs a whole node.
+fn preemption_fixture(now: i64) -> String {
+    let node2 = [
+        "Resource_List.nodes = 1:ppn=2",
+        "Resource_List.walltime = 02:00:00",
+    ];
+    format!(
+        "{HEAD}queue express\n    enabled = True\n    started = True\nqueue long\n    enabled = True\n    started = True\n{}{}{}{}{}",
+        node("n1", 2, &[]),
+        node("n2", 2, &[]),
+        running("80.vm", now - 60, "n1/0-1", &node2).replace("queue = batch", "queue = long"),
+        running("81.vm", now - 3600, "n2/0-1", &node2),
+        job_by("82.vm", "bob", now - 30, &node2).replace("queue = batch", "queue = express"),
+    )
+}
+
+const PREEMPTION_CFG: &str = "CLASSWEIGHT 1\nCLASSCFG[express] PRIORITY=1000 FLAGS=PREEMPTOR\nCLASSCFG[batch] FLAGS=PREEMPTEE\n";
+
+#[test]
+fn preemption_requeues_through_pbs_rerunjob_and_starts_the_preemptor() {
+    let now = epoch_now();
+    let d = Daemon::start_full(
+        "preempt-requeue",
+        &preemption_fixture(now),
+        &format!("{PREEMPTION_CFG}PREEMPTPOLICY REQUEUE\n"),
+        &[],
+        &["--allow-unprivileged"],
+    );
+    d.wait_iterations(1);
+    assert_eq!(preemption_calls(&d), ["rerunjob 1 81.vm -> 0 was=R"]);
+    assert_eq!(started(&d), pairs(&[("82.vm", "n2:ppn=2")]));
+    let log = d.log();
+    assert!(
+        log.contains("preempted job 81.vm (requeue) for job 82.vm"),
+        "{log}"
+    );
+    assert!(
+        log.contains(" preempted=1 resumed=0 preempt_refused=0 "),
+        "{log}"
+    );
+    // 81.vm is queued again and waits: nothing else is preempted for it.
+    d.send(NEW);
+    d.wait_iterations(2);
+    assert_eq!(preemption_calls(&d).len(), 1);
+    assert_eq!(started(&d).len(), 1);
+}
+
+#[test]
+fn preemption_suspends_through_pbs_sigjob_and_resumes_when_the_preemptor_ends() {
+    let now = epoch_now();
+    let d = Daemon::start_full(
+        "preempt-suspend",
+        &preemption_fixture(now),
+        &format!("{PREEMPTION_CFG}PREEMPTPOLICY SUSPEND\n"),
+        &[],
+        &["--allow-unprivileged"],
+    );
+    d.wait_iterations(1);
+    assert_eq!(preemption_calls(&d), ["sigjob 1 81.vm suspend -> 0 was=R"]);
+    assert_eq!(started(&d), pairs(&[("82.vm", "n2:ppn=2")]));
+    // While 82.vm runs 81.vm stays suspended.
+    d.send(NEW);
+    d.wait_iterations(2);
+    assert_eq!(preemption_calls(&d).len(), 1);
+    // 82.vm ends: 81.vm gets its processors back.
+    d.control(&["complete 82.vm"]);
+    d.send(NEW);
+    d.wait("81.vm resumed", || preemption_calls(&d).len() == 2);
+    assert_eq!(
+        preemption_calls(&d)[1],
+        "sigjob 1 81.vm resume -> 0 was=S busy=0"
+    );
+    assert!(d.log().contains("resumed job 81.vm"));
+}
+
+#[test]
+fn a_refused_preemption_is_logged_and_the_preemptor_waits() {
+    let now = epoch_now();
+    // 81.vm was submitted not rerunnable (qsub -r n): pbs_server refuses
+    // the requeue, so 82.vm is not started on n2.
+    let fixture = preemption_fixture(now).replace(
+        "    exec_host = n2/0-1\n",
+        "    exec_host = n2/0-1\n    Rerunable = False\n",
+    );
+    let d = Daemon::start_full(
+        "preempt-refused",
+        &fixture,
+        &format!("{PREEMPTION_CFG}PREEMPTPOLICY REQUEUE\n"),
+        &[],
+        &["--allow-unprivileged"],
+    );
+    d.wait_iterations(1);
+    assert_eq!(
+        preemption_calls(&d),
+        ["rerunjob 1 81.vm -> 15040 Rerunable=False"]
+    );
+    assert!(d.runjobs().is_empty(), "{:?}", d.runjobs());
+    let log = d.log();
+    assert!(
+        log.contains("pbs_rerunjob(81.vm) to requeue it for job 82.vm refused: pbs_errno 15040: job 81.vm not rerunnable"),
+        "{log}"
+    );
+    assert!(
+        log.contains("job 82.vm: not started: the preemption of job 81.vm was refused"),
+        "{log}"
+    );
+    assert!(log.contains(" preempt_refused=1 "), "{log}");
+}

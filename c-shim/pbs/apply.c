@@ -127,6 +127,93 @@ static int held_by_plan(const struct decisions *d, size_t upto, const char *id)
   return 0;
 }
 
+/* The preemption of a job that start `x` waits for which pbs_server
+ * refused, or NULL. */
+static const struct decision *failed_preemption(const struct decisions *d, size_t upto,
+                                                const struct decision *x)
+{
+  size_t i, k;
+  for (i = 0; i < upto; i++)
+    if (d->v[i].failed)
+      for (k = 0; k < x->nafter; k++)
+        if (strcmp(d->v[i].id, x->after[k]) == 0)
+          return &d->v[i];
+  return NULL;
+}
+
+static int is_preemption(enum decision_kind k)
+{
+  return k == DECISION_REQUEUE || k == DECISION_SUSPEND || k == DECISION_CHECKPOINT ||
+         k == DECISION_RESUME;
+}
+
+/* Applies a preemption or a resumption: pbs_rerunjob (REQUEUE), pbs_sigjob
+ * "suspend" / "resume", or pbs_holdjob then pbs_rlsjob "s" on the running
+ * job (CHECKPOINT, as Maui's MPBSJobCkpt: pbs_server checkpoints a
+ * checkpointable job it holds and queues it again).  A refusal is logged
+ * with pbs_server's words and marks the decision failed (the starts that
+ * wait for it are not made).  Returns -1 when the server no longer
+ * answers. */
+static int apply_preemption(const struct ifl_api *api, int conn, struct decision *x,
+                            const char *id, int dry_run, struct apply_stats *st, char *err,
+                            size_t errlen)
+{
+  static const char *const what[] = {"requeue", "suspend", "checkpoint", "resume"};
+  const char *verb = what[x->kind == DECISION_REQUEUE ? 0 : x->kind == DECISION_SUSPEND ? 1
+                          : x->kind == DECISION_CHECKPOINT ? 2 : 3];
+  const char *call = x->kind == DECISION_REQUEUE ? "pbs_rerunjob"
+                     : x->kind == DECISION_CHECKPOINT ? "pbs_holdjob" : "pbs_sigjob";
+  int rc, e;
+  if (dry_run) {
+    log_msg(LOG_INFO, "dry run: would %s job %s%s%s", verb, id,
+            x->kind == DECISION_RESUME ? "" : " for job ", x->kind == DECISION_RESUME ? "" : x->by);
+    x->failed = 1;
+    return 0;
+  }
+  ifl_clear_errno(api);
+  switch (x->kind) {
+  case DECISION_REQUEUE:
+    rc = api->rerunjob(conn, (char *)id, NULL);
+    break;
+  case DECISION_SUSPEND:
+    rc = api->sigjob(conn, (char *)id, (char *)"suspend", NULL);
+    break;
+  case DECISION_RESUME:
+    rc = api->sigjob(conn, (char *)id, (char *)"resume", NULL);
+    break;
+  default:
+    rc = api->holdjob(conn, (char *)id, (char *)"s", NULL);
+    if (rc == 0) {
+      call = "pbs_rlsjob";
+      ifl_clear_errno(api);
+      rc = api->rlsjob(conn, (char *)id, (char *)"s", NULL);
+    }
+    break;
+  }
+  if (rc == 0) {
+    if (x->kind == DECISION_RESUME) {
+      st->resumed++;
+      log_msg(LOG_INFO, "resumed job %s (its processors are free again)", id);
+    } else {
+      st->preempted++;
+      log_msg(LOG_INFO, "preempted job %s (%s) for job %s", id, verb, x->by ? x->by : "?");
+    }
+    return 0;
+  }
+  e = ifl_errno(api);
+  x->failed = 1;
+  st->preempt_failed++;
+  log_msg(LOG_WARN, "%s(%s) to %s it%s%s refused: pbs_errno %d: %s", call, id, verb,
+          x->kind == DECISION_RESUME ? "" : " for job ",
+          x->kind == DECISION_RESUME ? "" : (x->by ? x->by : "?"), e, errtext(api, conn, e));
+  if (!connection_alive(api, conn, e)) {
+    snprintf(err, errlen, "%s(%s) failed (pbs_errno %d) and the server no longer answers",
+             call, id, e);
+    return -1;
+  }
+  return 0;
+}
+
 int apply_decisions(const struct ifl_api *api, int conn,
                     const struct tm_snapshot *s, struct decisions *d,
                     int dry_run, struct apply_stats *st, char *err,
@@ -141,7 +228,10 @@ int apply_decisions(const struct ifl_api *api, int conn,
     int rc, e;
 
     snprintf(id, sizeof id, "%s", x->id ? x->id : j ? j->id : "");
-    if (x->kind == DECISION_HOLD || x->kind == DECISION_RELEASE || x->kind == DECISION_CANCEL) {
+    if (is_preemption(x->kind)) {
+      if (apply_preemption(api, conn, x, id, dry_run, st, err, errlen) != 0)
+        return -1;
+    } else if (x->kind == DECISION_HOLD || x->kind == DECISION_RELEASE || x->kind == DECISION_CANCEL) {
       int hold = x->kind == DECISION_HOLD, cancel = x->kind == DECISION_CANCEL;
       char type[2] = { x->hold_type == 'u' ? 'u' : 's', '\0' };
       const char *what = cancel ? "pbs_deljob" : hold ? "pbs_holdjob" : "pbs_rlsjob";
@@ -188,6 +278,18 @@ int apply_decisions(const struct ifl_api *api, int conn,
         log_msg(LOG_INFO, "job %s: not started, an operator hold was just placed", id);
         not_started(x, "an operator hold was placed first");
         continue;
+      }
+      {
+        const struct decision *p = failed_preemption(d, i, x);
+        if (p != NULL && !dry_run) {
+          char why[600];
+          snprintf(why, sizeof why, "the preemption of job %s was refused; its resources "
+                   "are not free", p->id);
+          log_msg(LOG_WARN, "job %s: not started: %s", id, why);
+          st->start_failed++;
+          not_started(x, why);
+          continue;
+        }
       }
       if (strlen(x->location) >= sizeof loc) {
         log_msg(LOG_ERR, "job %s: location too long (%zu bytes); not started", id,

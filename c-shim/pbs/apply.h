@@ -21,6 +21,9 @@ struct apply_stats {
   int released;       /* pbs_rlsjob succeeded */
   int cancelled;      /* pbs_deljob succeeded */
   int action_failed;  /* pbs_holdjob / pbs_rlsjob / pbs_deljob refused */
+  int preempted;      /* pbs_rerunjob / pbs_sigjob suspend / checkpoint succeeded */
+  int resumed;        /* pbs_sigjob resume succeeded */
+  int preempt_failed; /* a preemption or resumption refused */
 };
 
 /* Every comment the daemon writes starts with the prefix; a started job's

@@ -73,6 +73,7 @@ static int open_handle(struct decider *d, char *err, size_t errlen)
   o.config_path = d->config_path;
   o.state_dir = d->state_dir;
   o.log = lib_log;
+  o.rm = "pbs";
   o.log_userdata = d;
   st = mauisched_new(&o, &d->h, why, sizeof why);
   if (st != MAUISCHED_OK) {
@@ -249,6 +250,9 @@ void decisions_free(struct decisions *d)
     free(d->v[i].reason);
     free(d->v[i].by);
     free(d->v[i].refusal);
+    for (size_t k = 0; k < d->v[i].nafter; k++)
+      free(d->v[i].after[k]);
+    free(d->v[i].after);
   }
   free(d->v);
   d->v = NULL;
@@ -307,6 +311,22 @@ static int clamp_mul(int a, int b)
   return a > INT_MAX / b ? INT_MAX : a * b;
 }
 
+/* The preemptions start `index` waits for, into `x->after`. */
+static int read_after(const mauisched_plan_t *plan, size_t index, struct decision *x)
+{
+  const char *job = NULL;
+  while (mauisched_plan_start_after(plan, index, x->nafter, &job) == MAUISCHED_OK) {
+    char **nv = realloc(x->after, (x->nafter + 1) * sizeof *nv);
+    if (nv == NULL)
+      return -1;
+    x->after = nv;
+    if ((x->after[x->nafter] = strdup(job)) == NULL)
+      return -1;
+    x->nafter++;
+  }
+  return 0;
+}
+
 /* The plan -> decisions, in the order to apply them. */
 static int read_plan(const mauisched_plan_t *plan, const struct tm_snapshot *s,
                      const struct job_ref *refs, size_t nrefs, struct decisions *out)
@@ -339,6 +359,18 @@ static int read_plan(const mauisched_plan_t *plan, const struct tm_snapshot *s,
       break;
     case MAUISCHED_ACTION_CANCEL:
       dk = DECISION_CANCEL;
+      break;
+    case MAUISCHED_ACTION_REQUEUE:
+      dk = DECISION_REQUEUE;
+      break;
+    case MAUISCHED_ACTION_SUSPEND:
+      dk = DECISION_SUSPEND;
+      break;
+    case MAUISCHED_ACTION_CHECKPOINT:
+      dk = DECISION_CHECKPOINT;
+      break;
+    case MAUISCHED_ACTION_RESUME:
+      dk = DECISION_RESUME;
       break;
     default:
       log_msg(LOG_WARN, "engine asked for action %u on job %s, which this daemon does not "
@@ -406,6 +438,8 @@ static int read_plan(const mauisched_plan_t *plan, const struct tm_snapshot *s,
     }
     free(loc);
     out->v[out->n - 1].backfill = backfill;
+    if (read_after(plan, i, &out->v[out->n - 1]) != 0)
+      return -1;
   }
 
   if (mauisched_plan_job_count(plan, &n) != MAUISCHED_OK)

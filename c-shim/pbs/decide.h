@@ -21,7 +21,12 @@ enum decision_kind {
   DECISION_WAIT,   /* leave queued; tell the user why in its comment */
   DECISION_HOLD,    /* pbs_holdjob, hold type `hold_type` (an operator's sethold) */
   DECISION_RELEASE, /* pbs_rlsjob, hold type `hold_type` (an operator's releasehold) */
-  DECISION_CANCEL   /* pbs_deljob (an operator's canceljob) */
+  DECISION_CANCEL,  /* pbs_deljob (an operator's canceljob) */
+  DECISION_REQUEUE, /* pbs_rerunjob (preemption; `by` is the preemptor) */
+  DECISION_SUSPEND, /* pbs_sigjob "suspend" (preemption; `by` is the preemptor) */
+  DECISION_CHECKPOINT, /* pbs_holdjob + pbs_rlsjob "s" on the running job, as
+                        * Maui's MPBSJobCkpt (preemption; `by` is the preemptor) */
+  DECISION_RESUME   /* pbs_sigjob "resume" (a job the scheduler suspended) */
 };
 
 /* `job` of an action on a job the snapshot does not hold. */
@@ -36,7 +41,12 @@ struct decision {
   int backfill;   /* START: backfill started it (for the log) */
   char *reason;   /* WAIT: why the job waits (one line) */
   long est_start; /* WAIT: estimated start, epoch seconds; -1 unknown */
-  char *by;       /* HOLD, RELEASE, CANCEL: who asked (for the log) */
+  char *by;       /* HOLD, RELEASE, CANCEL: who asked (for the log);
+                   * REQUEUE, SUSPEND, CHECKPOINT: the preemptor's job id */
+  char **after;   /* START: jobs the plan preempts whose nodes it uses: when
+                   * a preemption of one of them fails, it is not started */
+  size_t nafter;
+  int failed;     /* REQUEUE, SUSPEND, CHECKPOINT once applied: refused */
   char hold_type; /* HOLD, RELEASE: 's' (system) or 'u' (user) */
   int outcome;    /* START, once applied: 1 started, -1 not started, 0 not tried */
   char *refusal;  /* START not started: why (pbs_server's words) */

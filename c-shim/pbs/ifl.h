@@ -90,6 +90,12 @@ struct ifl_api {
   /* an operator's canceljob (qdel): queued jobs complete at once, running
    * ones are signalled by their mom */
   int (*deljob)(int conn, char *jobid, char *extend);
+  /* preemption (PREEMPTPOLICY REQUEUE): a running job is killed and
+   * queued again (it must be Rerunable) */
+  int (*rerunjob)(int conn, char *jobid, char *extend);
+  /* preemption (PREEMPTPOLICY SUSPEND): signal "suspend" frees the job's
+   * slots (state S), "resume" takes them again */
+  int (*sigjob)(int conn, char *jobid, char *signal, char *extend);
   char *(*geterrmsg)(int conn);
   /* libtorque exports `int pbs_errno`; OpenPBS-style libraries export a
    * function returning its address instead.  Exactly one is set. */

@@ -53,6 +53,8 @@ int ifl_load(struct ifl_api *api, const char *path, char *err, size_t errlen)
   RESOLVE(api, holdjob, "pbs_holdjob", err, errlen);
   RESOLVE(api, rlsjob, "pbs_rlsjob", err, errlen);
   RESOLVE(api, deljob, "pbs_deljob", err, errlen);
+  RESOLVE(api, rerunjob, "pbs_rerunjob", err, errlen);
+  RESOLVE(api, sigjob, "pbs_sigjob", err, errlen);
   RESOLVE(api, geterrmsg, "pbs_geterrmsg", err, errlen);
 
   p = dlsym(api->handle, "pbs_errno");

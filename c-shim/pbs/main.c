@@ -380,10 +380,12 @@ static int iterate(struct daemon *d, const char *trigger, unsigned long commands
   rm_healthy(&d->rm);
   log_msg(LOG_INFO, "iteration %lu trigger=%s commands=%lu nodes=%zu jobs=%zu eligible=%zu "
           "unreadable=%zu started=%d refused=%d comments=%d unchanged=%d comment_refused=%d "
-          "held=%d released=%d cancelled=%d action_refused=%d decider=\"%s\"", d->iterations, trigger,
+          "held=%d released=%d cancelled=%d action_refused=%d preempted=%d resumed=%d "
+          "preempt_refused=%d decider=\"%s\"", d->iterations, trigger,
           commands, s.nnodes, s.njobs, eligible, unreadable, st.started, st.start_failed,
           st.comments, st.comments_kept, st.comment_failed, st.held, st.released,
-          st.cancelled, st.action_failed, plan.decider ? plan.decider : "?");
+          st.cancelled, st.action_failed, st.preempted, st.resumed, st.preempt_failed,
+          plan.decider ? plan.decider : "?");
   decisions_free(&plan);
   tm_snapshot_free(&s);
   return 0;

@@ -353,6 +353,75 @@ static void cancel_job(struct ctx *c, const char *job, const char *by)
 	mlog(MAUISCHED_LOG_INFO, "job %s: cancelled by %s", job, by);
 }
 
+/* The error of a job array response, else `rc`'s errno. */
+static int array_error(int rc, job_array_resp_msg_t *resp)
+{
+	int err = rc != SLURM_SUCCESS ? maui_slurm_errno() : 0;
+	uint32_t i;
+
+	for (i = 0; resp && i < resp->job_array_count; i++)
+		if (resp->error_code[i] && !err)
+			err = (int) resp->error_code[i];
+	if (resp)
+		slurm_free_job_array_resp(resp);
+	return err;
+}
+
+/* A preemption (REQUEUE: Slurm's requeue, as scontrol requeue; SUSPEND:
+ * scontrol suspend, which frees the job's cores and keeps its memory) or
+ * the resumption of a job the engine suspended. Returns 0, or -1 when
+ * Slurm refused (logged with its words: the starts that wait for it are
+ * then not made). */
+static int preempt_job(struct ctx *c, uint32_t kind, const char *job,
+		       const char *by)
+{
+	job_array_resp_msg_t *resp = NULL;
+	const char *what;
+	int rc, err;
+
+	switch (kind) {
+	case MAUISCHED_ACTION_REQUEUE:
+		what = "requeue";
+		rc = slurm_requeue2((char *) job, 0, &resp);
+		break;
+	case MAUISCHED_ACTION_SUSPEND:
+		what = "suspend";
+		rc = slurm_suspend2((char *) job, &resp);
+		break;
+	case MAUISCHED_ACTION_RESUME:
+		what = "resume";
+		rc = slurm_resume2((char *) job, &resp);
+		break;
+	default:
+		/* CHECKPOINT: refused with maui.cfg (Slurm cannot checkpoint). */
+		mlog(MAUISCHED_LOG_ERROR,
+		     "preemption of job %s for job %s: checkpoint is not possible with Slurm; nothing done",
+		     job, by);
+		return -1;
+	}
+	err = array_error(rc, resp);
+	if (err) {
+		if (kind == MAUISCHED_ACTION_RESUME)
+			mlog(MAUISCHED_LOG_WARN, "job %s: resume refused by Slurm: %s",
+			     job, slurm_strerror(err));
+		else
+			mlog(MAUISCHED_LOG_WARN,
+			     "job %s: %s to preempt it for job %s refused by Slurm: %s%s",
+			     job, what, by, slurm_strerror(err),
+			     kind == MAUISCHED_ACTION_REQUEUE
+				     ? " (requeue needs JobRequeue=1 in slurm.conf or sbatch --requeue)"
+				     : "");
+		c->update_failures++;
+		return -1;
+	}
+	if (kind == MAUISCHED_ACTION_RESUME)
+		mlog(MAUISCHED_LOG_INFO, "job %s: resumed (its cores are free again)", job);
+	else
+		mlog(MAUISCHED_LOG_INFO, "job %s: preempted (%s) for job %s", job,
+		     what, by);
+	return 0;
+}
+
 /* One operator action of the plan. */
 static void apply_action(struct ctx *c, uint32_t kind, const char *job,
 			 const char *by)
@@ -415,16 +484,27 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 	struct ctld_launch *launches;
 	size_t nl = 0;
 	double t_round;
+	const char **refused = NULL;
+	size_t nrefused = 0;
 
 	/* Operator actions: holds and releases (sethold/releasehold, system
 	 * or user holds: Slurm's own, or the gate's marker), cancels
-	 * (canceljob: Slurm's job kill, as scancel). */
+	 * (canceljob: Slurm's job kill, as scancel); then the engine's
+	 * preemptions and resumptions. A preemption Slurm refuses is
+	 * remembered: the starts on what it would have freed are not made. */
 	if (L.plan_action_count(plan, &n) == MAUISCHED_OK) {
+		refused = calloc(n + 1, sizeof(*refused));
 		for (i = 0; i < n; i++) {
 			uint32_t kind = 0;
 			const char *job = NULL, *by = NULL;
 			if (L.plan_action(plan, i, &kind, &job, &by) != MAUISCHED_OK)
 				continue;
+			if (kind >= MAUISCHED_ACTION_REQUEUE &&
+			    kind <= MAUISCHED_ACTION_RESUME) {
+				if (preempt_job(c, kind, job, by) != 0 && refused)
+					refused[nrefused++] = job;
+				continue;
+			}
 			apply_action(c, kind, job, by);
 		}
 	}
@@ -455,6 +535,25 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 			mlog(MAUISCHED_LOG_INFO, "job %s: not started, a hold came first", job);
 			L.start_result(c->h, job, false, "a hold came first");
 			continue;
+		}
+		{
+			const char *after = NULL, *failed = NULL;
+			size_t a, q;
+			char why[256];
+
+			for (a = 0; !failed && L.plan_start_after(plan, i, a, &after) ==
+						       MAUISCHED_OK; a++)
+				for (q = 0; q < nrefused; q++)
+					if (!strcmp(refused[q], after))
+						failed = after;
+			if (failed) {
+				snprintf(why, sizeof(why),
+					 "the preemption of job %s was refused; its resources are not free",
+					 failed);
+				mlog(MAUISCHED_LOG_WARN, "job %s: not started: %s", job, why);
+				L.start_result(c->h, job, false, why);
+				continue;
+			}
 		}
 		for (j = 0; j < nn; j++) {
 			if (L.plan_start_node(plan, i, j, &node, &tasks) != MAUISCHED_OK)
@@ -514,6 +613,7 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 	}
 	ctld_launch(launches, nl);
 	free(launches);
+	free(refused);
 	if (c->internal) {
 		*markers_ms = mono_ms();
 		updates += write_waiting(c, plan);

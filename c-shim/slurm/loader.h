@@ -18,6 +18,7 @@
 	X(reconfigure) X(settings) X(snapshot_begin) X(snapshot_add_node)    \
 	X(snapshot_add_job) X(run) X(plan_free) X(plan_state_status)         \
 	X(plan_start_count) X(plan_start) X(plan_start_node)                 \
+	X(plan_start_after)                                                  \
 	X(plan_job_count) X(plan_job_find) X(plan_job) X(plan_job_reason)    \
 	X(plan_job_schedule) X(plan_action_count) X(plan_action)            \
 	X(wakeup_fd) X(wakeup_take) X(start_result)

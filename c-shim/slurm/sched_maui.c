@@ -238,6 +238,7 @@ static void try_open(struct ctx *c)
 	o.config_path = c->opt.config;
 	o.state_dir = c->opt.state;
 	o.log = lib_log;
+	o.rm = "slurm";
 	err[0] = '\0';
 	if (L.new(&o, &c->h, err, sizeof(err)) != MAUISCHED_OK) {
 		c->h = NULL;

@@ -44,6 +44,11 @@ pub struct mauisched_options_t {
     /// when that is not set; a path to serve there; "" for no admin socket.
     /// A relative ADMINSOCKET is taken from the state directory.
     pub admin_socket: *const c_char,
+    /// The resource manager the front end drives (ABI 1.7): "slurm",
+    /// "pbs", or NULL. A maui.cfg asking for what that RM cannot do
+    /// (PREEMPTPOLICY CHECKPOINT on Slurm) is refused when it is read, at
+    /// creation and on reconfigure, rather than when first used.
+    pub rm: *const c_char,
 }
 
 /// Where log messages go: the host's callback and its userdata.
@@ -189,9 +194,16 @@ fn set_error(h: &mauisched_t, msg: &str) {
 /// as it returns, also when it fails.
 unsafe fn open(o: &mauisched_options_t, log: Logger) -> FfiResult<Service> {
     // SAFETY (both): the caller of mauisched_new vouches for the strings.
+    let rm_given = o.size
+        >= std::mem::offset_of!(mauisched_options_t, rm) + std::mem::size_of::<*const c_char>();
+    let rm = match rm_given && !o.rm.is_null() {
+        true => Some(req_str(o.rm, "options.rm")?.to_string()),
+        false => None,
+    };
     let opts = Options {
         config_path: PathBuf::from(req_str(o.config_path, "options.config_path")?),
         state_dir: PathBuf::from(req_str(o.state_dir, "options.state_dir")?),
+        rm,
     };
     let notes = crate::service::Notes::default();
     let opened = Service::open(&opts, notes.clone());

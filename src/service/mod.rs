@@ -127,6 +127,23 @@ pub struct Options {
     pub config_path: PathBuf,
     /// The state directory (created if missing).
     pub state_dir: PathBuf,
+    /// The resource manager the front end drives (`slurm`, `pbs`), when it
+    /// says: a configuration asking for what it cannot do is refused
+    /// ([`rm_refusal`]).
+    pub rm: Option<String>,
+}
+
+/// Why configuration `cfg` cannot run with resource manager `rm`: what
+/// its front end could not apply, refused when maui.cfg is read rather
+/// than when the policy first asks for it.
+pub fn rm_refusal(cfg: &Config, rm: Option<&str>) -> Option<String> {
+    let slurm = rm.is_some_and(|r| r.eq_ignore_ascii_case("slurm"));
+    (slurm && cfg.params.preempt_policy == crate::config::PreemptPolicy::Checkpoint).then(|| {
+        format!(
+            "{}: PREEMPTPOLICY CHECKPOINT: Slurm cannot checkpoint jobs (its checkpoint support was removed in 20.11); use REQUEUE or SUSPEND",
+            cfg.source
+        )
+    })
 }
 
 /// When state was last written and whether something is waiting to be.
@@ -186,6 +203,8 @@ pub struct Service {
     /// them again (24.11 reconfigures its scheduler plugin right after
     /// starting it; an operator may reconfigure twice).
     refusal_logged: Option<String>,
+    /// The resource manager the front end drives ([`Options::rm`]).
+    rm: Option<String>,
     /// Iteration on demand, once the front end asked for it
     /// ([`Service::wakeup_fd`]).
     wakeup: Option<wakeup::Wakeup>,
@@ -215,6 +234,9 @@ impl Service {
             say(LogLevel::of(d.severity), d.to_string());
         }
         let config = loaded.config;
+        if let Some(why) = rm_refusal(&config, opts.rm.as_deref()) {
+            return Err(Error::new(ErrorKind::Config, why));
+        }
         let (state, found) = StateDir::open(&opts.state_dir, &config)
             .map_err(|e| Error::new(ErrorKind::State, e.to_string()))?;
         for n in found {
@@ -260,6 +282,7 @@ impl Service {
             opts.config_path.clone(),
             notes,
         );
+        svc.rm = opts.rm.clone();
         let journal_path = state.root().join(journal::JOURNAL_FILE);
         let journal = Journal::open(&journal_path)
             .map_err(|e| {
@@ -310,6 +333,7 @@ impl Service {
             stats: SchedStats::default(),
             config_fallback: None,
             refusal_logged: None,
+            rm: None,
             wakeup: None,
             stop_at: None,
             iterations: 0,
@@ -739,6 +763,13 @@ impl Service {
                 return Err(e);
             }
         };
+        if let Some(why) = rm_refusal(&config, self.rm.as_deref()) {
+            self.log(
+                LogLevel::Error,
+                format!("reconfigure refused, the previous configuration stays in force:\n{why}"),
+            );
+            return Err(Error::new(ErrorKind::Config, why));
+        }
         self.log_diagnostics(&diags);
         let old = &self.engine.cfg.params;
         if old.checkpoint_file != config.params.checkpoint_file

@@ -49,6 +49,7 @@ impl Dir {
             &Options {
                 config_path: self.cfg(),
                 state_dir: self.state(),
+                rm: None,
             },
             Notes::default(),
         )
@@ -859,6 +860,7 @@ fn kill_test_child() {
         &Options {
             config_path: d.join("maui.cfg"),
             state_dir: d.join("state"),
+            rm: None,
         },
         Notes::default(),
     )
@@ -946,6 +948,7 @@ fn a_kill_at_any_point_loses_at_most_the_interrupted_iteration() {
             &Options {
                 config_path: d.cfg(),
                 state_dir: d.state(),
+                rm: None,
             },
             notes.clone(),
         )
@@ -1001,5 +1004,40 @@ fn showstats_n_charges_each_interval_to_the_state_a_node_had() {
     assert!(
         text.contains("                  n2    80.00%   100.00%      Down\n"),
         "{text}"
+    );
+}
+
+/// PREEMPTPOLICY CHECKPOINT is refused for Slurm when maui.cfg is read (at
+/// open, and on reconfigure, the previous configuration staying), not when
+/// the first preemption comes; Torque's front end takes it.
+#[test]
+fn checkpoint_preemption_is_refused_for_slurm_when_maui_cfg_is_read() {
+    let d = Dir::new("rm-checkpoint");
+    d.write_cfg("PREEMPTPOLICY CHECKPOINT\n");
+    let open = |rm: Option<&str>| {
+        Service::open(
+            &Options {
+                config_path: d.cfg(),
+                state_dir: d.state(),
+                rm: rm.map(str::to_string),
+            },
+            Notes::default(),
+        )
+    };
+    let e = open(Some("slurm")).err().unwrap();
+    assert_eq!(e.kind, ErrorKind::Config);
+    assert!(
+        e.message
+            .contains("PREEMPTPOLICY CHECKPOINT: Slurm cannot checkpoint jobs"),
+        "{e}"
+    );
+    drop(open(Some("pbs")).unwrap());
+    d.write_cfg("PREEMPTPOLICY SUSPEND\n");
+    let mut svc = open(Some("slurm")).unwrap();
+    d.write_cfg("PREEMPTPOLICY CHECKPOINT\n");
+    assert!(svc.reconfigure(None).is_err());
+    assert_eq!(
+        svc.config().params.preempt_policy,
+        crate::config::PreemptPolicy::Suspend
     );
 }

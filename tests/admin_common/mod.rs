@@ -173,6 +173,7 @@ impl Sched {
             log: Some(log_cb),
             log_userdata: &*log as *const Mutex<Vec<String>> as *mut c_void,
             admin_socket: c_sock.as_ptr(),
+            rm: std::ptr::null(),
         };
         let mut h: *mut mauisched_t = std::ptr::null_mut();
         let mut err = [0 as c_char; 1024];

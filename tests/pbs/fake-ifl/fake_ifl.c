@@ -52,6 +52,7 @@ struct batch_status {
 #define E_PROTOCOL 15031
 #define E_NOSERVER 15034
 #define E_RESCUNAV 15046
+#define E_NORERUN 15040
 
 int pbs_errno = 0;
 
@@ -285,6 +286,42 @@ static void delete_job(const char *id)
       jobs[i] = jobs[--njobs];
       return;
     }
+}
+
+/* Takes the slots of an exec_host string ("vm/0-1+runsc/0") again for a
+ * resumed job, as Torque's set_old_nodes does (without checking, its
+ * FIXME says): slots another job holds are left to it and counted. */
+static int retake_exec_host(const char *job, const char *eh)
+{
+  char *buf = xdup(eh), *part, *save = NULL;
+  int busy = 0;
+  for (part = strtok_r(buf, "+", &save); part; part = strtok_r(NULL, "+", &save)) {
+    char *slash = strchr(part, '/'), *r, *s2 = NULL;
+    struct fnode *n;
+    if (slash == NULL)
+      continue;
+    *slash = '\0';
+    if ((n = find_node(part)) == NULL)
+      continue;
+    for (r = strtok_r(slash + 1, ",", &s2); r; r = strtok_r(NULL, ",", &s2)) {
+      int a, b, k;
+      if (sscanf(r, "%d-%d", &a, &b) != 2) {
+        if (sscanf(r, "%d", &a) != 1)
+          continue;
+        b = a;
+      }
+      for (k = a; k <= b && k < n->np; k++) {
+        if (k < 0)
+          continue;
+        if (n->slot[k] != NULL && strcmp(n->slot[k], job) != 0)
+          busy++;
+        else if (n->slot[k] == NULL)
+          n->slot[k] = xdup(job);
+      }
+    }
+  }
+  free(buf);
+  return busy;
 }
 
 /* Assigns slots from an exec_host string ("vm/0-1+runsc/0") at load time. */
@@ -848,6 +885,7 @@ char *pbs_strerror(int err)
   case E_PROTOCOL: return (char *)"Protocol error";
   case E_NOSERVER: return (char *)"No server to connect to";
   case E_RESCUNAV: return (char *)"Resources temporarily unavailable";
+  case E_NORERUN: return (char *)"job is not rerunnable";
   default: return NULL;
   }
 }
@@ -1265,5 +1303,112 @@ int pbs_deljob(int conn, char *jobid, char *extend)
   snprintf(when, sizeof when, "%ld", (long)time(NULL));
   obj_set(j, "job_state", NULL, "C");
   obj_set(j, "comp_time", NULL, when);
+  return 0;
+}
+
+/* Refuses a call an injection names or whose job is unknown: the error
+ * (recorded as `call`), or 0 with *out the job. */
+static int job_call(const char *call, int conn, char *jobid, const char *what, struct obj **out)
+{
+  int code, lost;
+  if (enter(conn, call) != 0) {
+    rec("%s %d %s%s -> -1 errno=%d", call, conn, jobid, what, pbs_errno);
+    return -1;
+  }
+  code = injected(call, jobid, &lost);
+  if (code != 0) {
+    if (lost)
+      drop_connections();
+    pbs_errno = code;
+    set_msg(conn, "%s", pbs_strerror(code) ? pbs_strerror(code) : "injected error");
+    rec("%s %d %s%s -> %d injected", call, conn, jobid, what, code);
+    return code;
+  }
+  *out = find_job(jobid);
+  if (*out == NULL) {
+    pbs_errno = E_UNKJOBID;
+    set_msg(conn, "Unknown Job Id %s", jobid);
+    rec("%s %d %s%s -> %d", call, conn, jobid, what, pbs_errno);
+    return pbs_errno;
+  }
+  return 0;
+}
+
+/* As Torque 6's req_rerunjob (src/server/req_rerun.c): a queued job is
+ * left as it is; a job neither queued nor running is refused 15018; a job
+ * whose Rerunable is False 15040, "job is not rerunnable"; a running one
+ * is killed and queued again (here at once), its slots freed, exec_host
+ * and start_time gone, its qtime kept. */
+int pbs_rerunjob(int conn, char *jobid, char *extend)
+{
+  struct obj *j = NULL;
+  const char *st, *rr;
+  int code = job_call("rerunjob", conn, jobid, "", &j);
+  (void)extend;
+  if (code != 0)
+    return code;
+  st = obj_get(j, "job_state", NULL);
+  if (st != NULL && strcmp(st, "Q") == 0) {
+    rec("rerunjob %d %s -> 0 was=Q", conn, jobid);
+    return 0;
+  }
+  if (st == NULL || (strcmp(st, "R") != 0 && strcmp(st, "S") != 0)) {
+    pbs_errno = E_BADSTATE;
+    set_msg(conn, "job %s is in a bad state", jobid);
+    rec("rerunjob %d %s -> %d state=%s", conn, jobid, pbs_errno, st ? st : "?");
+    return pbs_errno;
+  }
+  rr = obj_get(j, "Rerunable", NULL);
+  if (rr != NULL && (rr[0] == 'F' || rr[0] == 'f' || rr[0] == 'n' || rr[0] == 'N')) {
+    pbs_errno = E_NORERUN;
+    set_msg(conn, "job %s not rerunnable", jobid);
+    rec("rerunjob %d %s -> %d Rerunable=%s", conn, jobid, pbs_errno, rr);
+    return pbs_errno;
+  }
+  rec("rerunjob %d %s -> 0 was=%s", conn, jobid, st);
+  release_slots(jobid);
+  obj_set(j, "job_state", NULL, "Q");
+  obj_set(j, "exec_host", NULL, NULL);
+  obj_set(j, "exec_gpus", NULL, NULL);
+  obj_set(j, "start_time", NULL, NULL);
+  return 0;
+}
+
+/* As Torque 6's req_signaljob (src/server/req_signal.c): the job must be
+ * running (R, or S: suspended is running to pbs_server) else 15018.
+ * "suspend" makes it S and frees its slots (free_nodes); "resume" makes it
+ * R and takes its exec_host's slots again (set_old_nodes, unchecked: a
+ * slot another job holds is counted as busy= in the log line). Other
+ * signals are delivered (recorded). */
+int pbs_sigjob(int conn, char *jobid, char *signal, char *extend)
+{
+  struct obj *j = NULL;
+  const char *st, *sig = signal ? signal : "";
+  char what[64];
+  int code;
+  (void)extend;
+  snprintf(what, sizeof what, " %s", sig);
+  code = job_call("sigjob", conn, jobid, what, &j);
+  if (code != 0)
+    return code;
+  st = obj_get(j, "job_state", NULL);
+  if (st == NULL || (strcmp(st, "R") != 0 && strcmp(st, "S") != 0)) {
+    pbs_errno = E_BADSTATE;
+    set_msg(conn, "Request invalid for state of job");
+    rec("sigjob %d %s %s -> %d state=%s", conn, jobid, sig, pbs_errno, st ? st : "?");
+    return pbs_errno;
+  }
+  if (strcmp(sig, "suspend") == 0 && strcmp(st, "R") == 0) {
+    rec("sigjob %d %s %s -> 0 was=%s", conn, jobid, sig, st);
+    release_slots(jobid);
+    obj_set(j, "job_state", NULL, "S");
+  } else if (strcmp(sig, "resume") == 0 && strcmp(st, "S") == 0) {
+    const char *eh = obj_get(j, "exec_host", NULL);
+    int busy = eh ? retake_exec_host(jobid, eh) : 0;
+    rec("sigjob %d %s %s -> 0 was=%s busy=%d", conn, jobid, sig, st, busy);
+    obj_set(j, "job_state", NULL, "R");
+  } else {
+    rec("sigjob %d %s %s -> 0 was=%s", conn, jobid, sig, st);
+  }
   return 0;
 }
