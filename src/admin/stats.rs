@@ -107,6 +107,13 @@ pub struct SchedStats {
     backlog_sum: f64,
     /// Utilised over dedicated processors of running jobs that report it.
     pub job_efficiency: Option<f64>,
+    /// Running jobs preempted (Maui's TotalPreemptJobs).
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub preempted: u64,
+    /// Processor-hours the preempted jobs had run when preempted (Maui's
+    /// TotalPHPreempted).
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub preempted_ph: f64,
     #[serde(skip)]
     running: BTreeMap<String, Running>,
     /// Completed jobs per credential.
@@ -171,6 +178,13 @@ impl SchedStats {
             }
         }
         let by_id: BTreeMap<&str, &Job> = last.jobs.iter().map(|j| (j.id.as_str(), j)).collect();
+        for a in last.plan.actions.iter().filter(|a| a.kind.preempts()) {
+            if let Some(j) = by_id.get(a.job.as_str()) {
+                self.preempted += 1;
+                let ran = j.start_time.map_or(0, |s| (now - s).max(0));
+                self.preempted_ph += j.procs() as f64 * ran as f64 / 3600.0;
+            }
+        }
         let (mut busy, mut nodes) = (0u64, std::collections::BTreeSet::new());
         for j in last.jobs.iter().filter(|j| j.state.is_active()) {
             busy += j.procs();
@@ -297,6 +311,12 @@ impl SchedStats {
             Self::avg(self.bypass_sum as f64, self.started),
             self.bypass_max as f64
         ));
+        if self.preempted > 0 {
+            o.push_str(&format!(
+                "{:<30}{:>7}/{:.2}\n\n",
+                "Preempted Jobs/ProcHours:", self.preempted, self.preempted_ph
+            ));
+        }
         o.push_str(&format!(
             "{:<30}{:>7}/{:<6} ({:.3}%)\n\n",
             "Dedicated/Total ProcHours:",
@@ -540,4 +560,12 @@ impl SchedStats {
         o.push_str("\n\n");
         o
     }
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }

@@ -856,6 +856,90 @@ mod tests {
         }
     }
 
+    /// checkjob says who preempts a job and how, and later who preempted
+    /// it; the preemptor's start names the jobs it waits for; a preemptor
+    /// that cannot preempt says why; showstats counts preemptions.
+    #[test]
+    fn preemption_shows_in_checkjob_and_showstats() {
+        let cfg = Config::parse(
+            "QOSWEIGHT 1\nQOSCFG[high] QFLAGS=PREEMPTOR PRIORITY=1000\nQOSCFG[low] QFLAGS=PREEMPTEE\n",
+            "t.cfg",
+        )
+        .config;
+        let node = Node {
+            name: "n1".into(),
+            configured: Resources::procs(4),
+            ..Node::default()
+        };
+        let mut low = job("L", "u", 4, 10 * H, -2 * H);
+        low.qos = Some("low".into());
+        low.state = JobState::Running;
+        low.start_time = Some(-H);
+        low.allocation = vec![NodeTasks {
+            node: "n1".into(),
+            tasks: 4,
+        }];
+        let mut high = job("X", "v", 4, H, -60);
+        high.qos = Some("high".into());
+        let mut big = job("Y", "v", 8, H, -60);
+        big.qos = Some("high".into());
+        // n2 runs a job of no PREEMPTEE QOS: Y (8 processors) cannot have it.
+        let node2 = Node {
+            name: "n2".into(),
+            ..node.clone()
+        };
+        let mut other = job("M", "w", 4, 10 * H, -2 * H);
+        other.state = JobState::Running;
+        other.start_time = Some(-H);
+        other.allocation = vec![NodeTasks {
+            node: "n2".into(),
+            tasks: 4,
+        }];
+        let mut s = Snapshot {
+            now: None,
+            nodes: vec![node, node2],
+            jobs: vec![low, high, big, other],
+        };
+        s.normalize().unwrap();
+        let mut e = Engine::new(cfg.clone());
+        e.iterate(&s, 0);
+        let last = e.last().unwrap();
+        let out = render::checkjob(&cfg, last, "L", false).unwrap();
+        assert!(
+            out.contains("Preempting now (requeue) for job X\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Preempted: 1 time(s), last by job X at "),
+            "{out}"
+        );
+        assert!(
+            out.contains("(requeue), 4.00 processor-hours of work lost\n"),
+            "{out}"
+        );
+        let out = render::checkjob(&cfg, last, "X", false).unwrap();
+        assert!(
+            out.contains("Starting now (after preempting job L) on n1:4"),
+            "{out}"
+        );
+        let out = render::checkjob(&cfg, last, "Y", false).unwrap();
+        assert!(
+            out.contains(
+                "Preemption: not possible: no running PREEMPTEE job has a lower priority\n"
+            ),
+            "{out}"
+        );
+        let v = render::checkjob_json(&cfg, last, "L").unwrap();
+        assert_eq!(v["preempting"]["by"], "X");
+        assert_eq!(v["preempted"]["how"], "requeue");
+        let mut st = crate::admin::stats::SchedStats::default();
+        st.record(&cfg, &s.jobs, last);
+        assert_eq!((st.preempted, st.preempted_ph), (1, 4.0));
+        assert!(st
+            .render(&last.zone)
+            .contains("Preempted Jobs/ProcHours:           1/4.00\n"));
+    }
+
     /// checknode shows configured, dedicated and available generic
     /// resources as Maui's resource lines do (`gpu: 4`), and says when the
     /// RM's count replaced NODECFG GRES; JSON gives them by name.

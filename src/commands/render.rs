@@ -571,6 +571,7 @@ pub fn checkjob(
             out.push_str(&format!("Bypass:  {}\n", jp.bypass_count));
         }
     }
+    out.push_str(&preemption_lines(last, id));
     if let Some(r) = last
         .plan
         .reservations
@@ -603,7 +604,11 @@ pub fn checkjob(
             .iter()
             .map(|a| format!("{}:{}", a.node, a.tasks))
             .collect();
-        let bf = if s.backfill { " (backfill)" } else { "" };
+        let bf = match (s.backfill, s.after.is_empty()) {
+            (true, _) => " (backfill)".to_string(),
+            (false, false) => format!(" (after preempting job {})", s.after.join(", ")),
+            (false, true) => String::new(),
+        };
         out.push_str(&match &outcome {
             None => format!("Starting now{bf} on {}\n", a.join(",")),
             Some(StartOutcome::Started) => {
@@ -614,6 +619,9 @@ pub fn checkjob(
                 a.join(",")
             ),
         });
+    }
+    if let Some(note) = jp.and_then(|j| j.preemption.as_deref()) {
+        out.push_str(&format!("Preemption: not possible: {note}\n"));
     }
     if let Some(r) = jp.and_then(|j| j.reason.as_ref()) {
         out.push_str(&format!("Reason: {}\n", r));
@@ -633,6 +641,43 @@ pub fn checkjob(
         out.push_str(&node_availability(cfg, last, job, None));
     }
     Ok(out)
+}
+
+/// checkjob's lines about preemption: what the plan does to job `id` now
+/// (preempt it for a job, resume it) and what this scheduler did to it
+/// before (who preempted it, when and how).
+fn preemption_lines(last: &LastIteration, id: &str) -> String {
+    let mut out = String::new();
+    for a in last.plan.actions.iter().filter(|a| a.job == id) {
+        match a.kind {
+            k if k.preempts() => {
+                out.push_str(&format!("Preempting now ({}) for job {}\n", k.name(), a.by))
+            }
+            crate::engine::ActionKind::Resume => {
+                out.push_str("Resuming now (its processors are free again)\n")
+            }
+            _ => {}
+        }
+    }
+    if let Some(p) = last.preempted.get(id) {
+        out.push_str(&format!(
+            "Preempted: {} time(s), last by job {} at {} ({}){}{}\n",
+            p.count,
+            p.by,
+            last.zone.fmt(p.at),
+            p.how.name(),
+            if p.suspended { ", still suspended" } else { "" },
+            if p.lost > 0 {
+                format!(
+                    ", {:.2} processor-hours of work lost",
+                    p.lost as f64 / 3600.0
+                )
+            } else {
+                String::new()
+            }
+        ));
+    }
+    out
 }
 
 /// checkjob's node by node availability of idle `job` (`-v`), or of one
@@ -775,6 +820,8 @@ pub fn checkjob_json(
             Some(StartOutcome::Refused(why)) => json!({"started": false, "message": why}),
         },
         "priority": last.priority_breakdown(id),
+        "preempted": last.preempted.get(id),
+        "preempting": last.plan.actions.iter().filter(|a| a.job == id && a.kind.preempts()).map(|a| json!({"how": a.kind, "by": a.by})).next(),
     }))
 }
 

@@ -88,6 +88,9 @@ pub struct LastIteration {
     /// The pseudo-job whose admission bounds the backfill windows
     /// ([`backfill_window_job`]), for `showbf`.
     pub window_job: Job,
+    /// The jobs this scheduler preempted, as remembered after this
+    /// iteration (`checkjob`).
+    pub preempted: std::collections::BTreeMap<String, state::Preemption>,
     /// What became of the plan's starts, as the front end reported them
     /// once it had applied the plan ([`LastIteration::record_start`]):
     /// until the next snapshot says, the views show a started job
@@ -590,6 +593,7 @@ impl Engine {
             priority_inputs,
             zone: self.cfg.zone.clone(),
             window_job: backfill_window_job(&self.cfg),
+            preempted: self.state.preempted.clone(),
             outcomes: Default::default(),
         }));
         plan
