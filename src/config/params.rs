@@ -548,7 +548,10 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
         "LOGFILEROLLDEPTH",
         NotUsed::NotApplicable(LOGS_ROLLED_BY_LOGROTATE),
     ),
-    ("BFPRIORITYPOLICY", NotUsed::Unsupported("preemption")),
+    (
+        "BFPRIORITYPOLICY",
+        NotUsed::Unsupported("preemption-based backfill (BACKFILLPOLICY PREEMPT)"),
+    ),
     ("NODESETPOLICY", NotUsed::Unsupported("node sets")),
     ("NODESETATTRIBUTE", NotUsed::Unsupported("node sets")),
     ("NODESETLIST", NotUsed::Unsupported("node sets")),

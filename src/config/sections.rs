@@ -839,8 +839,19 @@ impl SrCfg {
                         }
                     }
                 }
+                let unacted: Vec<&str> = (flags.iter())
+                    .filter(|f| **f != ResFlag::ByName)
+                    .map(|f| f.keyword())
+                    .collect();
                 self.flags = flags;
-                AttrOutcome::Ok
+                if unacted.is_empty() {
+                    AttrOutcome::Ok
+                } else {
+                    AttrOutcome::Partly(format!(
+                        "{} not acted on: of the reservation flags mauisched acts on BYNAME only; ignored",
+                        unacted.join(", ")
+                    ))
+                }
             }
             "HOSTLIST" => {
                 if v.eq_ignore_ascii_case("[ALL]") || v.eq_ignore_ascii_case("ALL") {

@@ -1203,6 +1203,15 @@ fn credential_flags_not_acted_on_are_warned_about() {
 }
 
 #[test]
+fn reservation_flags_not_acted_on_are_warned_about() {
+    assert_eq!(
+        warnings("SRCFG[a] TASKCOUNT=1 FLAGS=BYNAME,OWNERPREEMPT USERLIST=bob\n"),
+        ["maui.cfg:1:22: warning: SRCFG[a] FLAGS: OWNERPREEMPT not acted on: of the reservation flags mauisched acts on BYNAME only; ignored"]
+    );
+    assert!(warnings("SRCFG[a] TASKCOUNT=1 FLAGS=BYNAME USERLIST=bob\n").is_empty());
+}
+
+#[test]
 fn nodeloadpolicy_adjustprocs_is_warned_about() {
     assert_eq!(
         warnings("NODEMAXLOAD 4.0\nNODELOADPOLICY ADJUSTPROCS\n"),
