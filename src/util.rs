@@ -1,8 +1,14 @@
-//! Small shared helpers: crash-safe file writes.
+//! Small shared helpers: crash-safe file writes, serde's zero test.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
+
+/// True for a zero (default) value: `#[serde(skip_serializing_if =
+/// "crate::util::is_zero")]` leaves counters out of JSON until they count.
+pub(crate) fn is_zero<T: Default + PartialEq>(x: &T) -> bool {
+    *x == T::default()
+}
 
 /// Writes `data` to `path` so that a crash at any moment leaves either the
 /// old file or the new one, never a torn one: write a temporary file in the

@@ -108,11 +108,11 @@ pub struct SchedStats {
     /// Utilised over dedicated processors of running jobs that report it.
     pub job_efficiency: Option<f64>,
     /// Running jobs preempted (Maui's TotalPreemptJobs).
-    #[serde(skip_serializing_if = "is_zero_u64")]
+    #[serde(skip_serializing_if = "crate::util::is_zero")]
     pub preempted: u64,
     /// Processor-hours the preempted jobs had run when preempted (Maui's
     /// TotalPHPreempted).
-    #[serde(skip_serializing_if = "is_zero_f64")]
+    #[serde(skip_serializing_if = "crate::util::is_zero")]
     pub preempted_ph: f64,
     #[serde(skip)]
     running: BTreeMap<String, Running>,
@@ -560,12 +560,4 @@ impl SchedStats {
         o.push_str("\n\n");
         o
     }
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_f64(x: &f64) -> bool {
-    *x == 0.0
 }

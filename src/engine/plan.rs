@@ -359,17 +359,13 @@ pub struct Stats {
     /// Jobs started by backfill.
     pub started_backfill: usize,
     /// Running jobs preempted.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::util::is_zero")]
     pub preempted: usize,
     /// Suspended jobs resumed.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::util::is_zero")]
     pub resumed: usize,
     /// Job reservations made.
     pub job_reservations: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// The decisions of one iteration.

@@ -115,17 +115,17 @@ pub struct Summary {
     pub unfinished: usize,
     /// Jobs an operator cancelled (canceljob in the operators file); those
     /// that had started count as completed as well.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::util::is_zero")]
     pub cancelled: usize,
     /// Preemptions made (a job may be preempted more than once).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::util::is_zero")]
     pub preemptions: usize,
     /// Jobs preempted at least once.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::util::is_zero")]
     pub preempted_jobs: usize,
     /// Processor-hours of work requeues threw away (counted in the
     /// utilization as held, and lost).
-    #[serde(skip_serializing_if = "is_zero_f64")]
+    #[serde(skip_serializing_if = "crate::util::is_zero")]
     pub lost_proc_hours: f64,
     /// First submission (epoch).
     pub start: Time,
@@ -654,14 +654,6 @@ pub fn write_dir(
         out.push(p);
     }
     Ok(out)
-}
-
-fn is_zero_f64(x: &f64) -> bool {
-    *x == 0.0
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 #[cfg(test)]

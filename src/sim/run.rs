@@ -303,10 +303,15 @@ impl Sim<'_> {
         }
         self.by_id.insert(job.id.clone(), i);
         self.pos.insert(i, self.snap.jobs.len());
-        *self.idle_procs.entry(job.procs()).or_default() += 1;
+        self.count_idle(job.procs());
         self.snap.jobs.push(job);
         self.owner.push(i);
+    }
+
+    /// One more job waits, asking for `procs` processors.
+    fn count_idle(&mut self, procs: u64) {
         self.idle += 1;
+        *self.idle_procs.entry(procs).or_default() += 1;
     }
 
     /// Takes waiting job `i` out of the queue for good (rejected or
@@ -453,8 +458,7 @@ impl Sim<'_> {
                 j.state = JobState::Idle;
                 j.start_time = None;
                 j.allocation.clear();
-                self.idle += 1;
-                *self.idle_procs.entry(procs).or_default() += 1;
+                self.count_idle(procs);
                 self.records[i] = None;
                 if kind == ActionKind::Checkpoint {
                     self.left.insert(i, left);

@@ -57,11 +57,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             .filter_map(|x| self.started.get(&x.j).cloned())
             .collect();
         let mut actions = Vec::new();
-        if let Some(pre) = self.preempt.as_deref().filter(|p| !p.made.is_empty()) {
+        if let Some(pre) = self.preempt.as_deref() {
             actions = pre.actions(cx.jobs);
             after_preemptions(&mut starts, cx.jobs, &pre.made);
-        } else if let Some(pre) = self.preempt.as_deref() {
-            actions = pre.actions(cx.jobs);
         }
         Plan {
             now: cx.now,

@@ -120,6 +120,9 @@ pub(in crate::engine) struct Preempting {
     pub notes: Vec<(usize, String)>,
 }
 
+/// A profile with some jobs preempted, and where the preemptor goes in it.
+type Trial = (Profile, Vec<(NodeIdx, u32)>);
+
 /// Sets of one job are tried among this many candidates at most, pairs
 /// among the first [`PAIRS`].
 const SINGLES: usize = 64;
@@ -230,7 +233,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             pre.candidates = Some(self.candidates());
         }
         let prio = self.p.cx().idle[i].priority;
-        let taken = |j: usize| pre.made.iter().any(|m| m.0 == j) || pre.resumed.contains(&j);
+        // (Jobs resumed in this iteration are not candidates: they were
+        // suspended when the candidates were taken.)
+        let taken = |j: usize| pre.made.iter().any(|m| m.0 == j);
         let all = pre.candidates.as_deref().unwrap_or_default();
         let eligible: Vec<&Candidate> = all
             .iter()
@@ -256,7 +261,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             return false;
         }
         let chosen = self.choose(pre.how, i, &eligible);
-        let Some((set, profile)) = chosen else {
+        let Some((set, (profile, alloc))) = chosen else {
             return false;
         };
         let (how, now) = (pre.how, self.p.cx().now);
@@ -264,11 +269,6 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         let cx = self.p.cx_mut();
         let before = std::mem::replace(&mut cx.view.profile, profile);
         self.p.freed(&nodes);
-        let Some(alloc) = self.p.cx().allocation(i, now, None) else {
-            self.p.cx_mut().view.profile = before;
-            self.p.freed(&nodes);
-            return false;
-        };
         let wall = self.p.cx().idle[i].wall;
         if !self.p.commit(i, (now, now.saturating_add(wall)), &alloc) {
             self.p.cx_mut().view.profile = before;
@@ -329,13 +329,13 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
     }
 
     /// The set of `eligible` to preempt for job `i` (see the module
-    /// notes), with the profile without it.
+    /// notes), with its [`Passes::trial`].
     fn choose<'c>(
         &mut self,
         how: ActionKind,
         i: usize,
         eligible: &[&'c Candidate],
-    ) -> Option<(Vec<&'c Candidate>, Profile)> {
+    ) -> Option<(Vec<&'c Candidate>, Trial)> {
         for c in eligible.iter().take(SINGLES) {
             if let Some(p) = self.trial(how, i, &[c]) {
                 return Some((vec![*c], p));
@@ -351,9 +351,11 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             }
         }
         let mut set: Vec<&Candidate> = Vec::new();
+        let mut fits = None;
         for c in eligible {
             set.push(c);
-            if self.trial(how, i, &set).is_some() {
+            fits = self.trial(how, i, &set);
+            if fits.is_some() {
                 break;
             }
         }
@@ -361,16 +363,17 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         for x in (0..set.len().saturating_sub(1)).rev() {
             let mut fewer = set.clone();
             fewer.remove(x);
-            if self.trial(how, i, &fewer).is_some() {
+            if let Some(t) = self.trial(how, i, &fewer) {
                 set = fewer;
+                fits = Some(t);
             }
         }
-        let p = self.trial(how, i, &set)?;
-        Some((set, p))
+        Some((set, fits?))
     }
 
-    /// The profile with `set` preempted, when job `i` then fits now.
-    fn trial(&mut self, how: ActionKind, i: usize, set: &[&Candidate]) -> Option<Profile> {
+    /// The profile with `set` preempted and job `i`'s nodes there, when
+    /// it then fits now.
+    fn trial(&mut self, how: ActionKind, i: usize, set: &[&Candidate]) -> Option<Trial> {
         let cx = self.p.cx_mut();
         let mut profile = cx.view.profile.clone();
         for c in set {
@@ -385,9 +388,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             }
         }
         std::mem::swap(&mut cx.view.profile, &mut profile);
-        let fits = cx.allocation(i, cx.now, None).is_some();
+        let alloc = cx.allocation(i, cx.now, None);
         std::mem::swap(&mut cx.view.profile, &mut profile);
-        fits.then_some(profile)
+        Some((profile, alloc?))
     }
 
     /// Brings the remembered preemptions up to date with this iteration:
