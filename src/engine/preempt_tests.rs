@@ -235,6 +235,20 @@ fn suspend_keeps_memory_and_resumes_before_new_starts() {
 }
 
 #[test]
+fn a_checkpoint_loses_no_work() {
+    let c = cfg(&GUIDE.replace("REQUEUE", "CHECKPOINT"));
+    let jobs = vec![
+        low("L", 4, "n1", -H),
+        with_qos(idle("X", "amy", 4, H, -60), "high"),
+    ];
+    let mut e = Engine::new(c);
+    let p = e.iterate(&snap(nodes(1, 4), jobs), 0);
+    assert_eq!(actions(&p), [(ActionKind::Checkpoint, "L", "X")]);
+    let rec = &e.state.preempted["L"];
+    assert_eq!((rec.lost, rec.ran), (0, H));
+}
+
+#[test]
 fn requeued_queue_time_follows_the_accrual_policy() {
     // (policy, submission time the RM reports after the requeue, queue
     // time at 1200): Slurm reports the requeue's time, Torque the first.

@@ -84,7 +84,8 @@ pub struct Preemption {
     pub how: super::plan::ActionKind,
     /// Times preempted.
     pub count: u32,
-    /// Processor-seconds of work lost to requeues (a suspension loses none).
+    /// Processor-seconds of work lost to requeues (a suspension or a
+    /// checkpoint loses none).
     #[serde(default)]
     pub lost: u64,
     /// Seconds the job had run before its suspension (its walltime left is

@@ -424,13 +424,16 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             rec.count += 1;
             rec.suspended = pre.how == ActionKind::Suspend;
             rec.resumed_at = None;
-            if rec.suspended {
-                rec.ran += ran;
-            } else {
-                rec.ran = 0;
-                rec.lost = rec
-                    .lost
-                    .saturating_add(job.procs().saturating_mul((now - start).max(0) as u64));
+            match pre.how {
+                ActionKind::Suspend => rec.ran += ran,
+                // A checkpointed job restarts where it stopped.
+                ActionKind::Checkpoint => rec.ran += ran,
+                _ => {
+                    rec.ran = 0;
+                    rec.lost = rec
+                        .lost
+                        .saturating_add(job.procs().saturating_mul((now - start).max(0) as u64));
+                }
             }
         }
         for &j in &pre.resumed {
