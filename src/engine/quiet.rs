@@ -38,11 +38,14 @@ pub struct Quiet {
 /// (which remembers every job ever reserved), no backfill chunking (which
 /// remembers when it began), and FSPOLICY DEDICATEDPS or none (usage summed
 /// in whole processor-seconds, so accruing over one span or several gives
-/// the same numbers; queue-time accrual is additive over spans already).
+/// the same numbers; queue-time accrual is additive over spans already),
+/// and no preemption (whether a preemptor may preempt changes with
+/// priorities, which time moves, so every poll runs the passes).
 pub fn idle_iterations_are_neutral(cfg: &Config) -> bool {
     use crate::config::FsMetric;
     let p = &cfg.params;
-    cfg.standing.is_empty()
+    !super::passes::preemption_configured(cfg)
+        && cfg.standing.is_empty()
         && p.reservation_policy != ReservationPolicy::Highest
         && !(p.bf_chunk_size > 0 && p.bf_chunk_duration.0 > 0)
         && matches!(p.fs_policy.metric, None | Some(FsMetric::DedicatedPs))
@@ -54,12 +57,7 @@ pub fn idle_iterations_are_neutral(cfg: &Config) -> bool {
 /// (they begin and end at times of their own). Without standing and admin
 /// reservations the reservation table is empty.
 pub(super) fn quiet_allowed(cfg: &Config, state: &EngineState) -> bool {
-    idle_iterations_are_neutral(cfg)
-        && !has_limits(cfg)
-        && state.admin.list().is_empty()
-        // Whether a preemptor may preempt changes with priorities, which
-        // time moves: every poll runs the passes.
-        && !super::passes::preemption_configured(cfg)
+    idle_iterations_are_neutral(cfg) && !has_limits(cfg) && state.admin.list().is_empty()
 }
 
 /// A poll at `now` over the same jobs as the iteration that left `quiet`,
