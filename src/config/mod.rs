@@ -696,6 +696,7 @@ impl Builder<'_> {
 
     fn finish(mut self) -> Loaded {
         let p = &self.cfg.params;
+        let bf_preempt = p.backfill_policy == BackfillPolicy::Preempt;
         let mut checks: Vec<(&'static str, String)> = Vec::new();
         if p.fs_depth == 0 {
             checks.push((
@@ -731,6 +732,19 @@ impl Builder<'_> {
         for (name, msg) in checks {
             let (line, col) = self.set_at.get(name).copied().unwrap_or((1, 1));
             self.diag(Severity::Error, line, col, Some(name.into()), msg);
+        }
+        if bf_preempt {
+            for name in ["BFCHUNKSIZE", "BFCHUNKDURATION"] {
+                if let Some(&(line, col)) = self.set_at.get(name) {
+                    self.diag(
+                        Severity::Warning,
+                        line,
+                        col,
+                        Some(name.into()),
+                        "not acted on under BACKFILLPOLICY PREEMPT (backfill chunking is FIRSTFIT's); ignored".into(),
+                    );
+                }
+            }
         }
         if let Some(msg) = deep {
             // Maui takes MIN(FSDEPTH, MAX_MFSDEPTH) without a word (MFS.c).

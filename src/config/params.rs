@@ -172,7 +172,7 @@ scalar_params! {
     /// Decay applied per older window.
     fs_decay: Unit = Unit(1.0) => ["FSDECAY"];
     // ---- backfill and reservations --------------------------------------------
-    /// Backfill algorithm.
+    /// Backfill algorithm: FIRSTFIT, BESTFIT, GREEDY, PREEMPT (Maui's preemption-based backfill: FIRSTFIT that may run into reserved timeslots, what it started being preempted when the timeslot comes, [preemption.md](preemption.md)) or NONE.
     backfill_policy: BackfillPolicy = BackfillPolicy::FirstFit => ["BACKFILLPOLICY", "BACKFILLTYPE"];
     /// How preempted jobs are preempted: REQUEUE (ended and queued again), SUSPEND (stopped on their nodes, keeping memory, resumed when the processors are free) or CHECKPOINT (checkpointed and ended, Torque only: [preemption.md](preemption.md)).
     preempt_policy: PreemptPolicy = PreemptPolicy::Requeue => ["PREEMPTPOLICY"];
@@ -550,7 +550,9 @@ pub static NOT_USED: &[(&str, NotUsed)] = &[
     ),
     (
         "BFPRIORITYPOLICY",
-        NotUsed::Unsupported("preemption-based backfill (BACKFILLPOLICY PREEMPT)"),
+        NotUsed::Unsupported(
+            "backfill takes jobs in priority order, BACKFILLPOLICY PREEMPT included",
+        ),
     ),
     ("NODESETPOLICY", NotUsed::Unsupported("node sets")),
     ("NODESETATTRIBUTE", NotUsed::Unsupported("node sets")),

@@ -717,7 +717,7 @@ fn malformed_inputs_are_pinpointed() {
         ("# c\nFSDECAY    1.5\n", "maui.cfg:2:12: FSDECAY: expected a number in [0,1], got \"1.5\""),
         ("RMPOLLINTERVAL 1h\n", "maui.cfg:1:16: RMPOLLINTERVAL: expected a duration [[[DD:]HH:]MM:]SS, got \"1h\""),
         ("FSDEPTH 0\n", "maui.cfg:1:9: FSDEPTH: expected at least 1 fairshare window, got 0"),
-        ("BACKFILLPOLICY FASTFIT\n", "maui.cfg:1:16: BACKFILLPOLICY: expected one of FIRSTFIT, BESTFIT, GREEDY, NONE, got \"FASTFIT\""),
+        ("BACKFILLPOLICY FASTFIT\n", "maui.cfg:1:16: BACKFILLPOLICY: expected one of FIRSTFIT, BESTFIT, GREEDY, PREEMPT, NONE, got \"FASTFIT\""),
         ("USERCFG[john] PRIORITY=high\n", "maui.cfg:1:24: USERCFG[john] PRIORITY: expected an integer, got \"high\""),
         ("USERCFG[john] MAXJOB=5,4\n", "maui.cfg:1:22: USERCFG[john] MAXJOB: soft limit 5 is above hard limit 4"),
         ("USERCFG[john] MAXJOB=2,x\n", "maui.cfg:1:24: USERCFG[john] MAXJOB: expected a limit as <hard> or <soft>,<hard>, got \"2,x\""),
@@ -1209,6 +1209,19 @@ fn reservation_flags_not_acted_on_are_warned_about() {
         ["maui.cfg:1:22: warning: SRCFG[a] FLAGS: OWNERPREEMPT not acted on: of the reservation flags mauisched acts on BYNAME only; ignored"]
     );
     assert!(warnings("SRCFG[a] TASKCOUNT=1 FLAGS=BYNAME USERLIST=bob\n").is_empty());
+}
+
+#[test]
+fn preemption_backfill_warns_about_chunking() {
+    let p = Config::parse("BACKFILLPOLICY PREEMPT\n", "maui.cfg")
+        .config
+        .params;
+    assert_eq!(p.backfill_policy, BackfillPolicy::Preempt);
+    assert_eq!(
+        warnings("RESERVATIONDEPTH 4\nBACKFILLPOLICY PREEMPT\nBFCHUNKSIZE 8\n"),
+        ["maui.cfg:3:13: warning: BFCHUNKSIZE: not acted on under BACKFILLPOLICY PREEMPT (backfill chunking is FIRSTFIT's); ignored"]
+    );
+    assert!(warnings("BFCHUNKSIZE 8\nBACKFILLPOLICY FIRSTFIT\n").is_empty());
 }
 
 #[test]

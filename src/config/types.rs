@@ -8,7 +8,7 @@ use serde::Serialize;
 
 keywords!(
     /// BACKFILLPOLICY.
-    BackfillPolicy { FirstFit = "FIRSTFIT", BestFit = "BESTFIT", Greedy = "GREEDY", None = "NONE" }
+    BackfillPolicy { FirstFit = "FIRSTFIT", BestFit = "BESTFIT", Greedy = "GREEDY", Preempt = "PREEMPT", None = "NONE" }
     aliases { "ON" => FirstFit, "OFF" => None, "TRUE" => FirstFit, "FALSE" => None }
 );
 

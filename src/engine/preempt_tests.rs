@@ -276,6 +276,151 @@ fn requeued_queue_time_follows_the_accrual_policy() {
     }
 }
 
+/// BACKFILLPOLICY PREEMPT, priorities by QOS alone.
+const BFP: &str = "BACKFILLPOLICY PREEMPT\n\
+    QOSWEIGHT 1\nQUEUETIMEWEIGHT 0\n\
+    QOSCFG[top] PRIORITY=100\nQOSCFG[mid] PRIORITY=10\n";
+
+#[test]
+fn preemption_backfill_runs_into_the_top_jobs_start_and_is_preempted_then() {
+    // R (no preemptee) holds n1 for another hour; A needs both nodes; B,
+    // ten hours long, fits on n2 now.
+    let r = running(idle("R", "rob", 4, 2 * H, -2 * H), -H, &[("n1", 4)]);
+    let a = with_qos(idle("A", "amy", 8, H, -1800), "top");
+    let b = with_qos(idle("B", "bob", 4, 10 * H, -60), "mid");
+    let jobs = vec![r.clone(), a.clone(), b.clone()];
+
+    // FIRSTFIT reserves n1 and n2 for A in an hour: B would run into it.
+    let mut ff = Engine::new(cfg("QOSWEIGHT 1\nQUEUETIMEWEIGHT 0\n\
+        QOSCFG[top] PRIORITY=100\nQOSCFG[mid] PRIORITY=10\n"));
+    let p = ff.iterate(&snap(nodes(2, 4), jobs.clone()), 0);
+    assert!(p.starts.is_empty(), "{:?}", p.starts);
+
+    // PREEMPT reserves the same timeslot for A, and backfills B into
+    // it: B is preemptible.
+    let mut e = Engine::new(cfg(BFP));
+    let p = e.iterate(&snap(nodes(2, 4), jobs), 0);
+    assert_eq!(p.starts.len(), 1);
+    assert_eq!(
+        (p.starts[0].job.as_str(), p.starts[0].backfill),
+        ("B", true)
+    );
+    assert_eq!(p.reservations.len(), 1, "{:?}", p.reservations);
+    assert_eq!(p.reservations[0].job.as_deref(), Some("A"));
+    assert_eq!(p.reservations[0].start, H);
+    assert!(p.actions.is_empty());
+    assert_eq!(e.state.preemptible.get("B"), Some(&10));
+    let why = p.job("A").unwrap().preemption.clone().unwrap();
+    assert!(why.starts_with("no running preemptible job"), "{why}");
+
+    // Half an hour on, R still runs: A could take B's node but not R's,
+    // and nothing is preempted.
+    let b_run = running(b, 0, &[("n2", 4)]);
+    let p = e.iterate(&snap(nodes(2, 4), vec![r, a.clone(), b_run.clone()]), 1800);
+    assert!(p.actions.is_empty() && p.starts.is_empty());
+    let why = p.job("A").unwrap().preemption.clone().unwrap();
+    assert!(why.contains("would not free enough"), "{why}");
+
+    // R has ended at A's would-be start: B is requeued and A starts.
+    let p = e.iterate(&snap(nodes(2, 4), vec![a, b_run]), H);
+    assert_eq!(actions(&p), [(ActionKind::Requeue, "B", "A")]);
+    assert_eq!(p.starts.len(), 1);
+    assert_eq!(p.starts[0].job, "A");
+    assert!(!p.starts[0].backfill, "A started in priority order");
+    assert_eq!(p.starts[0].after, ["B"]);
+    assert_eq!(e.state.preempted["B"].lost, 4 * H as u64);
+    // Only jobs started out of order are preemptible.
+    assert!(!e.state.preemptible.contains_key("A"));
+}
+
+#[test]
+fn preemption_backfill_preempts_only_for_jobs_given_a_timeslot() {
+    // RESERVATIONDEPTH 1: A holds the timeslot; C, of higher priority
+    // than B but behind A, preempts nothing though it would then fit.
+    let c = cfg(&format!(
+        "{BFP}RESERVATIONDEPTH 1\nQOSCFG[hi] PRIORITY=50\n"
+    ));
+    let r = running(idle("R", "rob", 4, 2 * H, -2 * H), -H, &[("n1", 4)]);
+    let a = with_qos(idle("A", "amy", 8, H, -1800), "top");
+    let b = with_qos(idle("B", "bob", 4, 10 * H, -60), "mid");
+    let mut e = Engine::new(c);
+    let p = e.iterate(&snap(nodes(2, 4), vec![r.clone(), a.clone(), b.clone()]), 0);
+    assert_eq!(p.starts[0].job, "B");
+    let b_run = running(b, 0, &[("n2", 4)]);
+    let cj = with_qos(idle("C", "cat", 4, H, 30), "hi");
+    let p = e.iterate(&snap(nodes(2, 4), vec![r, a, b_run, cj]), 60);
+    assert!(
+        p.actions.is_empty() && p.starts.is_empty(),
+        "{:?}",
+        p.actions
+    );
+    assert_eq!(p.job("C").unwrap().preemption, None);
+}
+
+#[test]
+fn preemption_backfill_keeps_in_order_starts_and_ends_preemptibility() {
+    // B starts in priority order: a job of higher priority that comes
+    // later does not preempt it.
+    let b = with_qos(idle("B", "bob", 4, 10 * H, -60), "mid");
+    let mut e = Engine::new(cfg(BFP));
+    let p = e.iterate(&snap(nodes(1, 4), vec![b.clone()]), 0);
+    assert_eq!(p.starts.len(), 1);
+    assert!(!p.starts[0].backfill);
+    assert!(e.state.preemptible.is_empty());
+    let b_run = running(b.clone(), 0, &[("n1", 4)]);
+    let late = with_qos(idle("T", "tom", 4, H, 60), "top");
+    let p = e.iterate(&snap(nodes(1, 4), vec![b_run, late]), 120);
+    assert!(p.actions.is_empty() && p.starts.is_empty());
+
+    // B backfilled past A is preemptible; once A leaves and only jobs of
+    // lower priority than B's wait, it no longer is: a later job of
+    // higher priority does not preempt it.
+    let r = running(idle("R", "rob", 4, 2 * H, -2 * H), -H, &[("n1", 4)]);
+    let a = with_qos(idle("A", "amy", 8, H, -1800), "top");
+    let mut e = Engine::new(cfg(BFP));
+    let p = e.iterate(&snap(nodes(2, 4), vec![r.clone(), a, b.clone()]), 0);
+    assert_eq!(p.starts[0].job, "B");
+    assert!(e.state.preemptible.contains_key("B"));
+    let b_run = running(b, 0, &[("n2", 4)]);
+    let low = idle("C", "cat", 4, H, 30);
+    let p = e.iterate(
+        &snap(nodes(2, 4), vec![r.clone(), b_run.clone(), low.clone()]),
+        60,
+    );
+    assert!(p.starts.is_empty());
+    assert!(e.state.preemptible.is_empty(), "{:?}", e.state.preemptible);
+    let t = with_qos(idle("T", "tom", 4, H, 90), "top");
+    let p = e.iterate(&snap(nodes(2, 4), vec![r, b_run, low, t]), 120);
+    assert!(
+        p.actions.is_empty() && p.starts.is_empty(),
+        "{:?}",
+        p.actions
+    );
+}
+
+/// Applies `p` to `jobs` as a resource manager would at `now`: starts
+/// run, preempted jobs are queued again (REQUEUE) or suspended.
+fn apply(jobs: &mut [Job], p: &Plan, now: i64) {
+    for a in &p.actions {
+        let j = jobs.iter_mut().find(|j| j.id == a.job).unwrap();
+        match a.kind {
+            ActionKind::Suspend => j.state = JobState::Suspended,
+            ActionKind::Resume => j.state = JobState::Running,
+            _ => {
+                j.state = JobState::Idle;
+                j.start_time = None;
+                j.allocation.clear();
+            }
+        }
+    }
+    for s in &p.starts {
+        let j = jobs.iter_mut().find(|j| j.id == s.job).unwrap();
+        j.state = JobState::Running;
+        j.start_time = Some(now);
+        j.allocation = s.allocation.clone();
+    }
+}
+
 /// Three conditions, and the preemptor starts in the same plan, on
 /// random clusters; both placers decide alike.
 mod props {
@@ -358,6 +503,84 @@ mod props {
                 }
             }
             prop_assert!(load.iter().all(|&l| l <= 4), "{:?}", load);
+        }
+
+        /// Under BACKFILLPOLICY PREEMPT, over a few iterations: only jobs
+        /// that were preemptible (started out of order, or PREEMPTEE) are
+        /// preempted, by a job of higher priority that starts in the same
+        /// plan, nothing is over-committed, and both placers agree.
+        #[test]
+        fn preemption_backfill_preempts_only_out_of_order_starts(
+            first in proptest::collection::vec((1u32..9, 0u8..3, 1i64..6, 1i64..30), 4..24),
+            later in proptest::collection::vec((1u32..9, 0u8..3, 1i64..6), 0..8),
+            ends in proptest::collection::vec(any::<bool>(), 24),
+            suspend in any::<bool>(),
+        ) {
+            let c = cfg(&format!(
+                "{BFP}QOSCFG[low] QFLAGS=PREEMPTEE PRIORITY=1\nPREEMPTPOLICY {}\n",
+                if suspend { "SUSPEND" } else { "REQUEUE" }
+            ));
+            let qos = ["top", "mid", "low"];
+            let mut jobs: Vec<Job> = first
+                .iter()
+                .enumerate()
+                .map(|(k, &(procs, q, hours, age))| {
+                    with_qos(idle(&format!("F{k:02}"), "u", procs, hours * H, -age * 60), qos[q as usize])
+                })
+                .collect();
+            let mut e = Engine::new(c.clone());
+            let mut r = Engine::new(c.clone());
+            let prio = |j: &Job| -> i64 {
+                c.cred(crate::model::CredKind::Qos, j.qos.as_deref().unwrap())
+                    .and_then(|q| q.priority)
+                    .unwrap_or(0)
+            };
+            for (step, now) in [0i64, 1800, 3600, 7200].into_iter().enumerate() {
+                if step == 1 {
+                    for (k, &(procs, q, hours)) in later.iter().enumerate() {
+                        jobs.push(with_qos(idle(&format!("L{k:02}"), "v", procs, hours * H, now - 60), qos[q as usize]));
+                    }
+                }
+                if step >= 2 {
+                    // Some running jobs end.
+                    let mut k = 0;
+                    jobs.retain(|j| {
+                        k += 1;
+                        !(j.state == JobState::Running && ends[k % ends.len()])
+                    });
+                }
+                let before = e.state.preemptible.clone();
+                let s = snap(nodes(4, 4), jobs.clone());
+                let p = e.iterate(&s, now);
+                let q = super::super::reference::with_reference(|| r.iterate(&s, now));
+                prop_assert_eq!(
+                    serde_json::to_string(&*p).unwrap(),
+                    serde_json::to_string(&*q).unwrap()
+                );
+                for a in p.actions.iter().filter(|a| a.kind.preempts()) {
+                    let victim = jobs.iter().find(|j| j.id == a.job).unwrap();
+                    let by = jobs.iter().find(|j| j.id == a.by).unwrap();
+                    prop_assert_eq!(victim.state, JobState::Running);
+                    prop_assert!(
+                        before.contains_key(&a.job) || victim.qos.as_deref() == Some("low"),
+                        "{} was not preemptible", a.job
+                    );
+                    prop_assert!(prio(victim) < prio(by));
+                    let start = p.starts.iter().find(|s| s.job == a.by);
+                    prop_assert!(start.is_some(), "the preemptor starts in the same plan");
+                }
+                for s in p.starts.iter().filter(|s| s.backfill) {
+                    prop_assert!(e.state.preemptible.contains_key(&s.job));
+                }
+                apply(&mut jobs, &p, now);
+                let mut load = [0u32; 4];
+                for j in jobs.iter().filter(|j| j.state == JobState::Running) {
+                    for a in &j.allocation {
+                        load[a.node[1..].parse::<usize>().unwrap() - 1] += a.tasks;
+                    }
+                }
+                prop_assert!(load.iter().all(|&l| l <= 4), "{:?}", load);
+            }
         }
     }
 }

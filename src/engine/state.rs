@@ -311,4 +311,9 @@ pub struct EngineState {
     /// Jobs this scheduler preempted, by id, while the RM has them.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub preempted: BTreeMap<String, Preemption>,
+    /// Jobs started out of priority order under BACKFILLPOLICY PREEMPT, by
+    /// id, with their priority when they started: preemptible while a
+    /// waiting job has a higher priority (Maui's `MQueueScheduleIJobs`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub preemptible: BTreeMap<String, i64>,
 }

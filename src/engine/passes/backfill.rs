@@ -16,7 +16,11 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         }
         for hard in [false, true] {
             match p.backfill_policy {
-                BackfillPolicy::FirstFit => self.first_fit_by_window(hard),
+                // Under PREEMPT every job was tried in the priority pass;
+                // this takes those soft limits deferred, as FIRSTFIT.
+                BackfillPolicy::FirstFit | BackfillPolicy::Preempt => {
+                    self.first_fit_by_window(hard)
+                }
                 policy => {
                     let order = self.backfill_order(hard);
                     self.choose_by_window(order, policy, hard)

@@ -29,7 +29,7 @@
 //! processors on its nodes are free again for the rest of its walltime.
 
 use super::{Passes, Placer};
-use crate::config::Config;
+use crate::config::{BackfillPolicy, Config};
 use crate::engine::build;
 use crate::engine::plan::{Action, ActionKind};
 use crate::engine::state::Preemption;
@@ -84,9 +84,13 @@ impl Roles {
     }
 }
 
-/// True when some QOS or credential makes its jobs preemptors: else no
+/// True when some QOS or credential makes its jobs preemptors, or
+/// BACKFILLPOLICY PREEMPT makes the jobs given reservations ones: else no
 /// job can preempt, and nothing here runs.
 pub(in crate::engine) fn preemption_configured(cfg: &Config) -> bool {
+    if cfg.params.backfill_policy == BackfillPolicy::Preempt {
+        return true;
+    }
     let has = |n: &Option<crate::config::value::Names>| {
         n.as_ref()
             .is_some_and(|n| n.0.iter().any(|f| f.eq_ignore_ascii_case("PREEMPTOR")))
@@ -109,6 +113,9 @@ struct Candidate {
 /// What preemption keeps during the passes.
 pub(in crate::engine) struct Preempting {
     how: ActionKind,
+    /// BACKFILLPOLICY PREEMPT: a job that would be given a reservation
+    /// preempts, and jobs started out of priority order are preemptible.
+    pub backfill: bool,
     /// Running PREEMPTEE jobs in the order preemption takes them, found
     /// when a preemptor first needs them.
     candidates: Option<Vec<Candidate>>,
@@ -135,6 +142,7 @@ impl Preempting {
         (!stopped && preemption_configured(cfg)).then(|| {
             Box::new(Preempting {
                 how: ActionKind::preemption(cfg.params.preempt_policy),
+                backfill: cfg.params.backfill_policy == BackfillPolicy::Preempt,
                 candidates: None,
                 made: Vec::new(),
                 resumed: Vec::new(),
@@ -211,22 +219,31 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         self.preempt = Some(pre);
     }
 
-    /// Job `i` (an idle index) cannot start now: when it is a preemptor,
-    /// preempts what it needs and starts it on the freed resources. True
+    /// Job `i` (an idle index) cannot start now: when it is a preemptor
+    /// (or, under BACKFILLPOLICY PREEMPT, `slot`: it would be given a
+    /// reservation), preempts what it needs and starts it on the freed
+    /// resources (`out_of_order`: a job of higher priority waits). True
     /// when it started.
-    pub(super) fn preempt_for(&mut self, i: usize) -> bool {
+    pub(super) fn preempt_for(&mut self, i: usize, out_of_order: bool, slot: bool) -> bool {
         let Some(mut pre) = self.preempt.take() else {
             return false;
         };
-        let started = self.try_preempt(&mut pre, i);
+        let started = self.try_preempt(&mut pre, i, out_of_order, slot);
         self.preempt = Some(pre);
         started
     }
 
-    fn try_preempt(&mut self, pre: &mut Preempting, i: usize) -> bool {
+    fn try_preempt(
+        &mut self,
+        pre: &mut Preempting,
+        i: usize,
+        out_of_order: bool,
+        slot: bool,
+    ) -> bool {
         let cx = self.p.cx();
         let pj = cx.idle[i].j;
-        if !Roles::of(cx.cfg, &cx.jobs[pj]).preemptor || self.p.fits_now(i) {
+        let preemptor = (pre.backfill && slot) || Roles::of(cx.cfg, &cx.jobs[pj]).preemptor;
+        if !preemptor || self.p.fits_now(i) {
             return false;
         }
         if pre.candidates.is_none() {
@@ -242,10 +259,12 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             .filter(|c| c.priority < prio && !taken(c.j))
             .collect();
         if eligible.is_empty() {
-            pre.notes.push((
-                pj,
-                "no running PREEMPTEE job has a lower priority".to_string(),
-            ));
+            let what = if pre.backfill {
+                "no running preemptible job (PREEMPTEE, or started out of order under BACKFILLPOLICY PREEMPT) has a lower priority"
+            } else {
+                "no running PREEMPTEE job has a lower priority"
+            };
+            pre.notes.push((pj, what.to_string()));
             return false;
         }
         // All of them at once first: when even that frees too little, no
@@ -254,7 +273,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             pre.notes.push((
                 pj,
                 format!(
-                    "preempting every running PREEMPTEE job of lower priority ({}) would not free enough",
+                    "preempting every preemptible running job of lower priority ({}) would not free enough",
                     eligible.len()
                 ),
             ));
@@ -286,7 +305,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         }
         let after: Vec<String> = set.iter().map(|c| cx.jobs[c.j].id.clone()).collect();
         pre.made.extend(set.iter().map(|c| (c.j, pj)));
-        self.note_start(i, false, alloc);
+        self.note_start(i, out_of_order, alloc);
         if let Some(mut s) = self.started.get(&pj).cloned() {
             s.after = after;
             self.started.insert(pj, s);
@@ -294,8 +313,10 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         true
     }
 
-    /// Running PREEMPTEE jobs, in the order preemption takes them: lowest
-    /// priority first, then least work lost, then job order.
+    /// Running PREEMPTEE jobs (and, under BACKFILLPOLICY PREEMPT, those
+    /// still preemptible for having started out of order), in the order
+    /// preemption takes them: lowest priority first, then least work lost,
+    /// then job order.
     fn candidates(&self) -> Vec<Candidate> {
         let cx = self.p.cx();
         let now = cx.now;
@@ -310,7 +331,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 let job = &cx.jobs[j];
                 // A job an operator's runjob starts now is not preempted.
                 let start = job.start_time.filter(|&s| s < now)?;
-                if job.state != JobState::Running || !Roles::of(cx.cfg, job).preemptee {
+                let preemptee = Roles::of(cx.cfg, job).preemptee
+                    || self.state.preemptible.contains_key(&job.id);
+                if job.state != JobState::Running || !preemptee {
                     return None;
                 }
                 let nodes = job_nodes(cx, job)?;
@@ -393,9 +416,40 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         Some((profile, alloc?))
     }
 
+    /// Under BACKFILLPOLICY PREEMPT, before the priority pass: a job
+    /// started out of order stays preemptible while it is active and some
+    /// eligible waiting job has a higher priority than it had when it
+    /// started (Maui's `MQueueScheduleIJobs`: "backfill job no longer
+    /// preemptible"). Without that policy no job is.
+    pub(super) fn refresh_preemptible(&mut self) {
+        if self.state.preemptible.is_empty() {
+            return;
+        }
+        let cx = self.p.cx();
+        if cx.cfg.params.backfill_policy != BackfillPolicy::Preempt {
+            self.state.preemptible.clear();
+            return;
+        }
+        let top = cx
+            .idle
+            .iter()
+            .filter(|x| x.blocked.is_none())
+            .map(|x| x.priority)
+            .max();
+        let jobs = cx.jobs;
+        self.state.preemptible.retain(|id, at_start| {
+            let active = jobs
+                .binary_search_by(|j| crate::engine::job_id_cmp(&j.id, id))
+                .is_ok_and(|k| jobs[k].state.is_active());
+            active && top.is_some_and(|t| *at_start < t)
+        });
+    }
+
     /// Brings the remembered preemptions up to date with this iteration:
     /// records of jobs the resource manager no longer has are forgotten,
-    /// the preemptions and resumptions made are noted.
+    /// the preemptions and resumptions made are noted, and under
+    /// BACKFILLPOLICY PREEMPT the jobs started out of order become
+    /// preemptible.
     pub(super) fn record_preemptions(&mut self) {
         let cx = self.p.cx();
         let (jobs, now) = (cx.jobs, cx.now);
@@ -408,6 +462,13 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         let Some(pre) = self.preempt.as_deref() else {
             return;
         };
+        if pre.backfill {
+            for x in &cx.idle {
+                if self.started.get(&x.j).is_some_and(|s| s.backfill) {
+                    self.state.preemptible.insert(x.id.to_string(), x.priority);
+                }
+            }
+        }
         for &(j, by) in &pre.made {
             let job = &jobs[j];
             let start = job.start_time.unwrap_or(now);

@@ -7,7 +7,9 @@
 //! still start here in order, as in Maui's `MQueueScheduleIJobs`, until a
 //! job can neither start nor get a reservation ("Idle Job Reached"); from
 //! then on only the backfill phase starts jobs. BESTFIT and GREEDY choose
-//! in the backfill phase.
+//! in the backfill phase. Under PREEMPT the job reservations are lifted
+//! before the backfill phase, so that backfill may run into them; what it
+//! starts is preemptible by the jobs that hold them ([`super::preempt`]).
 
 use super::rank::verdict_reason;
 use super::reserve::Reserve;
@@ -32,6 +34,10 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             && p.bf_chunk_duration.0 > 0
             && p.backfill_policy == BackfillPolicy::FirstFit;
         let mut chunk_triggered = false;
+        // Under BACKFILLPOLICY PREEMPT a job that would be given a
+        // reservation (a timeslot) may preempt what was backfilled.
+        let bf_preempt = p.backfill_policy == BackfillPolicy::Preempt;
+        self.refresh_preemptible();
         // Jobs this scheduler suspended go back first, as in Maui.
         self.resume_suspended();
         for i in 0..self.idle().len() {
@@ -45,8 +51,14 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             if may_start && self.start(i, blocked_seen) {
                 continue;
             }
-            if self.preempt.is_some() && self.preempt_for(i) {
-                continue;
+            let never = p.reservation_policy == ReservationPolicy::Never;
+            if self.preempt.is_some() {
+                let slot = bf_preempt
+                    && !never
+                    && self.reservation_stack(i, &stacks, &stack_left).is_some();
+                if self.preempt_for(i, blocked_seen, slot) {
+                    continue;
+                }
             }
             if !blocked_seen && !self.p.fits_now(i) {
                 blocked_seen = true;
@@ -59,7 +71,6 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 let since = *self.state.chunk_since.get_or_insert(now);
                 self.chunk_on = now < since + p.bf_chunk_duration.0;
             }
-            let never = p.reservation_policy == ReservationPolicy::Never;
             let reserved = match (!never)
                 .then(|| self.reservation_stack(i, &stacks, &stack_left))
                 .flatten()
@@ -83,6 +94,35 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         }
         if !chunk_triggered {
             self.state.chunk_since = None;
+        }
+        if bf_preempt {
+            self.lift_reservations();
+        }
+    }
+
+    /// Under BACKFILLPOLICY PREEMPT, before the backfill pass: the job
+    /// reservations made stay in the plan (estimates, and the timeslots
+    /// their jobs preempt for when it comes) but are taken out of the
+    /// profile, so that backfill may start jobs that run into them.
+    fn lift_reservations(&mut self) {
+        let held: Vec<(usize, Vec<NodeIdx>)> = self
+            .reserved
+            .iter()
+            .map(|(&j, r)| (j, r.2.iter().map(|a| a.0).collect()))
+            .collect();
+        let mut touched: Vec<NodeIdx> = Vec::new();
+        let cx = self.p.cx_mut();
+        for (j, nodes) in held {
+            for n in nodes {
+                if cx.view.profile.remove_job(n, j as crate::profile::JobIdx) {
+                    touched.push(n);
+                }
+            }
+        }
+        if !touched.is_empty() {
+            touched.sort_unstable();
+            touched.dedup();
+            self.p.freed(&touched);
         }
     }
 
