@@ -313,7 +313,7 @@ pub struct EngineState {
     pub preempted: BTreeMap<String, Preemption>,
     /// Jobs started out of priority order under BACKFILLPOLICY PREEMPT, by
     /// id, with their priority when they started: preemptible while a
-    /// waiting job has a higher priority (Maui's `MQueueScheduleIJobs`).
+    /// waiting job has at least that priority (Maui's `MQueueScheduleIJobs`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub preemptible: BTreeMap<String, i64>,
 }

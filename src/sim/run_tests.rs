@@ -701,3 +701,51 @@ fn preemption_requeues_or_suspends_and_the_summary_counts_it() {
         );
     }
 }
+
+/// BACKFILLPOLICY PREEMPT on the hand-checked trace: job 6 (walltime 100)
+/// is backfilled at 24 into job 2's timeslot at 100, and job 4
+/// (walltime 200) at 82; both end before 100, as their runtimes are
+/// short, so nothing is preempted and they start long before 150. When
+/// job 6 runs for 90 s instead, it still holds its node at 100: it is
+/// requeued (its priority ties job 2's: it was passed all the same), job
+/// 2 starts in its timeslot, and job 6 runs again at 150, its first 76 s
+/// lost.
+#[test]
+fn preemption_backfill_runs_into_the_timeslot_and_is_requeued_there() {
+    let c = cfg(&format!("{FCFS}BACKFILLPOLICY PREEMPT\n"));
+    let jobs = trace();
+    let res = simulate(&c, &four_nodes(), &jobs, &SimOptions::default(), |_| {}).unwrap();
+    assert_eq!(
+        schedule(&res, &jobs),
+        [
+            row("1", 0, 100, false),
+            row("2", 100, 150, false),
+            row("3", 2, 82, true),
+            row("4", 82, 92, true),
+            row("5", 4, 24, true),
+            row("6", 24, 54, true),
+        ]
+    );
+    assert!(res.preemptions.is_empty());
+
+    let mut jobs = trace();
+    jobs[5] = swf(&[(5, 1, 100, 90)]).remove(0);
+    jobs[5].job.id = "6".into();
+    let res = simulate(&c, &four_nodes(), &jobs, &SimOptions::default(), |_| {}).unwrap();
+    // Job 4 finds one node free at 82 (job 6 holds another) and waits;
+    // after job 2 it starts in priority order, beside job 6 again.
+    assert_eq!(
+        schedule(&res, &jobs),
+        [
+            row("1", 0, 100, false),
+            row("2", 100, 150, false),
+            row("3", 2, 82, true),
+            row("4", 150, 160, false),
+            row("5", 4, 24, true),
+            row("6", 150, 240, false),
+        ]
+    );
+    let p = &res.preemptions[..];
+    assert_eq!(p.len(), 1);
+    assert_eq!((p[0].job, p[0].by, p[0].at, p[0].lost), (5, 1, 100, 76));
+}

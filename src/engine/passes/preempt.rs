@@ -105,6 +105,9 @@ pub(in crate::engine) fn preemption_configured(cfg: &Config) -> bool {
 struct Candidate {
     j: usize,
     priority: i64,
+    /// Preemptible for having started out of order under BACKFILLPOLICY
+    /// PREEMPT (else for being PREEMPTEE).
+    backfilled: bool,
     /// Processor-seconds run so far: what a requeue loses.
     work: u64,
     nodes: Vec<NodeIdx>,
@@ -254,10 +257,11 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         // suspended when the candidates were taken.)
         let taken = |j: usize| pre.made.iter().any(|m| m.0 == j);
         let all = pre.candidates.as_deref().unwrap_or_default();
-        let eligible: Vec<&Candidate> = all
-            .iter()
-            .filter(|c| c.priority < prio && !taken(c.j))
-            .collect();
+        // A job backfilled past the holder of a timeslot yields it at equal
+        // priority too: it was passed, and priorities tie often.
+        let lower =
+            |c: &Candidate| c.priority < prio || (slot && c.backfilled && c.priority == prio);
+        let eligible: Vec<&Candidate> = all.iter().filter(|c| lower(c) && !taken(c.j)).collect();
         if eligible.is_empty() {
             let what = if pre.backfill {
                 "no running preemptible job (PREEMPTEE, or started out of order under BACKFILLPOLICY PREEMPT) has a lower priority"
@@ -331,9 +335,10 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 let job = &cx.jobs[j];
                 // A job an operator's runjob starts now is not preempted.
                 let start = job.start_time.filter(|&s| s < now)?;
-                let preemptee = Roles::of(cx.cfg, job).preemptee
-                    || self.state.preemptible.contains_key(&job.id);
-                if job.state != JobState::Running || !preemptee {
+                let backfilled = self.state.preemptible.contains_key(&job.id);
+                if job.state != JobState::Running
+                    || !(backfilled || Roles::of(cx.cfg, job).preemptee)
+                {
                     return None;
                 }
                 let nodes = job_nodes(cx, job)?;
@@ -342,6 +347,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 Some(Candidate {
                     j,
                     priority,
+                    backfilled,
                     work: job.procs().saturating_mul((now - start).max(0) as u64),
                     nodes: nodes.iter().map(|a| a.0).collect(),
                 })
@@ -418,9 +424,12 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
 
     /// Under BACKFILLPOLICY PREEMPT, before the priority pass: a job
     /// started out of order stays preemptible while it is active and some
-    /// eligible waiting job has a higher priority than it had when it
-    /// started (Maui's `MQueueScheduleIJobs`: "backfill job no longer
-    /// preemptible"). Without that policy no job is.
+    /// eligible waiting job has at least the priority it had when it
+    /// started; once every one has less, it passed nobody who still waits
+    /// (Maui's `MQueueScheduleIJobs`: "backfill job no longer
+    /// preemptible"; priorities in whole units tie often, and a job of
+    /// equal priority may have been passed). Without that policy no job
+    /// is.
     pub(super) fn refresh_preemptible(&mut self) {
         if self.state.preemptible.is_empty() {
             return;
@@ -441,7 +450,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             let active = jobs
                 .binary_search_by(|j| crate::engine::job_id_cmp(&j.id, id))
                 .is_ok_and(|k| jobs[k].state.is_active());
-            active && top.is_some_and(|t| *at_start < t)
+            active && top.is_some_and(|t| *at_start <= t)
         });
     }
 
