@@ -14,12 +14,13 @@
 
 use super::avail::{NowIndex, Scope};
 use super::job_id_cmp;
-use super::state::{EngineState, NamedClaim};
+use super::state::{EngineState, NamedClaim, Preemption};
 use crate::config::{Config, NodeAccessPolicy, NodeAllocationPolicy};
 use crate::model::{Cluster, Job, JobState, NodeIdx, Resources, Time};
 use crate::profile::{running_window, JobIdx, Occupant, Profile, ResIdx, Unreserved};
 use crate::reservation::place::{Candidate as PlaceCandidate, ChooseCtx, NodeChooser};
 use crate::reservation::{acl, NodeClaim, Reservation, StandingSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The iteration's world.
@@ -142,7 +143,7 @@ pub fn build_with(
     state: &mut EngineState,
     running: &mut Option<RunningProfile>,
 ) -> View {
-    let windows = job_windows(cfg, jobs, now);
+    let windows = job_windows(cfg, jobs, now, &state.preempted);
     // 1. Running and suspended jobs hold their nodes until start + walltime.
     let profile = running_jobs(cfg, &cluster, jobs, &windows, now, running);
     let mut v = View {
@@ -204,12 +205,15 @@ pub fn build_with(
 
 /// The window each job holds (running and suspended: from its start) or
 /// would hold from now (idle).
-fn job_windows(cfg: &Config, jobs: &[Job], now: Time) -> Vec<(Time, Time)> {
+fn job_windows(
+    cfg: &Config,
+    jobs: &[Job],
+    now: Time,
+    preempted: &BTreeMap<String, Preemption>,
+) -> Vec<(Time, Time)> {
     jobs.iter()
         .map(|job| match job.state {
-            s if s.is_active() => {
-                running_window(job.start_time.unwrap_or(now), walltime(cfg, job), now)
-            }
+            s if s.is_active() => active_window(cfg, job, now, preempted),
             _ => (now, now.saturating_add(walltime(cfg, job))),
         })
         .collect()
@@ -419,8 +423,32 @@ pub(super) fn place_active(
 }
 
 /// The window active job `job` holds its nodes for at `now` (step 1's).
-pub(super) fn active_window(cfg: &Config, job: &Job, now: Time) -> (Time, Time) {
-    running_window(job.start_time.unwrap_or(now), walltime(cfg, job), now)
+pub(super) fn active_window(
+    cfg: &Config,
+    job: &Job,
+    now: Time,
+    preempted: &BTreeMap<String, Preemption>,
+) -> (Time, Time) {
+    let start = job.start_time.unwrap_or(now);
+    let wall = walltime(cfg, job);
+    // Time stood suspended does not count against the walltime (Slurm
+    // and Torque alike): a job this scheduler suspended ends its
+    // walltime's remainder after its resumption, or after now while it
+    // is still suspended.
+    let stopped = match preempted.get(&job.id) {
+        Some(rec) if rec.suspended => Some(now),
+        Some(rec) => rec.resumed_at,
+        None => None,
+    };
+    match stopped {
+        Some(from) => {
+            let rec = &preempted[&job.id];
+            let left = (wall - rec.ran).max(0);
+            let (_, end) = running_window(from, left, now);
+            (start, end.max(start))
+        }
+        None => running_window(start, wall, now),
+    }
 }
 
 /// An allocation's node the cluster does not have (placed nowhere).

@@ -2,6 +2,7 @@
 //! chooses the preemptees, SUSPEND keeping memory and resuming, queue time
 //! after a requeue, and the three conditions as a property.
 
+use super::state::Preemption;
 use super::tests::{cfg, idle, nodes, running, snap};
 use super::*;
 use crate::model::{Node, Resources};
@@ -274,6 +275,26 @@ fn requeued_queue_time_follows_the_accrual_policy() {
         let eff = p.job("L").unwrap().eff_queue_time;
         assert_eq!(eff, want, "{policy}, submitted {rm_submit}");
     }
+}
+
+#[test]
+fn a_resumed_job_holds_its_nodes_for_its_walltime_left() {
+    // S started at 0 with a 1000 s walltime, ran 300 s, stood suspended,
+    // and was resumed at 500: it may run until 1200, and W's reservation
+    // is made for then, not for 1000.
+    let s = running(idle("S", "sam", 4, 1000, 0), 0, &[("n1", 4)]);
+    let w = idle("W", "wes", 4, 100, 550);
+    let mut e = Engine::new(cfg("PREEMPTPOLICY SUSPEND\n"));
+    let p = e.iterate(&snap(nodes(1, 4), vec![s.clone(), w.clone()]), 600);
+    assert_eq!(p.reservations[0].start, 1000);
+    let mut rec = Preemption::first(&s);
+    rec.how = ActionKind::Suspend;
+    rec.ran = 300;
+    rec.resumed_at = Some(500);
+    let mut e = Engine::new(cfg("PREEMPTPOLICY SUSPEND\n"));
+    e.state.preempted.insert("S".into(), rec);
+    let p = e.iterate(&snap(nodes(1, 4), vec![s, w]), 600);
+    assert_eq!(p.reservations[0].start, 1200);
 }
 
 /// BACKFILLPOLICY PREEMPT, priorities by QOS alone.

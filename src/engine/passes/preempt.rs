@@ -408,7 +408,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         for c in set {
             let job = &cx.jobs[c.j];
             if how == ActionKind::Suspend {
-                let window = build::active_window(cx.cfg, job, cx.now);
+                let window = build::active_window(cx.cfg, job, cx.now, &self.state.preempted);
                 replace(&mut profile, cx, c.j, JobState::Suspended, window);
             } else {
                 for &n in &c.nodes {
