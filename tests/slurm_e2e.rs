@@ -3050,6 +3050,114 @@ fn s19_one_second_jobs_are_charged_their_exact_use() {
     c.stop();
 }
 
+/// Preemption with partitions as Maui classes (the test clusters keep no
+/// accounting, so jobs carry no Slurm QOS): `express` preempts `batch`;
+/// `keep` is neither. Two 16-CPU nodes: a batch job holds one, a keep
+/// job the other, then an express job needs a whole node.
+fn preemption_cluster(setup: &'static Setup, name: &str, policy: &str) -> Cluster {
+    let cfg = format!(
+        "JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n\
+         CLASSWEIGHT 1\nCLASSCFG[express] PRIORITY=1000 FLAGS=PREEMPTOR\n\
+         CLASSCFG[batch] FLAGS=PREEMPTEE\nPREEMPTPOLICY {policy}\n"
+    );
+    Cluster::start(
+        setup,
+        name,
+        Spec {
+            maui_cfg: &cfg,
+            extra: &[
+                "PartitionName=express Nodes=ALL MaxTime=INFINITE State=UP",
+                "PartitionName=keep Nodes=ALL MaxTime=INFINITE State=UP",
+            ],
+            ..Spec::plain(2)
+        },
+    )
+}
+
+/// A whole 16-CPU node in `partition` for `secs` seconds (limit 5 min).
+fn whole_node(c: &Cluster, user: &str, partition: &str, secs: u32) -> String {
+    c.submit(
+        user,
+        &[
+            "-p",
+            partition,
+            "-N",
+            "1",
+            "-n",
+            "16",
+            "--mem=100",
+            "-t",
+            "5",
+            "--wrap",
+            &format!("sleep {secs}"),
+        ],
+    )
+}
+
+/// The batch job and the keep job fill the cluster; the express job
+/// arrives. Returns (batch, its node, keep, express, keep's start time).
+fn preemption_fill(c: &Cluster) -> (String, String, String, String, String) {
+    let low = whole_node(c, USER_A, "batch", 240);
+    let keep = whole_node(c, USER_B, "keep", 240);
+    c.wait_state(&low, "RUNNING", 30);
+    c.wait_state(&keep, "RUNNING", 30);
+    let low_node = c.field(&low, "NodeList");
+    let keep_start = c.field(&keep, "StartTime");
+    let x = whole_node(c, USER_B, "express", 8);
+    (low, low_node, keep, x, keep_start)
+}
+
+#[test]
+fn s20_requeue_preempts_the_batch_job_and_leaves_the_other_alone() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let mut c = preemption_cluster(setup, "s20", "REQUEUE");
+    let (low, low_node, keep, x, keep_start) = preemption_fill(&c);
+    c.wait_state(&x, "RUNNING,COMPLETED", 40);
+    // Within a few iterations (RMPOLLINTERVAL 2 s) of its submission.
+    let took = epoch(&c.field(&x, "StartTime")) - epoch(&c.field(&x, "SubmitTime"));
+    assert!(
+        took <= 10,
+        "the express job started {took} s after its submission"
+    );
+    c.wait_log(&format!("job {low}: preempted (requeue) for job {x}"), 10);
+    assert_eq!(c.field(&x, "NodeList"), low_node, "on the batch job's node");
+    // The keep job (no PREEMPTEE) was never touched.
+    assert_eq!(c.field(&keep, "JobState"), "RUNNING");
+    assert_eq!(c.field(&keep, "StartTime"), keep_start);
+    assert!(!c.ctld_log().contains(&format!("job {keep}: preempted")));
+    // The requeued job waits (Slurm holds a requeued batch job back
+    // until its launch credential expires), then runs again.
+    assert_eq!(c.field(&low, "Restarts"), "1");
+    c.wait_state(&low, "RUNNING", 200);
+    say(&format!(
+        "slurm_e2e s20: express job {x} started {took} s after its submission, batch job {low} requeued and run again, keep job {keep} untouched"
+    ));
+    c.stop();
+}
+
+#[test]
+fn s21_suspend_preempts_the_batch_job_and_resumes_it_after() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let mut c = preemption_cluster(setup, "s21", "SUSPEND");
+    let (low, low_node, keep, x, keep_start) = preemption_fill(&c);
+    c.wait_state(&x, "RUNNING,COMPLETED", 40);
+    assert_eq!(c.field(&x, "NodeList"), low_node, "on the batch job's node");
+    c.wait_log(&format!("job {low}: preempted (suspend) for job {x}"), 10);
+    assert_eq!(c.field(&low, "JobState"), "SUSPENDED");
+    assert_eq!(c.field(&keep, "JobState"), "RUNNING");
+    assert_eq!(c.field(&keep, "StartTime"), keep_start);
+    // Resumed by mauisched once the express job has ended.
+    c.wait_state(&x, "COMPLETED", 60);
+    c.wait_state(&low, "RUNNING", 60);
+    c.wait_log(&format!("job {low}: resumed"), 10);
+    say(&format!(
+        "slurm_e2e s21: batch job {low} suspended for express job {x} and resumed after it; keep job {keep} untouched"
+    ));
+    c.stop();
+}
+
 /// Every scenario above, again on Slurm 24.11: scripts/slurm24-root.sh
 /// makes (or reuses) a Debian 13 root with Debian's 24.11 packages, and
 /// this test binary runs inside it with the repository bind-mounted at its
