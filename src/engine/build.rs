@@ -435,16 +435,17 @@ pub(super) fn active_window(
     // and Torque alike): a job this scheduler suspended ends its
     // walltime's remainder after its resumption, or after now while it
     // is still suspended.
-    let stopped = match preempted.get(&job.id) {
-        Some(rec) if rec.suspended => Some(now),
-        Some(rec) => rec.resumed_at,
-        None => None,
-    };
+    let stopped = preempted.get(&job.id).and_then(|rec| {
+        let from = if rec.suspended {
+            Some(now)
+        } else {
+            rec.resumed_at
+        };
+        from.map(|f| (f, rec.ran))
+    });
     match stopped {
-        Some(from) => {
-            let rec = &preempted[&job.id];
-            let left = (wall - rec.ran).max(0);
-            let (_, end) = running_window(from, left, now);
+        Some((from, ran)) => {
+            let (_, end) = running_window(from, (wall - ran).max(0), now);
             (start, end.max(start))
         }
         None => running_window(start, wall, now),

@@ -495,9 +495,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             rec.suspended = pre.how == ActionKind::Suspend;
             rec.resumed_at = None;
             match pre.how {
-                ActionKind::Suspend => rec.ran += ran,
-                // A checkpointed job restarts where it stopped.
-                ActionKind::Checkpoint => rec.ran += ran,
+                // A suspended job resumes, a checkpointed one restarts,
+                // where it stopped.
+                ActionKind::Suspend | ActionKind::Checkpoint => rec.ran += ran,
                 _ => {
                     rec.ran = 0;
                     rec.lost = rec
