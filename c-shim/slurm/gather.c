@@ -739,10 +739,14 @@ static void build_records(struct ctx *c, const struct gate_event *ev,
 		/* Finished jobs, and those still completing, are reported as
 		 * finished only: fairshare charges them up to their end, and
 		 * a completing job's nodes are free as far as planning goes
-		 * (Slurm starts the next job when they are). */
-		if ((ji->job_state & JOB_COMPLETING) ||
-		    (base != JOB_PENDING && base != JOB_RUNNING &&
-		     base != JOB_SUSPENDED)) {
+		 * (Slurm starts the next job when they are). A requeued job
+		 * is pending while its nodes complete (PENDING|COMPLETING):
+		 * queued again, not finished (mauisched keeps its record,
+		 * e.g. the preemption that requeued it; its use was charged
+		 * while it ran). */
+		if (base != JOB_PENDING &&
+		    ((ji->job_state & JOB_COMPLETING) ||
+		     (base != JOB_RUNNING && base != JOB_SUSPENDED))) {
 			if (ji->start_time > 0 && ji->end_time >= ji->start_time) {
 				if (ji->array_task_id != NO_VAL)
 					snprintf(id, sizeof(id), "%u_%u",
