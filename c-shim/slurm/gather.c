@@ -314,6 +314,18 @@ static int node_cpus(const struct ctx *c, const char *name)
 	return -1;
 }
 
+bool gather_node_completing(const struct ctx *c, const char *name)
+{
+	uint32_t k;
+
+	for (k = 0; c->nodes && k < c->nodes->record_count; k++)
+		if (c->nodes->node_array[k].name &&
+		    !strcmp(c->nodes->node_array[k].name, name))
+			return (c->nodes->node_array[k].node_state &
+				NODE_STATE_COMPLETING) != 0;
+	return false;
+}
+
 /* Where a running job runs: "node:tasks,..." (tasks = its CPUs there over
  * CPUs per task), from slurmctld's own record of the job's CPUs per node
  * (job_resrcs, copied in place at every release). Without it (a job with
