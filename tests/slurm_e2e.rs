@@ -50,6 +50,14 @@
 //! 18. typed requests (`gpu:a100`) land only on nodes with that type.
 //! 19. fairshare charges one-second jobs their exact use (CPUs × EndTime −
 //!     StartTime as Slurm records them) under a 30-second poll.
+//! 20. preemption by REQUEUE (partitions as Maui classes): an express job
+//!     takes the node of the one batch job that ran least; Slurm requeues
+//!     it, and it runs again after the express job, once its begin time
+//!     (the credential lifetime after the requeue) has passed.
+//! 21. preemption by SUSPEND: the batch job is suspended while the express
+//!     job runs on its CPUs, then resumed by mauisched, and completes.
+//! 22. a job of a class without PREEMPTEE is never preempted: the batch
+//!     job beside it is; a second express job waits, saying why.
 //!
 //! Needs root and the Slurm packages (`scripts/deps.sh test` installs them);
 //! without them each test says why and passes, unless
@@ -386,6 +394,9 @@ struct Spec<'a> {
     /// and SchedulerParameters ("": Slurm's defaults) to run (a baseline
     /// for measurements, scenario 8's MAUISCHED_S8_BASELINE).
     slurm_own: Option<(&'a str, &'a str)>,
+    /// AuthInfo cred_expire (Slurm's default 120 s): a requeued batch
+    /// job may start again that long after its requeue.
+    cred_expire: Option<u32>,
 }
 
 impl Default for Spec<'_> {
@@ -399,6 +410,7 @@ impl Default for Spec<'_> {
             library: None,
             slurm_scheduler_on: false,
             slurm_own: None,
+            cred_expire: None,
         }
     }
 }
@@ -525,6 +537,10 @@ impl Cluster {
         }
         for e in spec.extra {
             args.extend(["--extra", e]);
+        }
+        let cred_expire = spec.cred_expire.map(|s| s.to_string());
+        if let Some(s) = &cred_expire {
+            args.extend(["--cred-expire", s]);
         }
         let since = Instant::now();
         let started = run(240, &harness("cluster.sh"), &args);
@@ -3050,110 +3066,237 @@ fn s19_one_second_jobs_are_charged_their_exact_use() {
     c.stop();
 }
 
+// ------------------------------------------------------- scenarios 20-22
+
 /// Preemption with partitions as Maui classes (the test clusters keep no
-/// accounting, so jobs carry no Slurm QOS): `express` preempts `batch`;
-/// `keep` is neither. Two 16-CPU nodes: a batch job holds one, a keep
-/// job the other, then an express job needs a whole node.
-fn preemption_cluster(setup: &'static Setup, name: &str, policy: &str) -> Cluster {
-    let cfg = format!(
-        "JOBNODEMATCHPOLICY EXACTNODE\nRMPOLLINTERVAL 00:00:02\n\
-         CLASSWEIGHT 1\nCLASSCFG[express] PRIORITY=1000 FLAGS=PREEMPTOR\n\
-         CLASSCFG[batch] FLAGS=PREEMPTEE\nPREEMPTPOLICY {policy}\n"
-    );
+/// accounting, so jobs have no Slurm QOS): `express` preempts, `batch`
+/// (the default partition) is preempted. Every job's priority is its
+/// class's alone (no queue time): the batch jobs tie, and the one that has
+/// run the least is the one to preempt.
+fn preempt_cfg(policy: &str) -> String {
+    format!(
+        "JOBNODEMATCHPOLICY EXACTNODE\n\
+         RMPOLLINTERVAL 00:00:02\n\
+         QUEUETIMEWEIGHT 0\n\
+         CLASSWEIGHT 1\n\
+         CLASSCFG[express] PRIORITY=1000 FLAGS=PREEMPTOR\n\
+         CLASSCFG[batch] FLAGS=PREEMPTEE\n\
+         PREEMPTPOLICY {policy}\n"
+    )
+}
+
+/// Two 4-CPU nodes; partitions express (and `more`) on both, beside the
+/// default batch; a requeued job may start again 10 s after its requeue.
+fn preempt_cluster(setup: &Setup, name: &str, cfg: &str, more: &[&str]) -> Cluster {
+    let mut extra = vec!["PartitionName=express Nodes=ALL MaxTime=INFINITE State=UP"];
+    extra.extend_from_slice(more);
     Cluster::start(
         setup,
         name,
         Spec {
-            maui_cfg: &cfg,
-            extra: &[
-                "PartitionName=express Nodes=ALL MaxTime=INFINITE State=UP",
-                "PartitionName=keep Nodes=ALL MaxTime=INFINITE State=UP",
-            ],
-            ..Spec::plain(2)
+            nodes: 2,
+            node_spec: None,
+            maui_cfg: cfg,
+            node_groups: &["2 CPUs=4 RealMemory=4000"],
+            extra: &extra,
+            cred_expire: Some(10),
+            ..Spec::default()
         },
     )
 }
 
-/// A whole 16-CPU node in `partition` for `secs` seconds (limit 5 min).
-fn whole_node(c: &Cluster, user: &str, partition: &str, secs: u32) -> String {
+/// A job on one whole node (4 CPUs) of partition `part` that sleeps
+/// `secs`, and 2 s only when it runs again after a requeue.
+fn whole_node(c: &Cluster, user: &str, part: &str, secs: u32) -> String {
     c.submit(
         user,
         &[
             "-p",
-            partition,
+            part,
             "-N",
             "1",
             "-n",
-            "16",
+            "4",
             "--mem=100",
             "-t",
-            "5",
+            "2",
             "--wrap",
-            &format!("sleep {secs}"),
+            &format!("if [ -n \"$SLURM_RESTART_COUNT\" ]; then sleep 2; else sleep {secs}; fi"),
         ],
     )
 }
 
-/// The batch job and the keep job fill the cluster; the express job
-/// arrives. Returns (batch, its node, keep, express, keep's start time).
-fn preemption_fill(c: &Cluster) -> (String, String, String, String, String) {
-    let low = whole_node(c, USER_A, "batch", 240);
-    let keep = whole_node(c, USER_B, "keep", 240);
-    c.wait_state(&low, "RUNNING", 30);
-    c.wait_state(&keep, "RUNNING", 30);
-    let low_node = c.field(&low, "NodeList");
-    let keep_start = c.field(&keep, "StartTime");
-    let x = whole_node(c, USER_B, "express", 8);
-    (low, low_node, keep, x, keep_start)
+/// The plugin's preemption lines: (preempted job, how, preemptor).
+fn preemptions(c: &Cluster) -> Vec<(String, String, String)> {
+    c.ctld_log()
+        .lines()
+        .filter_map(|l| {
+            let rest = l.split("sched/maui: job ").nth(1)?;
+            let (job, rest) = rest.split_once(": preempted (")?;
+            let (how, rest) = rest.split_once(") for job ")?;
+            Some((job.into(), how.into(), rest.trim().into()))
+        })
+        .collect()
+}
+
+/// Two batch jobs fill the two nodes, the second 3 s after the first
+/// (it has run the least); returns them once both have run 3 s (the engine
+/// does not preempt a job that started in the second of its iteration).
+fn fill_with_batch(c: &Cluster, secs: u32) -> (String, String) {
+    let b1 = whole_node(c, USER_A, "batch", secs);
+    c.wait_state(&b1, "RUNNING", 30);
+    std::thread::sleep(Duration::from_secs(3));
+    let b2 = whole_node(c, USER_A, "batch", secs);
+    c.wait_state(&b2, "RUNNING", 30);
+    std::thread::sleep(Duration::from_secs(3));
+    assert_ne!(c.field(&b1, "NodeList"), c.field(&b2, "NodeList"));
+    (b1, b2)
+}
+
+/// `mauictl checkjob ID` through the cluster's socket, as root.
+fn checkjob(c: &Cluster, id: &str) -> String {
+    let sock = c.state_dir().join("run/mauisched.sock");
+    let mauictl = Path::new(env!("CARGO_BIN_EXE_mauictl"));
+    let args = ["--socket", sock.to_str().unwrap(), "checkjob", id];
+    text(&run(30, mauictl, &args).stdout)
 }
 
 #[test]
-fn s20_requeue_preempts_the_batch_job_and_leaves_the_other_alone() {
+fn s20_requeue_preempts_the_fewest_batch_jobs_for_an_express_job() {
     let _serial = serial();
     let Some(setup) = setup() else { return };
-    let mut c = preemption_cluster(setup, "s20", "REQUEUE");
-    let (low, low_node, keep, x, keep_start) = preemption_fill(&c);
-    c.wait_state(&x, "RUNNING,COMPLETED", 40);
-    // Within a few iterations (RMPOLLINTERVAL 2 s) of its submission.
-    let took = epoch(&c.field(&x, "StartTime")) - epoch(&c.field(&x, "SubmitTime"));
-    assert!(
-        took <= 10,
-        "the express job started {took} s after its submission"
+    let mut c = preempt_cluster(setup, "s20", &preempt_cfg("REQUEUE"), &[]);
+    let (b1, b2) = fill_with_batch(&c, 90);
+    let b2_node = c.field(&b2, "NodeList");
+    // E needs one whole node: one batch job goes, the one that ran least.
+    let t0 = Instant::now();
+    let e = whole_node(&c, USER_B, "express", 15);
+    c.wait_state(&e, "RUNNING", 20);
+    let e_started = t0.elapsed().as_secs_f64();
+    assert_eq!(c.field(&e, "NodeList"), b2_node, "E on the node B2 left");
+    assert_eq!(
+        preemptions(&c),
+        [(b2.clone(), "requeue".to_string(), e.clone())],
+        "one preemption: B2 requeued for E"
     );
-    c.wait_log(&format!("job {low}: preempted (requeue) for job {x}"), 10);
-    assert_eq!(c.field(&x, "NodeList"), low_node, "on the batch job's node");
-    // The keep job (no PREEMPTEE) was never touched.
-    assert_eq!(c.field(&keep, "JobState"), "RUNNING");
-    assert_eq!(c.field(&keep, "StartTime"), keep_start);
-    assert!(!c.ctld_log().contains(&format!("job {keep}: preempted")));
-    // The requeued job waits (Slurm holds a requeued batch job back
-    // until its launch credential expires), then runs again.
-    assert_eq!(c.field(&low, "Restarts"), "1");
-    c.wait_state(&low, "RUNNING", 200);
+    // Requeued by Slurm: pending again, once restarted; B1 untouched.
+    let state = c.wait_state(&b2, "PENDING", 20);
+    assert_eq!(c.field(&b2, "Restarts"), "1");
+    // mauisched remembers it, and says so.
+    let cj = checkjob(&c, &b2);
+    assert!(
+        cj.contains(&format!("Preempted: 1 time(s), last by job {e} at ")),
+        "checkjob {b2}:\n{cj}"
+    );
+    assert_eq!(c.field(&b1, "JobState"), "RUNNING");
+    assert_eq!(c.field(&b1, "Restarts"), "0");
+    // B2 runs again after E, not before Slurm lets it (its begin time,
+    // the credential lifetime after the requeue).
+    let eligible = epoch(&c.field(&b2, "EligibleTime"));
+    c.wait_state(&e, "COMPLETED", 40);
+    c.wait_state(&b2, "RUNNING,COMPLETED", 40);
+    let b2_again = epoch(&c.field(&b2, "StartTime"));
+    let e_end = epoch(&c.field(&e, "EndTime"));
+    assert!(b2_again >= e_end, "B2 again at {b2_again}, E ended {e_end}");
+    assert!(
+        b2_again >= eligible,
+        "B2 again at {b2_again}, eligible from {eligible}"
+    );
+    c.wait_state(&b2, "COMPLETED", 30);
+    assert_eq!(c.field(&b1, "JobState"), "RUNNING", "B1 never preempted");
+    assert_eq!(preemptions(&c).len(), 1, "nothing else preempted");
     say(&format!(
-        "slurm_e2e s20: express job {x} started {took} s after its submission, batch job {low} requeued and run again, keep job {keep} untouched"
+        "slurm_e2e s20: B2 requeued for E ({state} after), E running {e_started:.1} s after its submission; B2 ran again {} s after E ended",
+        b2_again - e_end
     ));
     c.stop();
 }
 
 #[test]
-fn s21_suspend_preempts_the_batch_job_and_resumes_it_after() {
+fn s21_suspend_preempts_and_resumes_after_the_express_job() {
     let _serial = serial();
     let Some(setup) = setup() else { return };
-    let mut c = preemption_cluster(setup, "s21", "SUSPEND");
-    let (low, low_node, keep, x, keep_start) = preemption_fill(&c);
-    c.wait_state(&x, "RUNNING,COMPLETED", 40);
-    assert_eq!(c.field(&x, "NodeList"), low_node, "on the batch job's node");
-    c.wait_log(&format!("job {low}: preempted (suspend) for job {x}"), 10);
-    assert_eq!(c.field(&low, "JobState"), "SUSPENDED");
-    assert_eq!(c.field(&keep, "JobState"), "RUNNING");
-    assert_eq!(c.field(&keep, "StartTime"), keep_start);
-    // Resumed by mauisched once the express job has ended.
-    c.wait_state(&x, "COMPLETED", 60);
-    c.wait_state(&low, "RUNNING", 60);
-    c.wait_log(&format!("job {low}: resumed"), 10);
+    let mut c = preempt_cluster(setup, "s21", &preempt_cfg("SUSPEND"), &[]);
+    let (b1, b2) = fill_with_batch(&c, 45);
+    let b2_node = c.field(&b2, "NodeList");
+    let t0 = Instant::now();
+    let e = whole_node(&c, USER_B, "express", 15);
+    c.wait_state(&e, "RUNNING", 20);
+    let e_started = t0.elapsed().as_secs_f64();
+    // Suspended on its node, whose CPUs Slurm gave to E.
+    assert_eq!(c.field(&b2, "JobState"), "SUSPENDED");
+    assert_eq!(c.field(&b2, "NodeList"), b2_node);
+    assert_eq!(c.field(&e, "NodeList"), b2_node, "E on B2's node");
+    assert_eq!(
+        preemptions(&c),
+        [(b2.clone(), "suspend".to_string(), e.clone())],
+        "one preemption: B2 suspended for E"
+    );
+    c.wait_iterations(2, 20);
+    assert_eq!(c.field(&b2, "JobState"), "SUSPENDED", "while E runs");
+    assert_eq!(c.field(&b1, "JobState"), "RUNNING");
+    // E ends: mauisched resumes B2, which then ends as it would have.
+    c.wait_state(&e, "COMPLETED", 40);
+    let e_end = Instant::now();
+    c.wait_state(&b2, "RUNNING", 20);
+    let resumed = e_end.elapsed().as_secs_f64();
+    c.wait_log(&format!("sched/maui: job {b2}: resumed"), 10);
+    assert_eq!(c.field(&b2, "Restarts"), "0", "resumed, not restarted");
+    c.wait_state(&b2, "COMPLETED", 60);
+    assert_eq!(preemptions(&c).len(), 1, "nothing else preempted");
     say(&format!(
-        "slurm_e2e s21: batch job {low} suspended for express job {x} and resumed after it; keep job {keep} untouched"
+        "slurm_e2e s21: B2 suspended for E (running {e_started:.1} s after its submission), resumed {resumed:.1} s after E ended, completed"
+    ));
+    c.stop();
+}
+
+#[test]
+fn s22_a_job_of_a_class_without_preemptee_is_never_preempted() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    // Partition (class) long has no flags: its jobs are not PREEMPTEE.
+    let mut c = preempt_cluster(
+        setup,
+        "s22",
+        &preempt_cfg("REQUEUE"),
+        &["PartitionName=long Nodes=ALL MaxTime=INFINITE State=UP"],
+    );
+    // L (class long) on one node, B (batch) on the other; L has run the
+    // least, but is no preemptee.
+    let b = whole_node(&c, USER_A, "batch", 120);
+    c.wait_state(&b, "RUNNING", 30);
+    let b_node = c.field(&b, "NodeList");
+    std::thread::sleep(Duration::from_secs(3));
+    let l = whole_node(&c, USER_A, "long", 120);
+    c.wait_state(&l, "RUNNING", 30);
+    std::thread::sleep(Duration::from_secs(3));
+    let e1 = whole_node(&c, USER_B, "express", 60);
+    c.wait_state(&e1, "RUNNING", 20);
+    assert_eq!(c.field(&e1, "NodeList"), b_node, "E1 on B's node");
+    assert_eq!(
+        preemptions(&c),
+        [(b.clone(), "requeue".to_string(), e1.clone())],
+        "B requeued for E1, not L"
+    );
+    // E2 finds no preemptee running: it waits, saying so; L runs on.
+    let e2 = whole_node(&c, USER_B, "express", 10);
+    c.wait_iterations(3, 30);
+    assert_eq!(c.field(&e2, "JobState"), "PENDING");
+    let reason = c.squeue(&e2, "%r");
+    assert!(
+        reason == "Resources" || reason == "Priority",
+        "E2 waits for {reason:?}"
+    );
+    let cj = checkjob(&c, &e2);
+    assert!(
+        cj.contains("Preemption: not possible: no running PREEMPTEE job has a lower priority"),
+        "checkjob {e2}:\n{cj}"
+    );
+    assert_eq!(c.field(&l, "JobState"), "RUNNING");
+    assert_eq!(c.field(&l, "Restarts"), "0");
+    assert_eq!(preemptions(&c).len(), 1, "nothing else preempted");
+    say(&format!(
+        "slurm_e2e s22: batch job requeued for E1, long job untouched; E2 waits ({reason})"
     ));
     c.stop();
 }

@@ -484,16 +484,22 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 	struct ctld_launch *launches;
 	size_t nl = 0;
 	double t_round;
-	const char **refused = NULL;
-	size_t nrefused = 0;
+	const char **refused = NULL, **requeued = NULL;
+	size_t nrefused = 0, nrequeued = 0;
 
 	/* Operator actions: holds and releases (sethold/releasehold, system
 	 * or user holds: Slurm's own, or the gate's marker), cancels
 	 * (canceljob: Slurm's job kill, as scancel); then the engine's
 	 * preemptions and resumptions. A preemption Slurm refuses is
-	 * remembered: the starts on what it would have freed are not made. */
+	 * remembered: the starts on what it would have freed are not made.
+	 * So is a requeue made: Slurm keeps the job's nodes COMPLETING until
+	 * their epilog is done, and select_nodes refuses COMPLETING nodes
+	 * (ESLURM_NODES_BUSY), so the starts that wait for it are made by
+	 * the iteration that finds the nodes free (the node state change
+	 * wakes one up). */
 	if (L.plan_action_count(plan, &n) == MAUISCHED_OK) {
 		refused = calloc(n + 1, sizeof(*refused));
+		requeued = calloc(n + 1, sizeof(*requeued));
 		for (i = 0; i < n; i++) {
 			uint32_t kind = 0;
 			const char *job = NULL, *by = NULL;
@@ -501,8 +507,11 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 				continue;
 			if (kind >= MAUISCHED_ACTION_REQUEUE &&
 			    kind <= MAUISCHED_ACTION_RESUME) {
-				if (preempt_job(c, kind, job, by) != 0 && refused)
-					refused[nrefused++] = job;
+				if (preempt_job(c, kind, job, by) != 0) {
+					if (refused)
+						refused[nrefused++] = job;
+				} else if (kind == MAUISCHED_ACTION_REQUEUE && requeued)
+					requeued[nrequeued++] = job;
 				continue;
 			}
 			apply_action(c, kind, job, by);
@@ -516,7 +525,7 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 	launches = calloc(n + 1, sizeof(*launches));
 	t_round = mono_ms();
 	for (i = 0; i < n; i++) {
-		const char *job = NULL, *res = NULL, *node = NULL;
+		const char *job = NULL, *res = NULL, *node = NULL, *busy_node;
 		bool bf = false;
 		size_t nn = 0, j;
 		uint32_t tasks = 0;
@@ -537,15 +546,19 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 			continue;
 		}
 		{
-			const char *after = NULL, *failed = NULL;
+			const char *after = NULL, *failed = NULL, *cleaning = NULL;
 			size_t a, q;
 			char why[256];
 
 			for (a = 0; !failed && L.plan_start_after(plan, i, a, &after) ==
-						       MAUISCHED_OK; a++)
+						       MAUISCHED_OK; a++) {
 				for (q = 0; q < nrefused; q++)
 					if (!strcmp(refused[q], after))
 						failed = after;
+				for (q = 0; !cleaning && q < nrequeued; q++)
+					if (!strcmp(requeued[q], after))
+						cleaning = after;
+			}
 			if (failed) {
 				snprintf(why, sizeof(why),
 					 "the preemption of job %s was refused; its resources are not free",
@@ -554,14 +567,43 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 				L.start_result(c->h, job, false, why);
 				continue;
 			}
+			if (cleaning) {
+				snprintf(why, sizeof(why),
+					 "Slurm is still releasing the nodes of requeued job %s (COMPLETING)",
+					 cleaning);
+				mlog(MAUISCHED_LOG_INFO,
+				     "job %s: starts once Slurm has released the nodes of requeued job %s (they are COMPLETING until its epilog is done)",
+				     job, cleaning);
+				L.start_result(c->h, job, false, why);
+				continue;
+			}
 		}
+		busy_node = NULL;
 		for (j = 0; j < nn; j++) {
 			if (L.plan_start_node(plan, i, j, &node, &tasks) != MAUISCHED_OK)
 				continue;
 			sb_fmt(&nodes, "%s%s", nodes.len ? "," : "", node);
 			sb_fmt(&log, "%s%s:%u", log.len ? "," : "", node, tasks);
+			if (!busy_node && gather_node_completing(c, node))
+				busy_node = node;
 		}
 		if (!nodes.s) {
+			free(log.s);
+			continue;
+		}
+		/* The engine takes a COMPLETING node as free (its jobs are
+		 * over), select_nodes does not: the start is made by the
+		 * iteration that sees the node's epilog done (its state
+		 * change wakes one up), without a refused try meanwhile. */
+		if (busy_node) {
+			char why[160];
+			snprintf(why, sizeof(why),
+				 "node %s is still COMPLETING (an epilog runs)",
+				 busy_node);
+			mlog(MAUISCHED_LOG_DEBUG, "job %s: start on %s waits: %s",
+			     job, log.s, why);
+			L.start_result(c->h, job, false, why);
+			free(nodes.s);
 			free(log.s);
 			continue;
 		}
@@ -614,6 +656,7 @@ void apply_plan(struct ctx *c, const mauisched_plan_t *plan,
 	ctld_launch(launches, nl);
 	free(launches);
 	free(refused);
+	free(requeued);
 	if (c->internal) {
 		*markers_ms = mono_ms();
 		updates += write_waiting(c, plan);

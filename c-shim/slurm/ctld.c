@@ -164,11 +164,12 @@ void ctld_set_finished_since(time_t t)
 
 /* The jobs mauisched reads: pending, running and suspended ones, and
  * those that ran and ended (or are completing) after finished_since:
- * fairshare charges them up to their end. */
+ * fairshare charges them up to their end. A requeued job is pending at
+ * once, while its nodes still complete (PENDING|COMPLETING). */
 static bool wanted(job_record_t *j)
 {
-	if (!IS_JOB_COMPLETING(j) &&
-	    (IS_JOB_PENDING(j) || IS_JOB_RUNNING(j) || IS_JOB_SUSPENDED(j)))
+	if (IS_JOB_PENDING(j) ||
+	    (!IS_JOB_COMPLETING(j) && (IS_JOB_RUNNING(j) || IS_JOB_SUSPENDED(j))))
 		return true;
 	return finished_since >= 0 && j->start_time > 0 &&
 	       j->end_time >= j->start_time && j->end_time > finished_since;

@@ -314,6 +314,18 @@ static int node_cpus(const struct ctx *c, const char *name)
 	return -1;
 }
 
+bool gather_node_completing(const struct ctx *c, const char *name)
+{
+	uint32_t k;
+
+	for (k = 0; c->nodes && k < c->nodes->record_count; k++)
+		if (c->nodes->node_array[k].name &&
+		    !strcmp(c->nodes->node_array[k].name, name))
+			return (c->nodes->node_array[k].node_state &
+				NODE_STATE_COMPLETING) != 0;
+	return false;
+}
+
 /* Where a running job runs: "node:tasks,..." (tasks = its CPUs there over
  * CPUs per task), from slurmctld's own record of the job's CPUs per node
  * (job_resrcs, copied in place at every release). Without it (a job with
@@ -739,10 +751,14 @@ static void build_records(struct ctx *c, const struct gate_event *ev,
 		/* Finished jobs, and those still completing, are reported as
 		 * finished only: fairshare charges them up to their end, and
 		 * a completing job's nodes are free as far as planning goes
-		 * (Slurm starts the next job when they are). */
-		if ((ji->job_state & JOB_COMPLETING) ||
-		    (base != JOB_PENDING && base != JOB_RUNNING &&
-		     base != JOB_SUSPENDED)) {
+		 * (Slurm starts the next job when they are). A requeued job
+		 * is pending while its nodes complete (PENDING|COMPLETING):
+		 * queued again, not finished (mauisched keeps its record,
+		 * e.g. the preemption that requeued it; its use was charged
+		 * while it ran). */
+		if (base != JOB_PENDING &&
+		    ((ji->job_state & JOB_COMPLETING) ||
+		     (base != JOB_RUNNING && base != JOB_SUSPENDED))) {
 			if (ji->start_time > 0 && ji->end_time >= ji->start_time) {
 				if (ji->array_task_id != NO_VAL)
 					snprintf(id, sizeof(id), "%u_%u",

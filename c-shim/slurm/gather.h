@@ -114,6 +114,10 @@ uint64_t gather_fingerprint(const struct ctx *c);
 /* The record of engine job `id`, NULL if none. */
 struct jrec *gather_find(struct ctx *c, const char *id);
 
+/* Whether node `name` was COMPLETING (a job's epilog still running on it)
+ * when the snapshot was taken: select_nodes refuses such a node. */
+bool gather_node_completing(const struct ctx *c, const char *name);
+
 /* Remembers the per-node tasks a start asked for ("n001:4,n002:1"). */
 void gather_remember_start(struct ctx *c, const char *id, const char *alloc);
 

@@ -42,6 +42,9 @@
 #                       "batch", Nodes=ALL)
 #   --extra-file FILE   extra slurm.conf lines from a file
 #   --ctld-env K=V      environment for slurmctld (repeatable; for plugins)
+#   --cred-expire SECS  AuthInfo cred_expire (Slurm's default 120; at least
+#                       5): how long a requeued batch job waits before it
+#                       may start again (its begin time is set that far on)
 #   --owner-pid PID     tear the cluster down when PID exits
 #   --max-life SECS     tear the cluster down after SECS (default 3600)
 #   --timeout SECS      bound on bring-up (default 60 + N/4)
@@ -239,7 +242,7 @@ write_conf() {
 		SlurmUser=root
 		SlurmdUser=root
 		AuthType=auth/munge
-		AuthInfo=socket=$BASE/run/munge.sock
+		AuthInfo=socket=$BASE/run/munge.sock${CRED_EXPIRE:+,cred_expire=$CRED_EXPIRE}
 		CredType=cred/munge
 		PluginDir=$PLUGIN_DIR:$DEBIAN_PLUGIN_DIR
 		StateSaveLocation=$BASE/state
@@ -421,6 +424,7 @@ cmd_start() {
 	if ! [[ $n =~ ^[1-9][0-9]*$ ]]; then die "N must be a positive number of nodes"; fi
 	SCHED=sched/builtin JOB_SUBMIT="" PLUGIN_DIR="$BASE/plugins"
 	SCHED_PARAMS=batch_sched_delay=0,sched_interval=2 EXTRA=() SPEC=() HAVE_PARTITION=0
+	CRED_EXPIRE=""
 	local owner=0 life=3600 timeout=$(( 60 + n / 4 )) spec_file="" ctld_env=()
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -435,6 +439,9 @@ cmd_start() {
 			[ -f "$2" ] || die "$2 not found"
 			mapfile -t -O "${#EXTRA[@]}" EXTRA <"$2"; shift ;;
 		--ctld-env) [[ $2 == *=* ]] || die "--ctld-env wants K=V"; ctld_env+=("$2"); shift ;;
+		--cred-expire)
+			[[ $2 =~ ^[0-9]+$ ]] && [ "$2" -ge 5 ] || die "--cred-expire wants seconds, at least 5"
+			CRED_EXPIRE=$2; shift ;;
 		--owner-pid) owner=$2; shift ;;
 		--max-life) life=$2; shift ;;
 		--timeout) timeout=$2; shift ;;

@@ -261,6 +261,12 @@ static void test_jobs(void)
 	j = job(11, JOB_PENDING);
 	j->dependency = "afterok:5(unfulfilled)";
 	j->eligible_time = 5000;
+	/* 14: requeued (a preemption), its node still completing: queued
+	 * again, not finished, and held back until Slurm's begin time. */
+	j = job(14, JOB_PENDING | JOB_COMPLETING);
+	j->start_time = 960;
+	j->end_time = 980;
+	j->eligible_time = 1101;
 
 	gather_remember_start(&c, "5", "n001:4,n002:1");
 	memset(ev, 0, sizeof(ev));
@@ -338,6 +344,11 @@ static void test_jobs(void)
 	CHECK(r && !r->reported && r->skip_why);
 	r = rec(&c, "11");
 	CHECK(r && r->mj.dependency_pending && r->mj.earliest_start == 5000);
+	r = rec(&c, "14");
+	CHECK(r && r->pending && r->reported);
+	if (r)
+		CHECK(r->mj.state == MAUISCHED_JOB_IDLE &&
+		      r->mj.earliest_start == 1101);
 
 	/* Slurm placed job 5 elsewhere than asked: the even spread, not
 	 * the remembered counts on the wrong nodes. */
