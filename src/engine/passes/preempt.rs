@@ -333,7 +333,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         let mut v: Vec<Candidate> = (0..cx.jobs.len())
             .filter_map(|j| {
                 let job = &cx.jobs[j];
-                // A job an operator's runjob starts now is not preempted.
+                // A job that starts in this very second (an operator's
+                // runjob, or a start an iteration of the same second made)
+                // is not preempted: it was placed just now, on purpose.
                 let start = job.start_time.filter(|&s| s < now)?;
                 let backfilled = self.state.preemptible.contains_key(&job.id);
                 if job.state != JobState::Running
