@@ -189,6 +189,12 @@ struct SimulateArgs {
     /// jobs.csv, as for runs with generic resources.
     #[arg(long)]
     hosts: bool,
+    /// Run the trace under each of these configurations (two or more) and
+    /// report them side by side (with --out: report.html, compare.json,
+    /// rejected.csv and a directory per run); give the trace first:
+    /// `simulate TRACE --compare A.cfg B.cfg`.
+    #[arg(long, num_args = 2.., value_name = "CFG")]
+    compare: Vec<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -219,15 +225,18 @@ fn duration_arg(name: &str, v: &Option<String>) -> Result<Option<i64>, String> {
     }
 }
 
-fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
-    use mauisched::sim::{cluster, demo, report, run};
-    use std::io::IsTerminal;
-    usable(loaded)?;
-    let chart = report::ChartChoice {
-        start: duration_arg("chart-start", &a.chart_start)?,
-        span: duration_arg("chart-span", &a.chart_span)?,
-        nodes: a.chart_nodes,
-    };
+/// The workload, the cluster and its label of `simulate`.
+fn sim_inputs(
+    a: &SimulateArgs,
+) -> Result<
+    (
+        mauisched::sim::workload::Workload,
+        Vec<mauisched::snapshot::Node>,
+        String,
+    ),
+    String,
+> {
+    use mauisched::sim::{cluster, demo};
     let w = a.workload.load()?;
     if w.read.malformed > 0 {
         eprintln!(
@@ -257,9 +266,17 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
             "<synthesised from the SWF header>".to_string(),
         ),
     };
-    let cfg = &loaded.config;
-    let first_submit = w.jobs.first().map_or(0, |j| j.job.submit_time);
-    let (op_lines, op_events): (Vec<String>, Vec<run::OperatorEvent>) = match &a.operators {
+    Ok((w, nodes, cluster_label))
+}
+
+/// The operators' commands of `simulate` (lines and events), read under
+/// `cfg`.
+fn sim_operators(
+    a: &SimulateArgs,
+    cfg: &Config,
+    first_submit: i64,
+) -> Result<(Vec<String>, Vec<mauisched::sim::run::OperatorEvent>), String> {
+    Ok(match &a.operators {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
             mauisched::sim::operators::parse_operators(
@@ -272,8 +289,13 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
             .unzip()
         }
         None => Default::default(),
-    };
-    let opts = run::SimOptions {
+    })
+}
+
+/// The simulation settings of `simulate` under `cfg`.
+fn sim_options(a: &SimulateArgs, cfg: &Config) -> Result<mauisched::sim::run::SimOptions, String> {
+    use mauisched::sim::run;
+    Ok(run::SimOptions {
         clock: if a.grid {
             run::Clock::Grid
         } else {
@@ -285,21 +307,48 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
         } else {
             0
         },
+    })
+}
+
+/// A progress bar over `total` jobs on a terminal, else a hidden one.
+fn jobs_bar(total: u64, quiet: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let b = indicatif::ProgressBar::new(total);
+    b.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} jobs done {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    b
+}
+
+fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
+    use mauisched::sim::{report, run};
+    if !a.compare.is_empty() {
+        if loaded.config.source != DEFAULT_CONFIG_LABEL {
+            return Err(
+                "--compare takes every configuration to run: give them there, not with -C".into(),
+            );
+        }
+        return simulate_compare(a);
+    }
+    usable(loaded)?;
+    let chart = report::ChartChoice {
+        start: duration_arg("chart-start", &a.chart_start)?,
+        span: duration_arg("chart-span", &a.chart_span)?,
+        nodes: a.chart_nodes,
     };
-    let total = w.jobs.len() as u64;
-    let bar = if a.quiet || !std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::hidden()
-    } else {
-        let b = indicatif::ProgressBar::new(total);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:40}] {pos}/{len} jobs done {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        b
-    };
+    let (w, nodes, cluster_label) = sim_inputs(&a)?;
+    let cfg = &loaded.config;
+    let first_submit = w.jobs.first().map_or(0, |j| j.job.submit_time);
+    let (op_lines, op_events) = sim_operators(&a, cfg, first_submit)?;
+    let opts = sim_options(&a, cfg)?;
+    let bar = jobs_bar(w.jobs.len() as u64, a.quiet);
     let mut calls = 0u64;
     let res = run::simulate_with_operators(cfg, &nodes, &w.jobs, &op_events, &opts, |p| {
         calls += 1;
@@ -323,18 +372,104 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
         report::render(&s, 10)
     };
     if let Some(dir) = &a.out {
-        let files = report::write_dir(dir, &s, &w.jobs, &nodes, &res, &chart, a.hosts)
+        let stats = mauisched::sim::stats::RunStats::of(cfg, &w.jobs, &res, &s);
+        let files = report::write_dir(dir, &s, &stats, &w.jobs, &nodes, &res, &chart, a.hosts)
             .map_err(|e| format!("{}: {e}", dir.display()))?;
         if !a.json {
-            text.push_str("\nwrote ");
-            text.push_str(
-                &files
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+            text.push_str(&wrote(&files));
+        }
+    }
+    Ok(text)
+}
+
+/// `wrote A, B, C` after a report, naming the files written.
+fn wrote(files: &[PathBuf]) -> String {
+    format!(
+        "\nwrote {}\n",
+        files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `simulate --compare`: the trace under each configuration, in parallel.
+fn simulate_compare(a: SimulateArgs) -> Result<String, String> {
+    use mauisched::sim::{compare, report, stats};
+    let chart = report::ChartChoice {
+        start: duration_arg("chart-start", &a.chart_start)?,
+        span: duration_arg("chart-span", &a.chart_span)?,
+        nodes: a.chart_nodes,
+    };
+    let paths: Vec<String> = a.compare.iter().map(|p| p.display().to_string()).collect();
+    let labels = compare::labels(&paths);
+    let (w, nodes, cluster_label) = sim_inputs(&a)?;
+    let first_submit = w.jobs.first().map_or(0, |j| j.job.submit_time);
+    let mut entries = Vec::new();
+    for (p, label) in a.compare.iter().zip(labels) {
+        let loaded = load(&Some(p.clone()))?;
+        usable(&loaded)?;
+        let config = loaded.config;
+        let (operator_lines, operators) = sim_operators(&a, &config, first_submit)?;
+        entries.push(compare::Entry {
+            label,
+            options: sim_options(&a, &config)?,
+            config,
+            operators,
+            operator_lines,
+        });
+    }
+    let bar = jobs_bar((w.jobs.len() * entries.len()) as u64, a.quiet);
+    let labels = report::Labels {
+        workload: w.source.clone(),
+        cluster: cluster_label,
+        config: String::new(),
+    };
+    let runs = compare::run_all(&entries, &nodes, &w.jobs, &labels, &|n| bar.inc(n))?;
+    bar.finish_and_clear();
+    let compared: Vec<compare::Compared> = runs.iter().map(|r| r.compared.clone()).collect();
+    let mut text = if a.json {
+        compare::json(&compared)
+    } else {
+        compare::text(&compared)
+    };
+    if let Some(dir) = &a.out {
+        let fail = |e: std::io::Error| format!("{}: {e}", dir.display());
+        std::fs::create_dir_all(dir).map_err(fail)?;
+        let mut files = Vec::new();
+        let rejected: Vec<(Option<&str>, &stats::RejectedJob)> = compared
+            .iter()
+            .flat_map(|c| c.stats.rejected.iter().map(|r| (Some(c.label.as_str()), r)))
+            .collect();
+        for (name, body) in [
+            ("report.html", compare::html(&compared)),
+            ("compare.json", compare::json(&compared)),
+            ("rejected.csv", stats::rejected_csv(&rejected)),
+        ] {
+            let p = dir.join(name);
+            mauisched::atomic_write(&p, body.as_bytes()).map_err(fail)?;
+            files.push(p);
+        }
+        for r in &runs {
+            let c = &r.compared;
+            let sub = dir.join(&c.label);
+            files.extend(
+                report::write_dir(
+                    &sub, &c.summary, &c.stats, &w.jobs, &nodes, &r.result, &chart, a.hosts,
+                )
+                .map_err(|e| format!("{}: {e}", sub.display()))?,
             );
-            text.push('\n');
+        }
+        if !a.json {
+            text.push_str(&wrote(&files[..3]));
+            let _ = std::fmt::Write::write_fmt(
+                &mut text,
+                format_args!(
+                    "and each run's jobs.csv, summary.json, credentials.csv, showgrid.txt, rejected.csv and charts in {}/<run>/\n",
+                    dir.display()
+                ),
+            );
         }
     }
     Ok(text)
