@@ -669,3 +669,110 @@ fn the_compare_report_renders_in_a_real_browser() {
         img.len()
     );
 }
+
+/// A 3 x 3 grid on the demo's first 300 jobs.
+const SWEEP_GRID: &str = "BACKFILLPOLICY FIRSTFIT\n\
+                          SWEEP RESERVATIONDEPTH 1 4 16\n\
+                          SWEEP XFACTORWEIGHT 0 10 1000\n";
+
+#[test]
+fn a_sweep_gives_the_same_results_in_parallel_and_one_at_a_time() {
+    let dir = temp_dir("sweep");
+    let grid = dir.join("grid.cfg");
+    std::fs::write(&grid, SWEEP_GRID).unwrap();
+    let mut csvs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.join(format!("j{threads}"));
+        let (code, text, err) = mauictl(&[
+            "sweep",
+            grid.to_str().unwrap(),
+            "demo",
+            "--jobs",
+            "300",
+            "-j",
+            threads,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            text.starts_with("9 configurations x 1 trace(s) = 9 points, ranked by mean_bounded_slowdown (lower is better)\n"),
+            "{text}"
+        );
+        for f in ["ranking.csv", "ranking.svg", "report.html", "sweep.json"] {
+            assert!(out.join(f).is_file(), "{f}");
+        }
+        csvs.push(std::fs::read_to_string(out.join("sweep.csv")).unwrap());
+    }
+    assert_eq!(csvs[0], csvs[1]);
+    assert_eq!(csvs[0].lines().count(), 10, "{}", csvs[0]);
+    // Point 5 (RESERVATIONDEPTH 4, XFACTORWEIGHT 1000) is the run
+    // `simulate -C` makes with that configuration: the embedded default,
+    // the grid's fixed line, then the two values.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("j1/sweep.json")).unwrap()).unwrap();
+    let text = manifest["configs"][5]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(&std::fs::read_to_string("packaging/maui.cfg").unwrap())
+            && text
+                .ends_with("\nBACKFILLPOLICY FIRSTFIT\nRESERVATIONDEPTH 4\nXFACTORWEIGHT 1000\n"),
+        "{text}"
+    );
+    let cfg = dir.join("p5.cfg");
+    std::fs::write(&cfg, text).unwrap();
+    let (code, out, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "300",
+        "-C",
+        cfg.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let alone: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let line = csvs[0].lines().nth(6).unwrap();
+    assert!(line.starts_with("5,demo,4,1000,300,0,0,"), "{line}");
+    let bsld: f64 = line.split(',').nth(7).unwrap().parse().unwrap();
+    let want = alone["mean_bounded_slowdown"].as_f64().unwrap();
+    assert!((bsld - want).abs() < 1e-6, "{bsld} against {want}");
+}
+
+#[test]
+fn a_sweep_with_a_bad_value_names_the_grid_line_and_runs_nothing() {
+    let dir = temp_dir("sweep-bad");
+    let grid = dir.join("grid.cfg");
+    std::fs::write(
+        &grid,
+        "SWEEP RESERVATIONDEPTH 1 2\nSWEEP BACKFILLPOLICY FIRSTFIT BESTEVER\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let (code, _, err) = mauictl(&[
+        "sweep",
+        grid.to_str().unwrap(),
+        "demo",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("grid.cfg:2: BACKFILLPOLICY BESTEVER: "),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
+    let (code, _, err) = mauictl(&[
+        "sweep",
+        grid.to_str().unwrap(),
+        "demo",
+        "--metric",
+        "happiness",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("unknown metric \"happiness\": one of mean_bounded_slowdown,"),
+        "{err}"
+    );
+}

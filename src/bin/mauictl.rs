@@ -63,6 +63,25 @@ enum Cmd {
     },
     /// Trace-driven what-if simulation: run a workload through the engine.
     Simulate(SimulateArgs),
+    /// Simulate a grid of maui.cfg parameter values on one or more traces
+    /// and rank the configurations (here in parallel, or as a Slurm or
+    /// Torque job array).
+    Sweep(SweepArgs),
+    /// Run one point of a sweep (what each task of a sweep's job array runs).
+    #[command(hide = true)]
+    SweepPoint {
+        /// The sweep's directory (--out of `sweep`).
+        dir: PathBuf,
+        /// The point, from 0.
+        index: usize,
+    },
+    /// Gather a sweep's points into its ranking and report (the job that
+    /// follows a sweep's job array).
+    #[command(hide = true)]
+    SweepGather {
+        /// The sweep's directory.
+        dir: PathBuf,
+    },
     /// Time scheduling iterations on a large synthetic cluster, under the scenario's configuration or -c FILE (see docs/simulator.md).
     Bench(BenchArgs),
     /// Summarise a workload trace (SWF or Maui workload trace, plain or gzip).
@@ -198,6 +217,232 @@ struct SimulateArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+}
+
+#[derive(clap::Args)]
+struct SweepArgs {
+    /// Grid file: maui.cfg lines added to the base configuration (-C FILE,
+    /// else the embedded default), and `SWEEP NAME VALUE...` lines, one per
+    /// parameter varied (values split on `|` when the line has one).
+    grid: PathBuf,
+    /// Traces: SWF or Maui workload traces, plain or gzip, or `demo` for
+    /// the bundled one.
+    #[arg(required = true)]
+    traces: Vec<String>,
+    /// Directory for the sweep: sweep.json, points/, the results and report.html.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Cluster file for every trace (default: from each SWF header; the demo's for `demo`).
+    #[arg(long, value_name = "FILE")]
+    cluster: Option<PathBuf>,
+    /// Keep the first N jobs of each trace.
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Skip malformed trace lines.
+    #[arg(long)]
+    lenient: bool,
+    /// The metric ranked: mean_bounded_slowdown, mean_wait, median_wait,
+    /// p95_wait, max_wait, utilization, makespan, backfilled_share, lost_proc_hours.
+    #[arg(long, default_value = "mean_bounded_slowdown")]
+    metric: String,
+    /// Configurations shown in the printed ranking (all in ranking.csv).
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+    /// Points run at once here (default: one per core).
+    #[arg(long, short = 'j', value_name = "N")]
+    threads: Option<usize>,
+    /// Run the points as a Slurm job array (one task per point) and gather
+    /// them in a job that follows it; the directory must be on a file
+    /// system the compute nodes share.
+    #[arg(long)]
+    slurm: bool,
+    /// An option for sbatch, for both jobs (repeat it):
+    /// `--submit-arg=--partition=short --submit-arg=--time=30`.
+    #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
+    submit_arg: Vec<String>,
+    /// With --slurm: wait until the gathering job has ended and
+    /// print the ranking.
+    #[arg(long)]
+    wait: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// `mauictl sweep`.
+fn sweep(loaded: &Loaded, a: SweepArgs) -> Result<String, String> {
+    use mauisched::sim::sweep;
+    usable(loaded)?;
+    sweep::check_metric(&a.metric)?;
+    let grid_name = a.grid.display().to_string();
+    let text = std::fs::read_to_string(&a.grid).map_err(|e| format!("{grid_name}: {e}"))?;
+    let spec = sweep::parse_grid(&text, &grid_name)?;
+    let base = match &loaded.config.source {
+        s if s == DEFAULT_CONFIG_LABEL => DEFAULT_CONFIG.to_string(),
+        s => std::fs::read_to_string(s).map_err(|e| format!("{s}: {e}"))?,
+    };
+    let configs = spec.configs(&base, &grid_name)?;
+    let mut traces = Vec::new();
+    for t in &a.traces {
+        if t == sweep::DEMO {
+            traces.push(t.clone());
+            continue;
+        }
+        // Absolute, for the array's tasks wherever they start.
+        let p = std::fs::canonicalize(t).map_err(|e| format!("{t}: {e}"))?;
+        traces.push(p.display().to_string());
+    }
+    let cluster = match &a.cluster {
+        Some(c) => Some(std::fs::canonicalize(c).map_err(|e| format!("{}: {e}", c.display()))?),
+        None => None,
+    };
+    let m = sweep::Manifest {
+        grid_file: grid_name,
+        base: loaded.config.source.clone(),
+        axes: spec.axes,
+        configs,
+        traces,
+        options: sweep::TraceOptions {
+            cluster,
+            jobs: a.jobs,
+            lenient: a.lenient,
+        },
+        metric: a.metric.clone(),
+    };
+    sweep::prepare(&a.out, &m)?;
+    let dir = std::fs::canonicalize(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    if a.slurm {
+        return sweep_slurm(&dir, &m, &a);
+    }
+    let bar = jobs_bar(m.points() as u64, a.quiet);
+    bar.set_message("points");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| e.to_string())?;
+    pool.install(|| sweep::run_all(&dir, &m, &|| bar.inc(1)))?;
+    bar.finish_and_clear();
+    let g = sweep::gather(&dir, &m)?;
+    let mut text = sweep::write_results(&dir, &m, &g, a.top)?;
+    let _ = std::fmt::Write::write_fmt(
+        &mut text,
+        format_args!(
+            "\nwrote {0}/sweep.csv, {0}/ranking.csv, {0}/ranking.svg, {0}/report.html\n",
+            dir.display()
+        ),
+    );
+    Ok(text)
+}
+
+/// Submits a sweep as a Slurm job array and the job that gathers it.
+fn sweep_slurm(
+    dir: &std::path::Path,
+    m: &mauisched::sim::sweep::Manifest,
+    a: &SweepArgs,
+) -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("mauictl's own path: {e}"))?;
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).map_err(|e| format!("{}: {e}", logs.display()))?;
+    let quote =
+        |p: &std::path::Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
+    let sbatch = |args: Vec<String>| -> Result<String, String> {
+        let out = std::process::Command::new("sbatch")
+            .args(&args)
+            .output()
+            .map_err(|e| format!("sbatch: {e} (is Slurm's sbatch on PATH?)"))?;
+        let stdout = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !out.status.success() {
+            return Err(format!(
+                "sbatch {}: {}{}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim(),
+                if stdout.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({stdout})")
+                }
+            ));
+        }
+        // --parsable: `ID` or `ID;CLUSTER`.
+        Ok(stdout.split(';').next().unwrap_or("").to_string())
+    };
+    let mut args = vec![
+        "--parsable".to_string(),
+        format!("--array=0-{}", m.points() - 1),
+        "--job-name=mauictl-sweep".to_string(),
+        format!("--output={}/point-%a.out", logs.display()),
+    ];
+    args.extend(a.submit_arg.iter().cloned());
+    args.push(format!(
+        "--wrap={} sweep-point {} $SLURM_ARRAY_TASK_ID",
+        quote(&exe),
+        quote(dir)
+    ));
+    let array = sbatch(args)?;
+    let mut args = vec![
+        "--parsable".to_string(),
+        format!("--dependency=afterany:{array}"),
+        "--job-name=mauictl-sweep-gather".to_string(),
+        format!("--output={}/gather.out", logs.display()),
+    ];
+    args.extend(a.submit_arg.iter().cloned());
+    if a.wait {
+        args.push("--wait".into());
+    }
+    args.push(format!(
+        "--wrap={} sweep-gather {}",
+        quote(&exe),
+        quote(dir)
+    ));
+    let submitted = format!(
+        "submitted {} points as Slurm job array {array}, gathered by the job that follows it; results in {}\n",
+        m.points(),
+        dir.display()
+    );
+    let gather = match sbatch(args) {
+        Ok(id) => id,
+        Err(e) if a.wait => {
+            return Err(format!(
+                "{submitted}the gathering job failed: {e}; see {}/gather.out",
+                logs.display()
+            ))
+        }
+        Err(e) => return Err(e),
+    };
+    if !a.wait {
+        return Ok(format!(
+            "{submitted}gathering job {gather}; then {}/report.html\n",
+            dir.display()
+        ));
+    }
+    let g = mauisched::sim::sweep::gather(dir, m)?;
+    Ok(format!(
+        "{submitted}{}",
+        mauisched::sim::sweep::ranking_text(m, &g, a.top)
+    ))
+}
+
+/// `mauictl sweep-point DIR N`.
+fn sweep_point(dir: &std::path::Path, index: usize) -> Result<String, String> {
+    use mauisched::sim::sweep;
+    let m = sweep::read_manifest(dir)?;
+    let r = sweep::run_point(dir, &m, index)?;
+    let (c, _) = m.point(index);
+    Ok(format!(
+        "point {index}: {} on {}: {} {:.6}\n",
+        m.label(c),
+        r.trace,
+        m.metric,
+        r.get(&m.metric).unwrap_or(f64::NAN)
+    ))
+}
+
+/// `mauictl sweep-gather DIR`.
+fn sweep_gather(dir: &std::path::Path) -> Result<String, String> {
+    use mauisched::sim::sweep;
+    let m = sweep::read_manifest(dir)?;
+    let g = sweep::gather(dir, &m)?;
+    sweep::write_results(dir, &m, &g, usize::MAX)
 }
 
 /// A configuration with errors is not used: its diagnostics go to stderr
@@ -1119,6 +1364,9 @@ fn main() -> ExitCode {
             }
         }
         Cmd::Simulate(a) => print_or_fail(simulate(&loaded, a)),
+        Cmd::Sweep(a) => print_or_fail(sweep(&loaded, a)),
+        Cmd::SweepPoint { dir, index } => print_or_fail(sweep_point(&dir, index)),
+        Cmd::SweepGather { dir } => print_or_fail(sweep_gather(&dir)),
         Cmd::Bench(a) => print_or_fail(bench(&loaded, cli.config.is_some(), a)),
         Cmd::Convert(a) => convert(a),
         Cmd::TraceInfo(a) => print_or_fail(trace_info(a)),

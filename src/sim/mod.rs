@@ -32,6 +32,7 @@ pub mod report;
 pub mod run;
 pub mod stats;
 pub mod svg;
+pub mod sweep;
 pub mod swf;
 pub mod synth;
 pub mod workload;
