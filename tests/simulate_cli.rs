@@ -408,6 +408,26 @@ fn two_configs(dir: &std::path::Path) -> (String, String) {
     )
 }
 
+/// `simulate --demo --jobs N --compare` of [`two_configs`] into DIR/cmp:
+/// (config a, config b, the output directory, the printed report).
+fn compare_demo(dir: &std::path::Path, jobs: &str) -> (String, String, PathBuf, String) {
+    let (a, b) = two_configs(dir);
+    let cmp = dir.join("cmp");
+    let (code, out, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        jobs,
+        "--out",
+        cmp.to_str().unwrap(),
+        "--compare",
+        &a,
+        &b,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    (a, b, cmp, out)
+}
+
 /// A summary without what varies between runs (iteration times).
 fn decisions(mut v: serde_json::Value) -> serde_json::Value {
     let o = v.as_object_mut().unwrap();
@@ -419,20 +439,7 @@ fn decisions(mut v: serde_json::Value) -> serde_json::Value {
 #[test]
 fn compare_gives_each_configuration_the_numbers_of_its_own_run() {
     let dir = temp_dir("compare");
-    let (a, b) = two_configs(&dir);
-    let cmp = dir.join("cmp");
-    let (code, out, err) = mauictl(&[
-        "simulate",
-        "--demo",
-        "--jobs",
-        "600",
-        "--out",
-        cmp.to_str().unwrap(),
-        "--compare",
-        &a,
-        &b,
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let (a, b, cmp, out) = compare_demo(&dir, "600");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(cmp.join("compare.json")).unwrap()).unwrap();
     let runs = report["runs"].as_array().unwrap();
@@ -596,20 +603,7 @@ fn the_compare_report_renders_in_a_real_browser() {
         return;
     };
     let dir = temp_dir("browser");
-    let (a, b) = two_configs(&dir);
-    let cmp = dir.join("cmp");
-    let (code, _, err) = mauictl(&[
-        "simulate",
-        "--demo",
-        "--jobs",
-        "300",
-        "--out",
-        cmp.to_str().unwrap(),
-        "--compare",
-        &a,
-        &b,
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let (_, _, cmp, _) = compare_demo(&dir, "300");
     let url = format!("file://{}", cmp.join("report.html").display());
     let browse = |extra: &[&str]| {
         let out = Command::new(&browser)

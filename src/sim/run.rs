@@ -843,4 +843,4 @@ pub fn simulate_with_operators(
 
 #[cfg(test)]
 #[path = "run_tests.rs"]
-mod tests;
+pub(crate) mod tests;

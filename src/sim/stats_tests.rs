@@ -3,35 +3,8 @@
 
 use super::*;
 use crate::sim::cluster::parse_cluster;
-use crate::sim::input::{from_bytes, ReadOptions};
+use crate::sim::run::tests::{cfg, swf};
 use crate::sim::run::{simulate, SimOptions};
-use crate::sim::workload::{load_swf, MapOptions};
-
-fn cfg(text: &str) -> Config {
-    let l = Config::parse(text, "test.cfg");
-    assert!(l.is_ok(), "{:#?}", l.diagnostics);
-    l.config
-}
-
-/// SWF jobs from `(submit, procs, requested time, runtime)`.
-fn swf(jobs: &[(i64, u32, i64, i64)]) -> Vec<SimJob> {
-    let mut text = String::from("; UnixStartTime: 0\n");
-    for (k, (submit, procs, req, run)) in jobs.iter().enumerate() {
-        text.push_str(&format!(
-            "{} {submit} -1 {run} {procs} -1 -1 {procs} {req} -1 1 {} 1 -1 1 -1 -1 -1\n",
-            k + 1,
-            k + 1
-        ));
-    }
-    load_swf(
-        from_bytes(text.as_bytes()),
-        "test.swf",
-        ReadOptions::default(),
-        &MapOptions::default(),
-    )
-    .unwrap()
-    .jobs
-}
 
 const FCFS: &str = "RMPOLLINTERVAL 10\nQUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 1\n\
                     ACCOUNTCFG[chem] FSTARGET=25\nACCOUNTCFG[phys] FSTARGET=60+\n";

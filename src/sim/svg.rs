@@ -56,6 +56,33 @@ fn tick_label(offset: Secs, step: Secs) -> String {
     }
 }
 
+/// Time ticks under a plot area `(left, top, width, height)` spanning
+/// `span` seconds from `from`, and the axis label at height `label_y`.
+fn time_axis(o: &mut String, area: (f64, f64, f64, f64), from: Time, span: Secs, label_y: f64) {
+    let (l, t, pw, ph) = area;
+    let step = tick_step(span, 10);
+    let mut off = 0;
+    while off <= span {
+        let x = l + pw * off as f64 / span as f64;
+        let _ = writeln!(
+            o,
+            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            t + ph,
+            t + ph + 4.0,
+            t + ph + 16.0,
+            tick_label(off, step)
+        );
+        off += step;
+    }
+    let _ = writeln!(
+        o,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="end">time since {} UTC</text>"#,
+        l + pw,
+        label_y,
+        iso_time(from)
+    );
+}
+
 /// Busy processors as a step function: sorted (time, delta) changes.
 fn busy_steps(jobs: &[SimJob], records: &[Option<JobRecord>]) -> Vec<(Time, i64)> {
     let mut ev: Vec<(Time, i64)> = Vec::new();
@@ -185,27 +212,7 @@ pub fn line_chart(
             esc(unit)
         );
     }
-    let step = tick_step(span, 10);
-    let mut off = 0;
-    while off <= span {
-        let x = l + pw * off as f64 / span as f64;
-        let _ = writeln!(
-            o,
-            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-            t + ph,
-            t + ph + 4.0,
-            t + ph + 16.0,
-            tick_label(off, step)
-        );
-        off += step;
-    }
-    let _ = writeln!(
-        o,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="end">time since {} UTC</text>"#,
-        l + pw,
-        t + ph + 30.0,
-        iso_time(from)
-    );
+    time_axis(&mut o, (l, t, pw, ph), from, span, t + ph + 30.0);
     for (i, s) in series.iter().enumerate() {
         let colour = SERIES_COLOURS[i % SERIES_COLOURS.len()];
         let n = s.values.len().max(1);
@@ -311,28 +318,7 @@ pub fn utilization(
             k * 25
         );
     }
-    // Time ticks.
-    let step = tick_step(span, 10);
-    let mut off = 0;
-    while off <= span {
-        let x = l + pw * off as f64 / span as f64;
-        let _ = writeln!(
-            o,
-            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-            t + ph,
-            t + ph + 4.0,
-            t + ph + 16.0,
-            tick_label(off, step)
-        );
-        off += step;
-    }
-    let _ = writeln!(
-        o,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="end">time since {} UTC</text>"#,
-        l + pw,
-        h - 6.0,
-        iso_time(from)
-    );
+    time_axis(&mut o, (l, t, pw, ph), from, span, h - 6.0);
     // The series as a filled step area.
     let mut pts = format!("{l:.1},{:.1}", t + ph);
     for (k, v) in vals.iter().enumerate() {
