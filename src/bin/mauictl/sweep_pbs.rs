@@ -340,7 +340,9 @@ fn array_progress(conn: &Conn, array: &str, points: usize) -> Result<Progress, I
                     }
                 }
             }
-            // jobs no longer listed have completed and been purged
+            // jobs no longer listed have completed and been purged (or
+            // pbs_server has not cloned them yet: only the bar counts
+            // this, the wait ends with the gathering job)
             p.done += points.saturating_sub(listed);
             Ok(p)
         }
@@ -387,7 +389,7 @@ fn wait(
 ) -> Result<String, String> {
     let start = Instant::now();
     let bar = crate::jobs_bar(m.points() as u64, a.quiet);
-    bar.set_message("points (Torque array)");
+    bar.set_message("points");
     let mut conn: Option<Conn> = None;
     let mut interval = Duration::from_secs(1);
     let mut last_done = usize::MAX;
