@@ -7,6 +7,8 @@
 //! instead; `mauictl showconfig` shows a configuration file (or the
 //! embedded default) unless `--live` or `--socket` asks the scheduler.
 
+#![deny(unsafe_code)]
+
 use clap::{Parser, Subcommand};
 use mauisched::cfg::{render, Severity, DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL};
 use mauisched::views::spec;
@@ -23,6 +25,14 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 // Not src/bin/man.rs: cargo would take that for a binary of its own.
 #[path = "mauictl/man.rs"]
 mod man;
+
+// The IFL client library, loaded at run time: mauictl's only unsafe code.
+#[allow(unsafe_code)]
+#[path = "mauictl/ifl.rs"]
+mod ifl;
+
+#[path = "mauictl/sweep_pbs.rs"]
+mod sweep_pbs;
 
 #[derive(Parser)]
 #[command(
@@ -256,14 +266,35 @@ struct SweepArgs {
     /// system the compute nodes share.
     #[arg(long)]
     slurm: bool,
-    /// An option for sbatch, for both jobs (repeat it):
-    /// `--submit-arg=--partition=short --submit-arg=--time=30`.
+    /// Run the points as a Torque job array (one job per point, submitted
+    /// through Torque's IFL library, as qsub -t would) and gather them in a
+    /// job that depends on it (afteranyarray); the directory must be on a
+    /// file system the compute nodes share.
+    #[arg(long, conflicts_with = "slurm")]
+    pbs: bool,
+    /// With --pbs: the IFL client library to load (default libtorque.so.2,
+    /// through the dynamic linker's path), as mauisched-pbs's --libtorque.
+    #[arg(long, value_name = "PATH", requires = "pbs")]
+    libtorque: Option<PathBuf>,
+    /// With --pbs: the pbs_server (default: libtorque's, $PBS_DEFAULT or
+    /// its server_name file).
+    #[arg(long, value_name = "HOST[:PORT]", requires = "pbs")]
+    server: Option<String>,
+    /// An option for both jobs (repeat it): for sbatch with --slurm
+    /// (`--submit-arg=--partition=short --submit-arg=--time=30`); with
+    /// --pbs a qsub option mauictl turns into the jobs' attributes: -q
+    /// QUEUE, -l RESOURCE=VALUE[,...], -A ACCOUNT, -W NAME=VALUE, -p
+    /// PRIORITY, -m, -M (`--submit-arg='-l walltime=00:30:00'`).
     #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
     submit_arg: Vec<String>,
-    /// With --slurm: wait until the gathering job has ended and
-    /// print the ranking.
+    /// With --slurm or --pbs: wait until the gathering job has ended and
+    /// print the ranking (--pbs: polls pbs_server for it).
     #[arg(long)]
     wait: bool,
+    /// With --pbs --wait: stop waiting after this long, [[DD:]HH:]MM:SS
+    /// (default 24:00:00); the jobs stay queued.
+    #[arg(long, value_name = "DURATION", requires = "wait")]
+    wait_timeout: Option<String>,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -313,6 +344,9 @@ fn sweep(loaded: &Loaded, a: SweepArgs) -> Result<String, String> {
     let dir = std::fs::canonicalize(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
     if a.slurm {
         return sweep_slurm(&dir, &m, &a);
+    }
+    if a.pbs {
+        return sweep_pbs::submit(&dir, &m, &a);
     }
     let bar = jobs_bar(m.points() as u64, a.quiet);
     bar.set_message("points");
