@@ -441,9 +441,7 @@ pub fn run_all(
         .iter()
         .zip(runs)
         .map(|(e, (summary, result))| {
-            let mut stats = RunStats::of(&e.config, jobs, &result, &summary);
-            stats.series =
-                stats::TimeSeries::of(jobs, &result, summary.procs, from, to, stats::SERIES_BINS);
+            let stats = RunStats::over(&e.config, jobs, &result, &summary, (from, to));
             Finished {
                 compared: Compared {
                     label: e.label.clone(),

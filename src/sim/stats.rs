@@ -577,11 +577,23 @@ pub const SERIES_BINS: usize = 200;
 impl RunStats {
     /// The statistics of a run whose summary is `s`.
     pub fn of(cfg: &Config, jobs: &[SimJob], res: &SimResult, s: &super::report::Summary) -> Self {
+        Self::over(cfg, jobs, res, s, (s.start, s.end))
+    }
+
+    /// The same, with the time series over `window` (`simulate --compare`
+    /// puts every run on one axis). The rejected jobs are the summary's.
+    pub fn over(
+        cfg: &Config,
+        jobs: &[SimJob],
+        res: &SimResult,
+        s: &super::report::Summary,
+        window: (Time, Time),
+    ) -> Self {
         RunStats {
             credentials: credentials(cfg, jobs, res),
             grid: Grid::of(jobs, res, cfg.params.system_default_job_walltime.0),
-            rejected: rejected(jobs, res),
-            series: TimeSeries::of(jobs, res, s.procs, s.start, s.end, SERIES_BINS),
+            rejected: s.rejected_jobs.clone(),
+            series: TimeSeries::of(jobs, res, s.procs, window.0, window.1, SERIES_BINS),
         }
     }
 
