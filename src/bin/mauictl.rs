@@ -41,6 +41,10 @@ struct Cli {
         value_name = "FILE"
     )]
     config: Option<PathBuf>,
+    /// The running scheduler's admin socket, for `snapshot` (default: $MAUISCHED_SOCKET, ADMINSOCKET of -C FILE,
+    /// run/mauisched.sock in the state directory).
+    #[arg(long, global = true, value_name = "PATH")]
+    socket: Option<PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -83,6 +87,15 @@ enum Cmd {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Write the snapshot the running scheduler's last iteration was given,
+    /// with the memory it started from (administrative reservations,
+    /// fairshare usage, queue time, system priorities, holds...), as a
+    /// snapshot file (docs/snapshot.md); needs ADMIN3.
+    Snapshot {
+        /// Write to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Write the manual pages (mauictl.1, one per subcommand and per
     /// Maui-named command) into DIR; packaging runs it.
@@ -838,18 +851,35 @@ fn answer(who: &str, json: bool, r: mauisched::socket::protocol::Response) -> Ex
 
 /// Runs a command on the running scheduler.
 fn live(c: &MauiCall, loaded: Option<&Loaded>) -> ExitCode {
-    use mauisched::socket::{client, protocol};
     let who = c.who();
     let cfg = loaded.zip(c.config.as_deref()).map(|(l, p)| (&l.config, p));
-    let at = client::locate(c.socket.as_deref(), cfg);
+    match ask(who, c.socket.as_deref(), cfg, &c.cmd, &c.args, c.json) {
+        Ok(r) => answer(who, c.json, r),
+        Err(code) => code,
+    }
+}
+
+/// Sends one request to the running scheduler (the socket: `socket`,
+/// else located from `cfg`); no answer is reported here, with the exit
+/// status it means.
+fn ask(
+    who: &str,
+    socket: Option<&std::path::Path>,
+    cfg: Option<(&Config, &std::path::Path)>,
+    cmd: &str,
+    args: &[String],
+    json: bool,
+) -> Result<mauisched::socket::protocol::Response, ExitCode> {
+    use mauisched::socket::{client, protocol};
+    let at = client::locate(socket, cfg);
     let wait = cfg.map_or(30, |(c, _)| c.params.client_timeout.0.max(1)) as u64 + 5;
     let req = protocol::Request {
         v: protocol::VERSION,
-        cmd: c.cmd.clone(),
-        args: c.args.clone(),
-        json: c.json,
+        cmd: cmd.to_string(),
+        args: args.to_vec(),
+        json,
     };
-    match client::call(&at.path, &req, std::time::Duration::from_secs(wait)) {
+    let code = match client::call(&at.path, &req, std::time::Duration::from_secs(wait)) {
         Err(client::ClientError::Connect(e))
             if e.kind() == std::io::ErrorKind::PermissionDenied =>
         {
@@ -874,8 +904,9 @@ fn live(c: &MauiCall, loaded: Option<&Loaded>) -> ExitCode {
             eprintln!("{who}: {} ({}): {e}", at.path.display(), at.source);
             ExitCode::from(3)
         }
-        Ok(r) => answer(who, c.json, r),
-    }
+        Ok(r) => return Ok(r),
+    };
+    Err(code)
 }
 
 /// The end of `mauictl --help`: Maui's commands, from their table.
@@ -1013,6 +1044,30 @@ fn main() -> ExitCode {
                 plan_text(plan, &cfg.zone)
             })
         }),
+        Cmd::Snapshot { output } => {
+            let cfg = cli.config.as_deref().map(|p| (&loaded.config, p));
+            let r = match ask(
+                "mauictl",
+                cli.socket.as_deref(),
+                cfg,
+                "snapshot",
+                &[],
+                false,
+            ) {
+                Ok(r) => r,
+                Err(code) => return code,
+            };
+            match (output, r.ok, &r.output) {
+                (Some(p), true, Some(text)) => match mauisched::atomic_write(&p, text.as_bytes()) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("mauictl: {}: {e}", p.display());
+                        ExitCode::FAILURE
+                    }
+                },
+                _ => answer("mauictl", false, r),
+            }
+        }
         Cmd::Params { markdown } => {
             if markdown {
                 emit(&mauisched::cfg::doc::parameters_markdown());
@@ -1068,8 +1123,13 @@ fn engine_cmd(
     };
     let mut snap = snap;
     snap.now = Some(snapshot_now(&snap));
-    // The same scheduler as the live one, in memory: it writes nothing.
-    let mut svc = mauisched::Service::in_memory(loaded.config.clone(), Default::default());
+    // The same scheduler as the live one, in memory: it writes nothing,
+    // and starts from the memory the snapshot carries, if any.
+    let mut svc = mauisched::Service::in_memory_from_snapshot(
+        loaded.config.clone(),
+        &mut snap,
+        Default::default(),
+    );
     match svc.iterate(&mut snap) {
         Ok(ran) => print_or_fail(f(&loaded.config, svc.engine(), &ran.plan)),
         Err(e) => {

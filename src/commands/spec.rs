@@ -716,5 +716,30 @@ a command takes a job, as in Maui.\n\n\
         "\nMaui's other clients (`mjobctl`, `mschedctl`, `mdiag`, `mshow`, `mbal` and the like)\n\
 are Moab's interface that Maui 3.3 carried unfinished; mauisched does not answer them.\n",
     );
+    o.push_str(OWN_COMMANDS);
     o
 }
+
+/// docs/commands.md's part on mauictl's own commands for the running
+/// scheduler, which Maui did not have.
+const OWN_COMMANDS: &str = r#"
+## Snapshots (mauictl's own)
+
+`mauictl snapshot [-o FILE] [--socket PATH]` (ADMIN3) writes the snapshot the running
+scheduler's last iteration was given (nodes, jobs and `now` as the resource manager
+reported them) with the memory that iteration started from: administrative reservations,
+fairshare usage, accrued queue time, backfill bypass counts, system priorities (`setspri`),
+the job reservations of the iteration before and the standing reservations' claims,
+operators' holds, releases, cancels and `runjob` starts waiting to go out, a `schedctl -s`
+stop, and preemption records ([snapshot.md](snapshot.md)). The reading commands'
+offline form and `mauictl plan`, given that file and the same maui.cfg, decide exactly as
+the scheduler did. Before the first iteration it is refused (`no scheduling iteration
+has run yet`). The scheduler keeps one such snapshot, replaced by each iteration.
+
+```sh
+mauictl snapshot -o s.json
+mauictl plan --snapshot s.json -C /etc/mauisched/maui.cfg
+mauictl showq --snapshot s.json -C /etc/mauisched/maui.cfg
+```
+
+"#;
