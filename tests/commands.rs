@@ -677,3 +677,43 @@ fn a_live_snapshot_plans_offline_as_the_scheduler_did() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("maint"), "{out}");
 }
+
+/// `schedctl -n FILE` writes the node table (Maui's resource trace) into
+/// FILE, and `simulate --cluster FILE` reads it back as the same nodes.
+#[test]
+fn schedctl_n_writes_a_resource_trace_that_simulate_reads() {
+    let l = live("nodetable");
+    let file = l.dir.join("nodes.trace");
+    let (code, out, err) = l.ask("schedctl", &["-n", file.to_str().unwrap()], false);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        format!("node table (16 node(s)) written to {}\n", file.display())
+    );
+    let (_, table, _) = l.ask("schedctl", &["-n"], false);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), table);
+    let nodes = mauisched::sim::cluster::load_cluster(&file).unwrap();
+    let text = std::fs::read_to_string(data("snapshot.json")).unwrap();
+    let snap = mauisched::Snapshot::from_json(&text).unwrap();
+    let names = |v: &[mauisched::snapshot::Node]| -> Vec<String> {
+        v.iter().map(|n| n.name.clone()).collect()
+    };
+    assert_eq!(names(&nodes), names(&snap.nodes));
+    for (a, b) in nodes.iter().zip(&snap.nodes) {
+        assert_eq!(a.configured, b.configured, "{}", a.name);
+    }
+    let (code, out, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "20",
+        "--cluster",
+        file.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("cluster      {} (16 nodes", file.display())),
+        "{out}"
+    );
+}

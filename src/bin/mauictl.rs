@@ -853,9 +853,32 @@ fn answer(who: &str, json: bool, r: mauisched::socket::protocol::Response) -> Ex
 fn live(c: &MauiCall, loaded: Option<&Loaded>) -> ExitCode {
     let who = c.who();
     let cfg = loaded.zip(c.config.as_deref()).map(|(l, p)| (&l.config, p));
-    match ask(who, c.socket.as_deref(), cfg, &c.cmd, &c.args, c.json) {
-        Ok(r) => answer(who, c.json, r),
-        Err(code) => code,
+    // schedctl -n FILE: the table goes into FILE (Maui printed it only).
+    let mut args = c.args.clone();
+    let table_file = match args.as_slice() {
+        [n, f] if c.cmd == "schedctl" && n == "-n" && !f.starts_with('-') => {
+            args.pop().map(PathBuf::from)
+        }
+        _ => None,
+    };
+    let r = match ask(who, c.socket.as_deref(), cfg, &c.cmd, &args, c.json) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    match (table_file, r.ok, &r.output) {
+        (Some(p), true, Some(text)) => {
+            if let Err(e) = mauisched::atomic_write(&p, text.as_bytes()) {
+                eprintln!("{who}: {}: {e}", p.display());
+                return ExitCode::FAILURE;
+            }
+            emit(&format!(
+                "node table ({} node(s)) written to {}\n",
+                text.lines().count(),
+                p.display()
+            ));
+            ExitCode::SUCCESS
+        }
+        _ => answer(who, c.json, r),
     }
 }
 

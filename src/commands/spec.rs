@@ -228,7 +228,7 @@ pub const SPECS: &[Spec] = &[
             f("-k", None, "kill the scheduler", Differs("the scheduler lives in slurmctld or pbs_sched: scheduling stops until `schedctl -r` or a restart of the host, which itself keeps running")),
             f("-l", None, "list parameters", No("`showconfig` lists every parameter")),
             f("-m", Some("PARAMETER"), "modify a parameter", No("edit maui.cfg and run `schedctl -R`")),
-            f("-n", None, "the node table: one Maui resource trace line per node", Yes),
+            f("-n", Some("[FILE]"), "the node table: one Maui resource trace line per node, which `simulate --cluster` reads", Differs("FILE is mauictl's addition: the table is written there instead of standard output")),
             f("-r", Some("[SECONDS]"), "resume scheduling", Differs("SECONDS, Maui's deadline for its client interface, is accepted and has no use")),
             f("-R", None, "reconfigure: reread maui.cfg", Differs("Maui 3.3 refuses (\"dynamic reconfiguration disabled\"); mauisched rereads the file, and a broken one keeps the running configuration")),
             f("-s", Some("[ITERATION]"), "stop scheduling now, or once iteration number ITERATION is reached", Yes),
@@ -723,7 +723,7 @@ are Moab's interface that Maui 3.3 carried unfinished; mauisched does not answer
 /// docs/commands.md's part on mauictl's own commands for the running
 /// scheduler, which Maui did not have.
 const OWN_COMMANDS: &str = r#"
-## Snapshots (mauictl's own)
+## Snapshots and the node table (mauictl's own)
 
 `mauictl snapshot [-o FILE] [--socket PATH]` (ADMIN3) writes the snapshot the running
 scheduler's last iteration was given (nodes, jobs and `now` as the resource manager
@@ -740,6 +740,15 @@ has run yet`). The scheduler keeps one such snapshot, replaced by each iteration
 mauictl snapshot -o s.json
 mauictl plan --snapshot s.json -C /etc/mauisched/maui.cfg
 mauictl showq --snapshot s.json -C /etc/mauisched/maui.cfg
+```
+
+`schedctl -n FILE` writes the node table (Maui's resource trace, one `COMPUTENODE` line
+per node of the last snapshot, as Maui's `schedctl -n` printed it) into FILE, which
+`simulate --cluster FILE` reads as the cluster:
+
+```sh
+mauictl schedctl -n nodes.trace
+mauictl simulate site.swf --cluster nodes.trace
 ```
 
 "#;
