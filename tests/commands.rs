@@ -717,3 +717,55 @@ fn schedctl_n_writes_a_resource_trace_that_simulate_reads() {
         "{out}"
     );
 }
+
+/// `whatif live` compares the running configuration (read back from
+/// showconfig) with a candidate on the running scheduler's snapshot:
+/// the same file is no difference; a candidate without reservations
+/// changes them.
+#[test]
+fn whatif_live_compares_with_the_running_scheduler() {
+    let l = live("whatif");
+    let cfg = data("maui.cfg");
+    let socket = l.socket.to_str().unwrap().to_string();
+    let (code, out, err) = mauictl(&[
+        "whatif",
+        "live",
+        "-C",
+        cfg.to_str().unwrap(),
+        "--socket",
+        &socket,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("no difference: the candidate makes the same decisions"),
+        "{out}"
+    );
+    assert!(
+        out.contains("current    the running configuration (showconfig)"),
+        "{out}"
+    );
+    let cand = l.dir.join("cand.cfg");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("RESERVATIONDEPTH    2", "RESERVATIONDEPTH    0");
+    std::fs::write(&cand, text).unwrap();
+    let (code, out, err) = mauictl(&[
+        "whatif",
+        "live",
+        "-C",
+        cand.to_str().unwrap(),
+        "--socket",
+        &socket,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["identical"], false);
+    let moved = v["reservations"].as_array().unwrap();
+    assert!(
+        moved
+            .iter()
+            .any(|m| m["kind"] == "Job" && m["candidate"].is_null()),
+        "{out}"
+    );
+}

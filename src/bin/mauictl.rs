@@ -41,7 +41,8 @@ struct Cli {
         value_name = "FILE"
     )]
     config: Option<PathBuf>,
-    /// The running scheduler's admin socket, for `snapshot` (default: $MAUISCHED_SOCKET, ADMINSOCKET of -C FILE,
+    /// The running scheduler's admin socket, for `snapshot` and `whatif
+    /// live` (default: $MAUISCHED_SOCKET, ADMINSOCKET of -C FILE,
     /// run/mauisched.sock in the state directory).
     #[arg(long, global = true, value_name = "PATH")]
     socket: Option<PathBuf>,
@@ -97,6 +98,10 @@ enum Cmd {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Compare one iteration under the configuration in force with one
+    /// under -C FILE, on the same snapshot and memory, in memory: starts,
+    /// priority order, reservations, reasons, credentials that change.
+    Whatif(WhatifArgs),
     /// Write the manual pages (mauictl.1, one per subcommand and per
     /// Maui-named command) into DIR; packaging runs it.
     #[command(hide = true)]
@@ -104,6 +109,32 @@ enum Cmd {
         /// Output directory (created if missing).
         dir: PathBuf,
     },
+}
+
+#[derive(clap::Args)]
+struct WhatifArgs {
+    /// `live`: the running scheduler's last snapshot and its configuration,
+    /// through its admin socket (ADMIN3).
+    #[arg(value_parser = ["live"], required_unless_present = "snapshot")]
+    live: Option<String>,
+    /// Offline: this snapshot (docs/snapshot.md; `mauictl snapshot` writes
+    /// one with the scheduler's memory).
+    #[arg(long, value_name = "FILE", conflicts_with = "live")]
+    snapshot: Option<PathBuf>,
+    /// The configuration in force (needed offline; live, in place of the
+    /// running scheduler's).
+    #[arg(long, value_name = "FILE")]
+    current: Option<PathBuf>,
+    /// How many of each priority order to compare.
+    #[arg(long, value_name = "N", default_value_t = mauisched::sim::whatif::DEFAULT_TOP)]
+    top: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also write a self-contained HTML page with the two priority orders
+    /// side by side.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// The workload and cluster of `simulate` and `trace-info`, and how the
@@ -1091,6 +1122,7 @@ fn main() -> ExitCode {
                 _ => answer("mauictl", false, r),
             }
         }
+        Cmd::Whatif(a) => whatif(&loaded, cli.config.as_deref(), cli.socket.as_deref(), a),
         Cmd::Params { markdown } => {
             if markdown {
                 emit(&mauisched::cfg::doc::parameters_markdown());
@@ -1104,6 +1136,101 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// `mauictl whatif`: the candidate is -C FILE; the configuration in force
+/// and the snapshot come from `--current` and `--snapshot`, or from the
+/// running scheduler (`live`). Exit status: 0 compared (whatever differs),
+/// 1 a configuration with errors or a refusal, 2 usage or an unreadable
+/// file, 3 no scheduler answering.
+fn whatif(
+    loaded: &Loaded,
+    config: Option<&std::path::Path>,
+    socket: Option<&std::path::Path>,
+    a: WhatifArgs,
+) -> ExitCode {
+    let fail = |code: u8, e: String| {
+        eprintln!("mauictl whatif: {e}");
+        ExitCode::from(code)
+    };
+    let Some(path) = config else {
+        return fail(
+            2,
+            "-C FILE names the candidate configuration to compare with the one in force".into(),
+        );
+    };
+    // A broken candidate is refused; its errors name file and line.
+    if let Err(e) = usable(loaded) {
+        return fail(1, e);
+    }
+    let live = a.live.is_some();
+    let cfg = Some((&loaded.config, path));
+    let ask_text = |cmd: &str| -> Result<String, ExitCode> {
+        let r = ask("mauictl whatif", socket, cfg, cmd, &[], false)?;
+        match (r.ok, &r.output) {
+            (true, Some(t)) => Ok(t.clone()),
+            _ => Err(answer("mauictl whatif", false, r)),
+        }
+    };
+    let current = match (&a.current, live) {
+        (Some(p), _) => match load(&Some(p.clone())) {
+            Ok(l) => match usable(&l) {
+                Ok(()) => l.config,
+                Err(e) => return fail(1, e),
+            },
+            Err(e) => return fail(2, e),
+        },
+        (None, true) => {
+            let text = match ask_text("showconfig") {
+                Ok(t) => t,
+                Err(code) => return code,
+            };
+            let mut l = Config::parse(&text, "the running configuration (showconfig)");
+            l.use_host_zone();
+            if let Err(e) = usable(&l) {
+                return fail(1, e);
+            }
+            l.config
+        }
+        (None, false) => {
+            return fail(
+                2,
+                "--snapshot FILE needs --current FILE, the configuration in force".into(),
+            )
+        }
+    };
+    let snap = match (&a.snapshot, live) {
+        (Some(p), _) => read_snapshot(p),
+        (None, _) => match ask_text("snapshot") {
+            Ok(t) => mauisched::Snapshot::from_json(&t)
+                .map_err(|e| format!("the running scheduler's snapshot: {e}")),
+            Err(code) => return code,
+        },
+    };
+    let mut snap = match snap {
+        Ok(s) => s,
+        Err(e) => return fail(2, e),
+    };
+    snap.now = Some(snapshot_now(&snap));
+    let report = match mauisched::sim::whatif::compare(&current, &loaded.config, &snap, a.top) {
+        Ok(r) => r,
+        Err(e) => return fail(2, e),
+    };
+    let zone = &loaded.config.zone;
+    if let Some(p) = &a.html {
+        if let Err(e) = mauisched::atomic_write(p, report.html(zone).as_bytes()) {
+            return fail(1, format!("{}: {e}", p.display()));
+        }
+    }
+    if a.json {
+        emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report.json(zone)).unwrap_or_default()
+        ));
+    } else {
+        emit(&report.render(zone));
+    }
+    ExitCode::SUCCESS
 }
 
 /// Reads a snapshot file; errors name the file.

@@ -723,7 +723,7 @@ are Moab's interface that Maui 3.3 carried unfinished; mauisched does not answer
 /// docs/commands.md's part on mauictl's own commands for the running
 /// scheduler, which Maui did not have.
 const OWN_COMMANDS: &str = r#"
-## Snapshots and the node table (mauictl's own)
+## Snapshots, the node table and what-if (mauictl's own)
 
 `mauictl snapshot [-o FILE] [--socket PATH]` (ADMIN3) writes the snapshot the running
 scheduler's last iteration was given (nodes, jobs and `now` as the resource manager
@@ -751,4 +751,32 @@ mauictl schedctl -n nodes.trace
 mauictl simulate site.swf --cluster nodes.trace
 ```
 
+`mauictl whatif` runs one iteration under the configuration in force and one under a
+candidate (`-C FILE`) on the same snapshot and memory, each in a scheduler of its own in
+memory: nothing changes in the running scheduler. `live` asks the running scheduler
+(ADMIN3) for its snapshot and its configuration (as `showconfig` prints it; `--current
+FILE` names another); offline, `--snapshot FILE` and `--current FILE` give them.
+
+```sh
+mauictl whatif live -C new.cfg
+mauictl whatif live -C new.cfg --html whatif.html
+mauictl whatif --snapshot s.json --current maui.cfg -C new.cfg --top 50 --json
+```
+
+The report (text, `--json`, and with `--html FILE` a self-contained page with the two
+priority orders side by side and the differences highlighted) names:
+
+| Part | What it lists |
+|---|---|
+| `starts` | jobs the candidate starts that the current configuration does not (`added`), and the other way round (`removed`), with their nodes |
+| `order` | the first N (`--top N`, default 20) of each priority order, and every job among them whose rank differs (`changes`: ranks and priorities under each) |
+| `reservations` | reservations only in one plan, or in both at another start, end or nodes: job reservations by job, administrative and standing ones by id |
+| `reasons` | jobs waiting under both whose reason (why they are not running) changes |
+| `credentials` | per user, group, account, class and QOS whose idle jobs move: their number, mean priority and mean rank under each, and the changes |
+
+`identical` is true, and every list empty, when the candidate decides the same. A candidate
+or a current configuration with errors is refused with each error's file, line and
+column; a snapshot field that cannot be read is named by its path. Exit status: 0
+compared (whatever differs), 1 a configuration with errors or a refusal, 2 usage or a
+file that cannot be read, 3 no scheduler answering.
 "#;

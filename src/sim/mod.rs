@@ -11,7 +11,9 @@
 //! [`run`] is the event loop that drives `Engine::iterate`, [`report`] the
 //! metrics, `jobs.csv` and `summary.json`, [`svg`] the two plots;
 //! [`operators`] reads operators' commands to apply during a run.
-//! [`synth`] and [`bench`](mod@bench) are the synthetic scenario of `mauictl bench`.
+//! [`synth`] and [`bench`](mod@bench) are the synthetic scenario of `mauictl bench`;
+//! [`whatif`] compares the plans of two configurations on one snapshot
+//! (`mauictl whatif`).
 //!
 //! Nothing in a simulation is random, so it takes no seed: the same files
 //! and options give the same jobs, the same schedule and a byte-identical
@@ -30,6 +32,7 @@ pub mod run;
 pub mod svg;
 pub mod swf;
 pub mod synth;
+pub mod whatif;
 pub mod workload;
 
 pub use input::{InputError, ReadOptions, ReadStats};
