@@ -50,6 +50,7 @@ pub use model::{Cluster, Snapshot};
 
 /// What a [`Snapshot`] is made of.
 pub mod snapshot {
+    pub use crate::model::memory;
     pub use crate::model::{
         HoldKind, Job, JobState, Node, NodeState, NodeTasks, Resources, SnapshotError,
     };

@@ -145,6 +145,7 @@ fn matrix() -> Vec<(Vec<&'static str>, u8)> {
         (vec!["diagnose", "-n"], 3),
         (vec!["showstats"], 3),
         (vec!["showconfig"], 3),
+        (vec!["snapshot"], 3),
         (vec!["setspri", "5", "B"], 2),
         (vec!["sethold", "B"], 2),
         (vec!["releasehold", "H"], 2),

@@ -195,7 +195,7 @@ fn offline(cmd: &str, args: &[&str], json: bool) -> (i32, String, String) {
 
 /// The same scheduler, running, with its admin socket.
 struct Live {
-    _shared: Shared,
+    shared: Shared,
     socket: PathBuf,
     dir: PathBuf,
     server: Option<mauisched::socket::Server>,
@@ -223,7 +223,7 @@ fn live(name: &str) -> Live {
     let socket = dir.join("sock");
     let server = shared.serve_admin(&socket).unwrap();
     Live {
-        _shared: shared,
+        shared,
         socket,
         dir,
         server: Some(server),
@@ -599,4 +599,173 @@ fn help_and_manual_pages_list_every_flag() {
 fn the_commands_page_is_the_table() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/commands.md");
     check_golden(&path, &spec::markdown());
+}
+
+/// The plan `mauictl plan --json` prints for a plan: its JSON with each
+/// time's local (UTC) form beside it.
+fn plan_json(plan: &mauisched::Plan) -> serde_json::Value {
+    let mut v = serde_json::to_value(plan).unwrap();
+    mauisched::views::with_local_times(&mut v, &mauisched::time::Zone::utc());
+    v
+}
+
+/// `mauictl snapshot` writes what the running scheduler's last iteration
+/// was given with the memory it started from; `plan --snapshot` on that
+/// file, under the same maui.cfg, gives the running scheduler's plan,
+/// byte for byte, after operators' changes (a reservation, a system
+/// priority, a hold waiting to go out) and a second iteration that
+/// accrued fairshare and queue time.
+#[test]
+fn a_live_snapshot_plans_offline_as_the_scheduler_did() {
+    let l = live("snapshot");
+    let change = |cmd: &str, args: &[&str]| {
+        let (code, _, err) = l.ask(cmd, args, false);
+        assert_eq!(code, 0, "{cmd}: {err}");
+    };
+    let text = std::fs::read_to_string(data("snapshot.json")).unwrap();
+    let at = |dt: i64| {
+        let mut snap = mauisched::Snapshot::from_json(&text).unwrap();
+        snap.now = Some(snap.now.unwrap() + dt);
+        snap
+    };
+    change("setres", &["-n", "maint", "-d", "2:00:00", "cpu07"]);
+    change("setspri", &["50", "5115"]);
+    l.shared.lock().iterate(&mut at(600)).unwrap();
+    change("sethold", &["5113"]);
+    let mut snap = at(1200);
+    let now = snap.now.unwrap();
+    let live_plan = l.shared.lock().iterate(&mut snap).unwrap().plan;
+    assert!(!live_plan.actions.is_empty(), "the hold goes out");
+
+    let file = l.dir.join("s.json");
+    let (code, out, err) = l.ask("snapshot", &["-o", file.to_str().unwrap()], false);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    let (code, out, err) = l.ask("snapshot", &[], false);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, std::fs::read_to_string(&file).unwrap());
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["now"], now);
+    let res = doc["admin_reservations"]["records"][0]["id"]
+        .as_str()
+        .unwrap();
+    assert!(res.starts_with("maint"), "{res}");
+    assert_eq!(doc["state"]["system_priority"]["5115.head"], 50);
+    assert_eq!(doc["state"]["pending_actions"][0]["job"], "5113.head");
+    assert!(doc["fairshare"]["windows"][0]["usage"]["USER"].is_object());
+
+    let cfg = data("maui.cfg");
+    let (code, out, err) = mauictl(&[
+        "plan",
+        "--snapshot",
+        file.to_str().unwrap(),
+        "-C",
+        cfg.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let offline: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(offline, plan_json(&live_plan));
+    // The reading commands use the memory too: the reservation and the
+    // hold are there offline.
+    let (code, out, err) = mauictl(&[
+        "showres",
+        "--snapshot",
+        file.to_str().unwrap(),
+        "-C",
+        cfg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("maint"), "{out}");
+}
+
+/// `schedctl -n FILE` writes the node table (Maui's resource trace) into
+/// FILE, and `simulate --cluster FILE` reads it back as the same nodes.
+#[test]
+fn schedctl_n_writes_a_resource_trace_that_simulate_reads() {
+    let l = live("nodetable");
+    let file = l.dir.join("nodes.trace");
+    let (code, out, err) = l.ask("schedctl", &["-n", file.to_str().unwrap()], false);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        format!("node table (16 node(s)) written to {}\n", file.display())
+    );
+    let (_, table, _) = l.ask("schedctl", &["-n"], false);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), table);
+    let nodes = mauisched::sim::cluster::load_cluster(&file).unwrap();
+    let text = std::fs::read_to_string(data("snapshot.json")).unwrap();
+    let snap = mauisched::Snapshot::from_json(&text).unwrap();
+    let names = |v: &[mauisched::snapshot::Node]| -> Vec<String> {
+        v.iter().map(|n| n.name.clone()).collect()
+    };
+    assert_eq!(names(&nodes), names(&snap.nodes));
+    for (a, b) in nodes.iter().zip(&snap.nodes) {
+        assert_eq!(a.configured, b.configured, "{}", a.name);
+    }
+    let (code, out, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "20",
+        "--cluster",
+        file.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("cluster      {} (16 nodes", file.display())),
+        "{out}"
+    );
+}
+
+/// `whatif live` compares the running configuration (read back from
+/// showconfig) with a candidate on the running scheduler's snapshot:
+/// the same file is no difference; a candidate without reservations
+/// changes them.
+#[test]
+fn whatif_live_compares_with_the_running_scheduler() {
+    let l = live("whatif");
+    let cfg = data("maui.cfg");
+    let socket = l.socket.to_str().unwrap().to_string();
+    let (code, out, err) = mauictl(&[
+        "whatif",
+        "live",
+        "-C",
+        cfg.to_str().unwrap(),
+        "--socket",
+        &socket,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("no difference: the candidate makes the same decisions"),
+        "{out}"
+    );
+    assert!(
+        out.contains("current    the running configuration (showconfig)"),
+        "{out}"
+    );
+    let cand = l.dir.join("cand.cfg");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("RESERVATIONDEPTH    2", "RESERVATIONDEPTH    0");
+    std::fs::write(&cand, text).unwrap();
+    let (code, out, err) = mauictl(&[
+        "whatif",
+        "live",
+        "-C",
+        cand.to_str().unwrap(),
+        "--socket",
+        &socket,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["identical"], false);
+    let moved = v["reservations"].as_array().unwrap();
+    assert!(
+        moved
+            .iter()
+            .any(|m| m["kind"] == "Job" && m["candidate"].is_null()),
+        "{out}"
+    );
 }

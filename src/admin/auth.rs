@@ -76,7 +76,9 @@ pub fn required(cmd: &str) -> Level {
         "showq" | "showbf" | "showstart" | "checkjob" | "showres" | "showhold" | "canceljob" => {
             Level::User
         }
-        "checknode" | "diagnose" | "showstats" | "showconfig" | "showstate" => Level::Admin3,
+        "checknode" | "diagnose" | "showstats" | "showconfig" | "showstate" | "snapshot" => {
+            Level::Admin3
+        }
         "setres" | "releaseres" | "sethold" | "releasehold" | "setspri" => Level::Admin2,
         _ => Level::Admin1,
     }
@@ -112,6 +114,7 @@ mod tests {
         assert!(Level::Admin1 > Level::Admin2 && Level::Admin3 > Level::User);
         assert_eq!(required("showq"), Level::User);
         assert_eq!(required("diagnose"), Level::Admin3);
+        assert_eq!(required("snapshot"), Level::Admin3);
         assert_eq!(required("setres"), Level::Admin2);
         assert_eq!(required("schedctl"), Level::Admin1);
         assert_eq!(required("runjob"), Level::Admin1);

@@ -58,6 +58,9 @@ pub struct Published {
     pub clock: Time,
     /// The uid the scheduler runs as (the resource manager's own user).
     pub host_uid: u32,
+    /// What the last iteration was given and the memory it started from
+    /// (`mauictl snapshot`).
+    pub snapshot: Option<Arc<crate::service::KeptSnapshot>>,
 }
 
 impl Published {
@@ -71,6 +74,7 @@ impl Published {
             stats: Arc::new(SchedStats::default()),
             clock: 0,
             host_uid: auth::own_uid(),
+            snapshot: None,
         }
     }
 }
@@ -119,6 +123,7 @@ pub trait Backend: Send + Sync {
 pub fn all_commands() -> Vec<&'static str> {
     let mut v: Vec<&str> = commands::COMMANDS.to_vec();
     v.push("showstats");
+    v.push("snapshot");
     v.extend(ops::MUTATIONS);
     v
 }
@@ -254,6 +259,25 @@ fn showstats(view: &Published, args: &[&str], json: bool) -> Response {
     }
 }
 
+/// `mauictl snapshot`: the snapshot the last iteration was given, with the
+/// memory it started from, as one JSON document (docs/snapshot.md). It is
+/// JSON already: `--json` changes nothing.
+fn snapshot(view: &Published, args: &[String]) -> Response {
+    if let Some(a) = args.first() {
+        return Response::error(
+            ErrorCode::Usage,
+            format!("snapshot: unexpected argument \"{a}\" (it takes none)"),
+        );
+    }
+    match &view.snapshot {
+        Some(k) => Response::text(k.document()),
+        None => Response::error(
+            ErrorCode::NoIteration,
+            "snapshot: no scheduling iteration has run yet",
+        ),
+    }
+}
+
 /// Answers one request from `caller`: authorises it, then renders from the
 /// published view or hands a change to the backend.
 pub fn dispatch(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
@@ -302,6 +326,9 @@ fn answer(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
         return r;
     }
     let view = backend.published();
+    if cmd == "snapshot" {
+        return snapshot(&view, &req.args);
+    }
     let args = match spelled(cmd, &req.args, &view) {
         Ok(a) => a,
         Err(r) => return *r,

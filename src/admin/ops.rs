@@ -489,6 +489,12 @@ pub fn parse(cmd: &str, args: &[&str], now: Time, zone: &Zone) -> Result<Mutatio
                 }
                 ["-k"] => SchedCtl::Kill,
                 ["-n"] => SchedCtl::NodeTable,
+                ["-n", _] => {
+                    return Err(usage(
+                        cmd,
+                        "-n FILE: the client writes FILE (mauictl schedctl -n FILE); ask with -n alone",
+                    ))
+                }
                 _ => {
                     return Err(usage(
                         cmd,

@@ -51,6 +51,11 @@ struct Cli {
         value_name = "FILE"
     )]
     config: Option<PathBuf>,
+    /// The running scheduler's admin socket, for `snapshot` and `whatif
+    /// live` (default: $MAUISCHED_SOCKET, ADMINSOCKET of -C FILE,
+    /// run/mauisched.sock in the state directory).
+    #[arg(long, global = true, value_name = "PATH")]
+    socket: Option<PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -113,6 +118,19 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Write the snapshot the running scheduler's last iteration was given,
+    /// with the memory it started from (administrative reservations,
+    /// fairshare usage, queue time, system priorities, holds...), as a
+    /// snapshot file (docs/snapshot.md); needs ADMIN3.
+    Snapshot {
+        /// Write to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Compare one iteration under the configuration in force with one
+    /// under -C FILE, on the same snapshot and memory, in memory: starts,
+    /// priority order, reservations, reasons, credentials that change.
+    Whatif(WhatifArgs),
     /// Write the manual pages (mauictl.1, one per subcommand and per
     /// Maui-named command) into DIR; packaging runs it.
     #[command(hide = true)]
@@ -120,6 +138,32 @@ enum Cmd {
         /// Output directory (created if missing).
         dir: PathBuf,
     },
+}
+
+#[derive(clap::Args)]
+struct WhatifArgs {
+    /// `live`: the running scheduler's last snapshot and its configuration,
+    /// through its admin socket (ADMIN3).
+    #[arg(value_parser = ["live"], required_unless_present = "snapshot")]
+    live: Option<String>,
+    /// Offline: this snapshot (docs/snapshot.md; `mauictl snapshot` writes
+    /// one with the scheduler's memory).
+    #[arg(long, value_name = "FILE", conflicts_with = "live")]
+    snapshot: Option<PathBuf>,
+    /// The configuration in force (needed offline; live, in place of the
+    /// running scheduler's).
+    #[arg(long, value_name = "FILE")]
+    current: Option<PathBuf>,
+    /// How many of each priority order to compare.
+    #[arg(long, value_name = "N", default_value_t = mauisched::sim::whatif::DEFAULT_TOP)]
+    top: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also write a self-contained HTML page with the two priority orders
+    /// side by side.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// The workload and cluster of `simulate` and `trace-info`, and how the
@@ -1252,18 +1296,58 @@ fn answer(who: &str, json: bool, r: mauisched::socket::protocol::Response) -> Ex
 
 /// Runs a command on the running scheduler.
 fn live(c: &MauiCall, loaded: Option<&Loaded>) -> ExitCode {
-    use mauisched::socket::{client, protocol};
     let who = c.who();
     let cfg = loaded.zip(c.config.as_deref()).map(|(l, p)| (&l.config, p));
-    let at = client::locate(c.socket.as_deref(), cfg);
+    // schedctl -n FILE: the table goes into FILE (Maui printed it only).
+    let mut args = c.args.clone();
+    let table_file = match args.as_slice() {
+        [n, f] if c.cmd == "schedctl" && n == "-n" && !f.starts_with('-') => {
+            args.pop().map(PathBuf::from)
+        }
+        _ => None,
+    };
+    let r = match ask(who, c.socket.as_deref(), cfg, &c.cmd, &args, c.json) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    match (table_file, r.ok, &r.output) {
+        (Some(p), true, Some(text)) => {
+            if let Err(e) = mauisched::atomic_write(&p, text.as_bytes()) {
+                eprintln!("{who}: {}: {e}", p.display());
+                return ExitCode::FAILURE;
+            }
+            emit(&format!(
+                "node table ({} node(s)) written to {}\n",
+                text.lines().count(),
+                p.display()
+            ));
+            ExitCode::SUCCESS
+        }
+        _ => answer(who, c.json, r),
+    }
+}
+
+/// Sends one request to the running scheduler (the socket: `socket`,
+/// else located from `cfg`); no answer is reported here, with the exit
+/// status it means.
+fn ask(
+    who: &str,
+    socket: Option<&std::path::Path>,
+    cfg: Option<(&Config, &std::path::Path)>,
+    cmd: &str,
+    args: &[String],
+    json: bool,
+) -> Result<mauisched::socket::protocol::Response, ExitCode> {
+    use mauisched::socket::{client, protocol};
+    let at = client::locate(socket, cfg);
     let wait = cfg.map_or(30, |(c, _)| c.params.client_timeout.0.max(1)) as u64 + 5;
     let req = protocol::Request {
         v: protocol::VERSION,
-        cmd: c.cmd.clone(),
-        args: c.args.clone(),
-        json: c.json,
+        cmd: cmd.to_string(),
+        args: args.to_vec(),
+        json,
     };
-    match client::call(&at.path, &req, std::time::Duration::from_secs(wait)) {
+    let code = match client::call(&at.path, &req, std::time::Duration::from_secs(wait)) {
         Err(client::ClientError::Connect(e))
             if e.kind() == std::io::ErrorKind::PermissionDenied =>
         {
@@ -1288,8 +1372,9 @@ fn live(c: &MauiCall, loaded: Option<&Loaded>) -> ExitCode {
             eprintln!("{who}: {} ({}): {e}", at.path.display(), at.source);
             ExitCode::from(3)
         }
-        Ok(r) => answer(who, c.json, r),
-    }
+        Ok(r) => return Ok(r),
+    };
+    Err(code)
 }
 
 /// The end of `mauictl --help`: Maui's commands, from their table.
@@ -1430,6 +1515,31 @@ fn main() -> ExitCode {
                 plan_text(plan, &cfg.zone)
             })
         }),
+        Cmd::Snapshot { output } => {
+            let cfg = cli.config.as_deref().map(|p| (&loaded.config, p));
+            let r = match ask(
+                "mauictl",
+                cli.socket.as_deref(),
+                cfg,
+                "snapshot",
+                &[],
+                false,
+            ) {
+                Ok(r) => r,
+                Err(code) => return code,
+            };
+            match (output, r.ok, &r.output) {
+                (Some(p), true, Some(text)) => match mauisched::atomic_write(&p, text.as_bytes()) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("mauictl: {}: {e}", p.display());
+                        ExitCode::FAILURE
+                    }
+                },
+                _ => answer("mauictl", false, r),
+            }
+        }
+        Cmd::Whatif(a) => whatif(&loaded, cli.config.as_deref(), cli.socket.as_deref(), a),
         Cmd::Params { markdown } => {
             if markdown {
                 emit(&mauisched::cfg::doc::parameters_markdown());
@@ -1443,6 +1553,101 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// `mauictl whatif`: the candidate is -C FILE; the configuration in force
+/// and the snapshot come from `--current` and `--snapshot`, or from the
+/// running scheduler (`live`). Exit status: 0 compared (whatever differs),
+/// 1 a configuration with errors or a refusal, 2 usage or an unreadable
+/// file, 3 no scheduler answering.
+fn whatif(
+    loaded: &Loaded,
+    config: Option<&std::path::Path>,
+    socket: Option<&std::path::Path>,
+    a: WhatifArgs,
+) -> ExitCode {
+    let fail = |code: u8, e: String| {
+        eprintln!("mauictl whatif: {e}");
+        ExitCode::from(code)
+    };
+    let Some(path) = config else {
+        return fail(
+            2,
+            "-C FILE names the candidate configuration to compare with the one in force".into(),
+        );
+    };
+    // A broken candidate is refused; its errors name file and line.
+    if let Err(e) = usable(loaded) {
+        return fail(1, e);
+    }
+    let live = a.live.is_some();
+    let cfg = Some((&loaded.config, path));
+    let ask_text = |cmd: &str| -> Result<String, ExitCode> {
+        let r = ask("mauictl whatif", socket, cfg, cmd, &[], false)?;
+        match (r.ok, &r.output) {
+            (true, Some(t)) => Ok(t.clone()),
+            _ => Err(answer("mauictl whatif", false, r)),
+        }
+    };
+    let current = match (&a.current, live) {
+        (Some(p), _) => match load(&Some(p.clone())) {
+            Ok(l) => match usable(&l) {
+                Ok(()) => l.config,
+                Err(e) => return fail(1, e),
+            },
+            Err(e) => return fail(2, e),
+        },
+        (None, true) => {
+            let text = match ask_text("showconfig") {
+                Ok(t) => t,
+                Err(code) => return code,
+            };
+            let mut l = Config::parse(&text, "the running configuration (showconfig)");
+            l.use_host_zone();
+            if let Err(e) = usable(&l) {
+                return fail(1, e);
+            }
+            l.config
+        }
+        (None, false) => {
+            return fail(
+                2,
+                "--snapshot FILE needs --current FILE, the configuration in force".into(),
+            )
+        }
+    };
+    let snap = match (&a.snapshot, live) {
+        (Some(p), _) => read_snapshot(p),
+        (None, _) => match ask_text("snapshot") {
+            Ok(t) => mauisched::Snapshot::from_json(&t)
+                .map_err(|e| format!("the running scheduler's snapshot: {e}")),
+            Err(code) => return code,
+        },
+    };
+    let mut snap = match snap {
+        Ok(s) => s,
+        Err(e) => return fail(2, e),
+    };
+    snap.now = Some(snapshot_now(&snap));
+    let report = match mauisched::sim::whatif::compare(&current, &loaded.config, &snap, a.top) {
+        Ok(r) => r,
+        Err(e) => return fail(2, e),
+    };
+    let zone = &loaded.config.zone;
+    if let Some(p) = &a.html {
+        if let Err(e) = mauisched::atomic_write(p, report.html(zone).as_bytes()) {
+            return fail(1, format!("{}: {e}", p.display()));
+        }
+    }
+    if a.json {
+        emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report.json(zone)).unwrap_or_default()
+        ));
+    } else {
+        emit(&report.render(zone));
+    }
+    ExitCode::SUCCESS
 }
 
 /// Reads a snapshot file; errors name the file.
@@ -1485,8 +1690,13 @@ fn engine_cmd(
     };
     let mut snap = snap;
     snap.now = Some(snapshot_now(&snap));
-    // The same scheduler as the live one, in memory: it writes nothing.
-    let mut svc = mauisched::Service::in_memory(loaded.config.clone(), Default::default());
+    // The same scheduler as the live one, in memory: it writes nothing,
+    // and starts from the memory the snapshot carries, if any.
+    let mut svc = mauisched::Service::in_memory_from_snapshot(
+        loaded.config.clone(),
+        &mut snap,
+        Default::default(),
+    );
     match svc.iterate(&mut snap) {
         Ok(ran) => print_or_fail(f(&loaded.config, svc.engine(), &ran.plan)),
         Err(e) => {

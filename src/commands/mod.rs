@@ -899,6 +899,7 @@ mod tests {
             now: None,
             nodes: vec![node, node2],
             jobs: vec![low, high, big, other],
+            ..Snapshot::default()
         };
         s.normalize().unwrap();
         let mut e = Engine::new(cfg.clone());
@@ -963,6 +964,7 @@ mod tests {
             now: None,
             nodes: vec![node],
             jobs: vec![r],
+            ..Snapshot::default()
         };
         s.normalize().unwrap();
         let cfg = Config::parse("NODECFG[g1] GRES=gpu:8,tape:2\n", "t.cfg").config;
@@ -1270,6 +1272,7 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
                 job("B", "u2", 2, H, -1800),
                 job("C", "u3", 1, 2 * H, -1200),
             ],
+            ..Snapshot::default()
         }
     }
 

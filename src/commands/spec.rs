@@ -228,7 +228,7 @@ pub const SPECS: &[Spec] = &[
             f("-k", None, "kill the scheduler", Differs("the scheduler lives in slurmctld or pbs_sched: scheduling stops until `schedctl -r` or a restart of the host, which itself keeps running")),
             f("-l", None, "list parameters", No("`showconfig` lists every parameter")),
             f("-m", Some("PARAMETER"), "modify a parameter", No("edit maui.cfg and run `schedctl -R`")),
-            f("-n", None, "the node table: one Maui resource trace line per node", Yes),
+            f("-n", Some("[FILE]"), "the node table: one Maui resource trace line per node, which `simulate --cluster` reads", Differs("FILE is mauictl's addition: the table is written there instead of standard output")),
             f("-r", Some("[SECONDS]"), "resume scheduling", Differs("SECONDS, Maui's deadline for its client interface, is accepted and has no use")),
             f("-R", None, "reconfigure: reread maui.cfg", Differs("Maui 3.3 refuses (\"dynamic reconfiguration disabled\"); mauisched rereads the file, and a broken one keeps the running configuration")),
             f("-s", Some("[ITERATION]"), "stop scheduling now, or once iteration number ITERATION is reached", Yes),
@@ -716,5 +716,67 @@ a command takes a job, as in Maui.\n\n\
         "\nMaui's other clients (`mjobctl`, `mschedctl`, `mdiag`, `mshow`, `mbal` and the like)\n\
 are Moab's interface that Maui 3.3 carried unfinished; mauisched does not answer them.\n",
     );
+    o.push_str(OWN_COMMANDS);
     o
 }
+
+/// docs/commands.md's part on mauictl's own commands for the running
+/// scheduler, which Maui did not have.
+const OWN_COMMANDS: &str = r#"
+## Snapshots, the node table and what-if (mauictl's own)
+
+`mauictl snapshot [-o FILE] [--socket PATH]` (ADMIN3) writes the snapshot the running
+scheduler's last iteration was given (nodes, jobs and `now` as the resource manager
+reported them) with the memory that iteration started from: administrative reservations,
+fairshare usage, accrued queue time, backfill bypass counts, system priorities (`setspri`),
+the job reservations of the iteration before and the standing reservations' claims,
+operators' holds, releases, cancels and `runjob` starts waiting to go out, a `schedctl -s`
+stop, and preemption records ([snapshot.md](snapshot.md)). The reading commands'
+offline form and `mauictl plan`, given that file and the same maui.cfg, decide exactly as
+the scheduler did. Before the first iteration it is refused (`no scheduling iteration
+has run yet`). The scheduler keeps one such snapshot, replaced by each iteration.
+
+```sh
+mauictl snapshot -o s.json
+mauictl plan --snapshot s.json -C /etc/mauisched/maui.cfg
+mauictl showq --snapshot s.json -C /etc/mauisched/maui.cfg
+```
+
+`schedctl -n FILE` writes the node table (Maui's resource trace, one `COMPUTENODE` line
+per node of the last snapshot, as Maui's `schedctl -n` printed it) into FILE, which
+`simulate --cluster FILE` reads as the cluster:
+
+```sh
+mauictl schedctl -n nodes.trace
+mauictl simulate site.swf --cluster nodes.trace
+```
+
+`mauictl whatif` runs one iteration under the configuration in force and one under a
+candidate (`-C FILE`) on the same snapshot and memory, each in a scheduler of its own in
+memory: nothing changes in the running scheduler. `live` asks the running scheduler
+(ADMIN3) for its snapshot and its configuration (as `showconfig` prints it; `--current
+FILE` names another); offline, `--snapshot FILE` and `--current FILE` give them.
+
+```sh
+mauictl whatif live -C new.cfg
+mauictl whatif live -C new.cfg --html whatif.html
+mauictl whatif --snapshot s.json --current maui.cfg -C new.cfg --top 50 --json
+```
+
+The report (text, `--json`, and with `--html FILE` a self-contained page with the two
+priority orders side by side and the differences highlighted) names:
+
+| Part | What it lists |
+|---|---|
+| `starts` | jobs the candidate starts that the current configuration does not (`added`), and the other way round (`removed`), with their nodes |
+| `order` | the first N (`--top N`, default 20) of each priority order, and every job among them whose rank differs (`changes`: ranks and priorities under each) |
+| `reservations` | reservations only in one plan, or in both at another start, end or nodes: job reservations by job, administrative and standing ones by id |
+| `reasons` | jobs waiting under both whose reason (why they are not running) changes |
+| `credentials` | per user, group, account, class and QOS whose idle jobs move: their number, mean priority and mean rank under each, and the changes |
+
+`identical` is true, and every list empty, when the candidate decides the same. A candidate
+or a current configuration with errors is refused with each error's file, line and
+column; a snapshot field that cannot be read is named by its path. Exit status: 0
+compared (whatever differs), 1 a configuration with errors or a refusal, 2 usage or a
+file that cannot be read, 3 no scheduler answering.
+"#;

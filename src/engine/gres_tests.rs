@@ -40,6 +40,7 @@ fn plan(c: &str, nodes: Vec<Node>, jobs: Vec<Job>) -> Arc<Plan> {
         now: None,
         nodes,
         jobs,
+        ..Snapshot::default()
     };
     s.normalize().unwrap();
     Engine::new(cfg(c)).iterate(&s, 0)
@@ -138,6 +139,7 @@ fn nodecfg_gres_from_the_guide_is_consumed_per_task() {
         now: None,
         nodes,
         jobs: vec![],
+        ..Snapshot::default()
     };
     let c = Cluster::build(&s.nodes, e.config());
     assert_eq!(c.gres_names, vec!["matlab", "prime", "tape"]);
@@ -422,7 +424,7 @@ proptest! {
                 j
             }).collect();
             jobs.extend(pending.iter().cloned());
-            let mut s = Snapshot { now: None, nodes: nodes.clone(), jobs };
+            let mut s = Snapshot { now: None, nodes: nodes.clone(), jobs, ..Snapshot::default() };
             s.normalize().unwrap();
             let p = e.iterate(&s, now);
             let mut rel = p.as_ref().clone();
@@ -578,6 +580,7 @@ fn job_reservation_gpus_survive_the_checkpoint() {
             running(job("R", 1, "gpu:2"), 0, &[("g1", 1)]),
             job("W", 1, "gpu:2"),
         ],
+        ..Snapshot::default()
     };
     s.normalize().unwrap();
     let mut e = Engine::new(cfg(""));

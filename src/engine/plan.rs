@@ -233,32 +233,7 @@ pub struct PlanReservation {
     pub allocation: Vec<NodeTasks>,
 }
 
-/// What an operator asked the front end to do through the RM.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ActionKind {
-    /// Place an administrator (system) hold on the job (sethold).
-    Hold,
-    /// Remove the administrator hold (releasehold).
-    Release,
-    /// Place a user hold on the job (sethold -u), as its owner would.
-    UserHold,
-    /// Remove the user hold (releasehold -u).
-    UserRelease,
-    /// Cancel the job, queued or running (canceljob).
-    Cancel,
-    /// Preemption (PREEMPTPOLICY REQUEUE): end the running job and queue
-    /// it again; `by` names the preemptor.
-    Requeue,
-    /// Preemption (PREEMPTPOLICY SUSPEND): stop the running job on its
-    /// nodes, which keep its memory; `by` names the preemptor.
-    Suspend,
-    /// Preemption (PREEMPTPOLICY CHECKPOINT): checkpoint the running job,
-    /// end it and queue it again; `by` names the preemptor.
-    Checkpoint,
-    /// Resume a job this scheduler suspended, its processors free again.
-    Resume,
-}
+pub use crate::model::memory::ActionKind;
 
 impl ActionKind {
     /// The hold this action places (`true`) or removes (`false`); `None`

@@ -2,6 +2,7 @@
 //! the checkpoint).
 
 use crate::fairshare::Fairshare;
+use crate::model::memory;
 use crate::model::{Job, NodeTasks, Resources, Time};
 use crate::priority::QueueAccrual;
 use crate::reservation::AdminStore;
@@ -271,10 +272,7 @@ impl Serialize for AccrualMap {
 
 impl<'de> Deserialize<'de> for AccrualMap {
     fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
-        let map = BTreeMap::<String, QueueAccrual>::deserialize(de)?;
-        let mut entries: Vec<(String, QueueAccrual)> = map.into_iter().collect();
-        entries.sort_by(|a, b| crate::engine::job_id_cmp(&a.0, &b.0));
-        Ok(AccrualMap { entries })
+        Ok(AccrualMap::from_map(BTreeMap::deserialize(de)?))
     }
 }
 
@@ -316,4 +314,198 @@ pub struct EngineState {
     /// waiting job has at least that priority (Maui's `MQueueScheduleIJobs`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub preemptible: BTreeMap<String, i64>,
+}
+
+impl AccrualMap {
+    /// The table of `records` by job id, given in any order.
+    pub fn from_map(records: BTreeMap<String, QueueAccrual>) -> AccrualMap {
+        let mut entries: Vec<(String, QueueAccrual)> = records.into_iter().collect();
+        entries.sort_by(|a, b| crate::engine::job_id_cmp(&a.0, &b.0));
+        AccrualMap { entries }
+    }
+}
+
+fn claim_out(c: &NamedClaim) -> memory::Claim {
+    memory::Claim {
+        node: c.node.clone(),
+        tasks: c.tasks,
+        resources: c.resources,
+        gres: c.gres.clone(),
+    }
+}
+
+fn claim_in(c: memory::Claim) -> NamedClaim {
+    NamedClaim {
+        node: c.node,
+        tasks: c.tasks,
+        resources: c.resources,
+        gres: c.gres,
+    }
+}
+
+impl EngineState {
+    /// This memory as a snapshot carries it: the administrative
+    /// reservations, the fairshare windows and the rest
+    /// ([`crate::model::memory`]).
+    pub fn to_snapshot(&self) -> (AdminStore, memory::FairshareUsage, memory::Memory) {
+        let fairshare = memory::FairshareUsage {
+            windows: (self.fairshare.windows().into_iter())
+                .map(|w| memory::FairshareWindow {
+                    start: w.start,
+                    duration: w.duration,
+                    usage: w.usage,
+                    total: w.total,
+                })
+                .collect(),
+        };
+        let rest = memory::Memory {
+            last_iteration: self.last_iteration,
+            queue_time: (self.accrual.entries.iter())
+                .map(|(id, a)| {
+                    let q = memory::QueueTime {
+                        accrued: a.accrued,
+                        last_update: a.last_update,
+                        accruing: a.accruing,
+                        previous: a.previous,
+                    };
+                    (id.clone(), q)
+                })
+                .collect(),
+            bypass: self.bypass.clone(),
+            system_priority: self.system_priority.clone(),
+            job_reservations: (self.job_reservations.iter())
+                .map(|r| memory::HeldReservation {
+                    job: r.job.clone(),
+                    start: r.start,
+                    end: r.end,
+                    claims: r.claims.iter().map(claim_out).collect(),
+                })
+                .collect(),
+            standing_claims: (self.standing_claims.iter())
+                .map(|(id, cs)| (id.clone(), cs.iter().map(claim_out).collect()))
+                .collect(),
+            ever_reserved: self.ever_reserved.clone(),
+            chunk_since: self.chunk_since,
+            pending_actions: (self.pending_actions.iter())
+                .map(|a| memory::PendingAction {
+                    kind: a.kind,
+                    job: a.job.clone(),
+                    by: a.by.clone(),
+                })
+                .collect(),
+            stopped: self.stopped.as_ref().map(|s| memory::Stopped {
+                by: s.by.clone(),
+                at: s.at,
+            }),
+            forced_starts: (self.forced_starts.iter())
+                .map(|f| memory::ForcedRun {
+                    job: f.job.clone(),
+                    allocation: f.allocation.clone(),
+                    by: f.by.clone(),
+                })
+                .collect(),
+            preempted: (self.preempted.iter())
+                .map(|(id, p)| {
+                    let rec = memory::Preempted {
+                        by: p.by.clone(),
+                        at: p.at,
+                        how: p.how,
+                        count: p.count,
+                        lost: p.lost,
+                        ran: p.ran,
+                        suspended: p.suspended,
+                        resumed_at: p.resumed_at,
+                        submitted: p.submitted,
+                    };
+                    (id.clone(), rec)
+                })
+                .collect(),
+            preemptible: self.preemptible.clone(),
+        };
+        (self.admin.clone(), fairshare, rest)
+    }
+
+    /// A memory from what a snapshot carries ([`EngineState::to_snapshot`]);
+    /// a part that is absent is empty.
+    pub fn from_snapshot(
+        admin: Option<AdminStore>,
+        fairshare: Option<memory::FairshareUsage>,
+        rest: Option<memory::Memory>,
+    ) -> EngineState {
+        let windows = (fairshare.unwrap_or_default().windows.into_iter())
+            .map(|w| crate::fairshare::Window {
+                start: w.start,
+                duration: w.duration,
+                usage: w.usage,
+                total: w.total,
+                ..Default::default()
+            })
+            .collect();
+        let m = rest.unwrap_or_default();
+        EngineState {
+            last_iteration: m.last_iteration,
+            accrual: AccrualMap::from_map(
+                (m.queue_time.into_iter())
+                    .map(|(id, q)| {
+                        let acc = QueueAccrual {
+                            accrued: q.accrued,
+                            last_update: q.last_update,
+                            accruing: q.accruing,
+                            previous: q.previous,
+                        };
+                        (id, acc)
+                    })
+                    .collect(),
+            ),
+            bypass: m.bypass,
+            system_priority: m.system_priority,
+            fairshare: Fairshare::from_windows(windows),
+            admin: admin.unwrap_or_default(),
+            standing_claims: (m.standing_claims.into_iter())
+                .map(|(id, cs)| (id, cs.into_iter().map(claim_in).collect()))
+                .collect(),
+            job_reservations: (m.job_reservations.into_iter())
+                .map(|r| JobReservation {
+                    job: r.job,
+                    start: r.start,
+                    end: r.end,
+                    claims: r.claims.into_iter().map(claim_in).collect(),
+                })
+                .collect(),
+            ever_reserved: m.ever_reserved,
+            chunk_since: m.chunk_since,
+            pending_actions: (m.pending_actions.into_iter())
+                .map(|a| super::plan::Action {
+                    kind: a.kind,
+                    job: a.job,
+                    by: a.by,
+                })
+                .collect(),
+            stopped: m.stopped.map(|s| StopInfo { by: s.by, at: s.at }),
+            forced_starts: (m.forced_starts.into_iter())
+                .map(|f| ForcedStart {
+                    job: f.job,
+                    allocation: f.allocation,
+                    by: f.by,
+                })
+                .collect(),
+            preempted: (m.preempted.into_iter())
+                .map(|(id, p)| {
+                    let rec = Preemption {
+                        by: p.by,
+                        at: p.at,
+                        how: p.how,
+                        count: p.count,
+                        lost: p.lost,
+                        ran: p.ran,
+                        suspended: p.suspended,
+                        resumed_at: p.resumed_at,
+                        submitted: p.submitted,
+                    };
+                    (id, rec)
+                })
+                .collect(),
+            preemptible: m.preemptible,
+        }
+    }
 }

@@ -57,6 +57,7 @@ pub(super) fn snap(nodes: Vec<Node>, jobs: Vec<Job>) -> Snapshot {
         now: None,
         nodes,
         jobs,
+        ..Snapshot::default()
     };
     s.normalize().unwrap();
     s

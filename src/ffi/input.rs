@@ -430,6 +430,7 @@ pub unsafe extern "C" fn mauisched_snapshot_begin(
             now: Some(now),
             nodes: Vec::new(),
             jobs: Vec::new(),
+            ..Snapshot::default()
         });
         Ok(())
     })

@@ -7,6 +7,7 @@ pub mod gres;
 pub mod hostlist;
 pub mod job;
 mod keyword;
+pub mod memory;
 pub mod node;
 pub mod policy;
 pub mod resources;

@@ -1,8 +1,11 @@
 //! A snapshot: what the RM reports at one moment (nodes and jobs).
 //!
 //! The JSON form is the one `mauictl --snapshot FILE`, the simulator and the
-//! tests use; it is documented in `docs/snapshot.md`.
+//! tests use; it is documented in `docs/snapshot.md`. It may also carry
+//! the scheduler's memory ([`super::memory`]), so that an iteration can be
+//! run again elsewhere exactly as it ran.
 
+use super::memory::{AdminStore, FairshareUsage, Memory};
 use super::{Job, Node};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -17,6 +20,18 @@ pub struct Snapshot {
     pub nodes: Vec<Node>,
     /// Jobs in any order.
     pub jobs: Vec<Job>,
+    /// The scheduler's administrative reservations, when the snapshot
+    /// carries its memory (`mauictl snapshot`); a running scheduler keeps
+    /// its own and ignores these.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_reservations: Option<AdminStore>,
+    /// Fairshare usage, when the snapshot carries the scheduler's memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairshare: Option<FairshareUsage>,
+    /// The rest of the scheduler's memory (queue time, system priorities,
+    /// job reservations, operators' requests, preemptions...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<Box<Memory>>,
 }
 
 /// A snapshot that does not hang together.
@@ -227,5 +242,79 @@ mod tests {
             "{}",
             err("{} x")
         );
+    }
+
+    /// The scheduler's memory travels in three optional top-level fields;
+    /// written and read back, it is the same.
+    #[test]
+    fn a_snapshot_carries_the_schedulers_memory() {
+        let text = r#"{"now": 1000,
+            "nodes": [{"name": "a", "configured": {"procs": 2}}],
+            "jobs": [{"id": "1", "user": "u"}],
+            "admin_reservations": {"sequence": {"maint": 1}, "records": [
+                {"id": "maint.1", "created": 900, "start": 950, "end": 2000,
+                 "request": {"name": "maint", "hosts": "a", "tasks": 1}, "nodes": [["a", 1]]}]},
+            "fairshare": {"windows": [{"start": 0, "duration": 86400,
+                "usage": {"USER": {"u": 120.5}}, "total": 120.5}]},
+            "state": {"last_iteration": 940, "system_priority": {"1": 7},
+                "queue_time": {"1": {"accrued": 30, "last_update": 940, "accruing": true, "previous": 20}},
+                "pending_actions": [{"kind": "hold", "job": "1", "by": "root"}],
+                "preempted": {"1": {"by": "2", "at": 900, "how": "requeue", "count": 1, "submitted": 10}},
+                "job_reservations": [{"job": "1", "start": 1100, "end": 1200,
+                    "claims": [{"node": "a", "tasks": 1, "resources": {"procs": 1}}]}]}}"#;
+        let s = Snapshot::from_json(text).unwrap();
+        assert_eq!(
+            s.admin_reservations.as_ref().unwrap().records[0].id,
+            "maint.1"
+        );
+        let fs = s.fairshare.as_ref().unwrap();
+        assert_eq!(
+            fs.windows[0].usage[&super::super::CredKind::User]["u"],
+            120.5
+        );
+        let m = s.state.as_deref().unwrap();
+        assert_eq!(m.system_priority["1"], 7);
+        assert_eq!(m.queue_time["1"].previous, 20);
+        assert_eq!(
+            m.pending_actions[0].kind,
+            super::super::memory::ActionKind::Hold
+        );
+        let again = Snapshot::from_json(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(again, s);
+        // A snapshot without them writes none of them.
+        let plain = Snapshot::from_json(r#"{"now": 5}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            r#"{"now":5,"nodes":[],"jobs":[]}"#
+        );
+    }
+
+    /// A wrong or unknown field of the memory is named by its path, as
+    /// the RM's fields are.
+    #[test]
+    fn a_broken_memory_field_names_its_path() {
+        let err = |t: &str| Snapshot::from_json(t).unwrap_err().to_string();
+        let e = err(r#"{"state": {"queue_time": {"7": {"acrued": 3}}}}"#);
+        assert!(
+            e.starts_with("state.queue_time.7.acrued: unknown field `acrued`, expected one of"),
+            "{e}"
+        );
+        let e = err(r#"{"state": {"pending_actions": [{"kind": "hould", "job": "7"}]}}"#);
+        assert!(
+            e.starts_with("state.pending_actions[0].kind: unknown variant `hould`"),
+            "{e}"
+        );
+        let e = err(r#"{"fairshare": {"windows": [{"start": 0, "total": "lots"}]}}"#);
+        assert!(
+            e.starts_with("fairshare.windows[0].total: invalid type: string \"lots\""),
+            "{e}"
+        );
+        let e = err(r#"{"admin_reservations": {"records": [{"id": "r"}]}}"#);
+        assert!(
+            e.starts_with("admin_reservations.records[0]: missing field"),
+            "{e}"
+        );
+        let e = err(r#"{"state": {"stoped": {"by": "x"}}}"#);
+        assert!(e.starts_with("state.stoped: unknown field `stoped`"), "{e}");
     }
 }

@@ -596,6 +596,7 @@ fn snapshot() -> Snapshot {
                 ..job("vip", "bob")
             },
         ],
+        ..Snapshot::default()
     };
     s.normalize().unwrap();
     s

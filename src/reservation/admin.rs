@@ -11,83 +11,10 @@
 use super::{place, NodeChooser, NodeClaim, ResKind, ResRequest, Reservation};
 use crate::config::value::{split_list, Scalar};
 use crate::config::{Acl, AclList, ResAccess, ResFlag, TaskSpec};
+pub use crate::model::memory::{AdminRecord, AdminRequest, AdminStore};
 use crate::model::time::parse_duration;
-use crate::model::{Cluster, CredKind, HostList, Secs, Time};
+use crate::model::{Cluster, CredKind, HostList, Time};
 use crate::profile::{JobIdx, Profile, ResIdx, INFINITY};
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-
-/// A setres request. Lists use Maui's syntax (`john:mary`, `!projectX`,
-/// `high,low-`); every field is optional except that TASKS and/or HOSTS
-/// must be given.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AdminRequest {
-    /// `-n`: the reservation's name (default: first ACL name or `system`,
-    /// followed by `.N`).
-    pub name: Option<String>,
-    /// `-s`: start (default: now).
-    pub start: Option<Time>,
-    /// `-e`: end.
-    pub end: Option<Time>,
-    /// `-d`: duration (with neither end nor duration: INFINITY).
-    pub duration: Option<Secs>,
-    /// `-u`: USERLIST.
-    pub users: Option<String>,
-    /// `-g`: GROUPLIST.
-    pub groups: Option<String>,
-    /// `-a`: ACCOUNTLIST.
-    pub accounts: Option<String>,
-    /// `-q`: CLASSLIST.
-    pub classes: Option<String>,
-    /// `-Q`: QOSLIST.
-    pub qos: Option<String>,
-    /// JOBATTRLIST.
-    pub job_attrs: Option<String>,
-    /// TIMELIMIT, `[[[DD:]HH:]MM:]SS[*]`.
-    pub time_limit: Option<String>,
-    /// `-r`: resources per task, `PROCS=1:MEM=512` or `PROCS:1;MEM:512`
-    /// (default PROCS=-1: whole nodes).
-    pub resources: Option<String>,
-    /// `TASKS==N`: task count.
-    pub tasks: Option<u32>,
-    /// Host names or expressions (`node00[3-6]`), or `ALL`.
-    pub hosts: Option<String>,
-    /// TPN.
-    pub tpn: Option<u32>,
-    /// `-f`: required node features.
-    pub features: Option<String>,
-    /// `-p`: partition.
-    pub partition: Option<String>,
-    /// `-x`: flags.
-    pub flags: Option<String>,
-    /// `-o`: owner, `USER:john`.
-    pub owner: Option<String>,
-    /// `-c`: charge account.
-    pub charge_account: Option<String>,
-    /// DEDICATED or SHARED.
-    pub access: Option<String>,
-    /// PRIORITY.
-    pub priority: Option<i64>,
-}
-
-/// A stored administrative reservation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AdminRecord {
-    /// Its name.
-    pub id: String,
-    /// When it was created.
-    pub created: Time,
-    /// Resolved start.
-    pub start: Time,
-    /// Resolved end ([`INFINITY`] for never).
-    pub end: Time,
-    /// The request as given.
-    pub request: AdminRequest,
-    /// Nodes it holds, by name, with task counts.
-    pub nodes: Vec<(String, u32)>,
-}
 
 /// An administrative request or store operation that failed. Nothing was
 /// changed.
@@ -131,19 +58,6 @@ fn invalid(field: &'static str, message: impl Into<String>) -> AdminError {
         field,
         message: message.into(),
     }
-}
-
-/// The administrative reservations, serializable as a whole (the
-/// checkpoint embeds it, or [`AdminStore::save`] writes it alone:
-/// `crate::persist::admin`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AdminStore {
-    /// Last sequence number used per name base (`john` → 2 after `john.2`),
-    /// so released names are not reused.
-    pub sequence: BTreeMap<String, u32>,
-    /// The reservations, in creation order.
-    pub records: Vec<AdminRecord>,
 }
 
 fn opt_acl(field: &'static str, v: &Option<String>) -> Result<AclList, AdminError> {

@@ -146,6 +146,49 @@ pub fn rm_refusal(cfg: &Config, rm: Option<&str>) -> Option<String> {
     })
 }
 
+/// What an iteration was given: the resource manager's snapshot (nodes,
+/// jobs, `now`) and the engine's memory as the iteration started.
+/// [`KeptSnapshot::document`] is the snapshot document that carries both.
+#[derive(Debug)]
+pub struct KeptSnapshot {
+    /// The snapshot as the front end gave it, `now` set.
+    pub snapshot: Snapshot,
+    /// The engine's memory before the iteration.
+    pub state: EngineState,
+}
+
+impl KeptSnapshot {
+    /// The snapshot with the memory ([`crate::model::memory`]), as JSON
+    /// (`docs/snapshot.md`): reading it back and iterating decides the same.
+    pub fn document(&self) -> String {
+        use crate::model::{Job, Node};
+        use serde::Serialize;
+        /// [`Snapshot`]'s fields, borrowed: the jobs are not copied.
+        #[derive(Serialize)]
+        struct Doc<'a> {
+            now: Option<Time>,
+            nodes: &'a [Node],
+            jobs: &'a [Job],
+            admin_reservations: &'a crate::model::memory::AdminStore,
+            fairshare: crate::model::memory::FairshareUsage,
+            #[serde(skip_serializing_if = "crate::model::memory::Memory::is_empty")]
+            state: crate::model::memory::Memory,
+        }
+        let (admin, fairshare, rest) = self.state.to_snapshot();
+        let doc = Doc {
+            now: self.snapshot.now,
+            nodes: &self.snapshot.nodes,
+            jobs: &self.snapshot.jobs,
+            admin_reservations: &admin,
+            fairshare,
+            state: rest,
+        };
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+}
+
 /// When state was last written and whether something is waiting to be.
 #[derive(Clone, Copy, Debug, Default)]
 struct Persist {
@@ -188,7 +231,12 @@ pub struct Service {
     config_path: PathBuf,
     /// `None` for a service in memory ([`Service::in_memory`]).
     state: Option<Stored>,
+    /// The nodes of [`Service::iterate_same_nodes`], which never change
+    /// (the simulator); [`Service::iterate`] keeps its in `kept`.
     last_nodes: Vec<Node>,
+    /// What the last [`Service::iterate`] was given, and the memory it
+    /// started from: one copy, replaced by each iteration.
+    kept: Option<Arc<KeptSnapshot>>,
     clock: Time,
     persist: Persist,
     notes: Notes,
@@ -325,6 +373,7 @@ impl Service {
             config_path,
             state: None,
             last_nodes: Vec::new(),
+            kept: None,
             clock: 0,
             persist: Persist::default(),
             notes,
@@ -337,6 +386,38 @@ impl Service {
             wakeup: None,
             stop_at: None,
             iterations: 0,
+        }
+    }
+
+    /// A service in memory ([`Service::in_memory`]) whose engine starts
+    /// from the memory `snap` carries (its `admin_reservations`,
+    /// `fairshare` and `state`, taken out of it): an iteration over `snap`
+    /// then decides as the scheduler that wrote it did.
+    pub fn in_memory_from_snapshot(config: Config, snap: &mut Snapshot, notes: Notes) -> Service {
+        let state = EngineState::from_snapshot(
+            snap.admin_reservations.take(),
+            snap.fairshare.take(),
+            snap.state.take().map(|m| *m),
+        );
+        let path = PathBuf::from(&config.source);
+        let clock = state.last_iteration.unwrap_or(0);
+        let mut svc = Service::with_engine(Engine::with_state(config, state), path, notes);
+        svc.clock = clock;
+        svc
+    }
+
+    /// What the last [`Service::iterate`] was given and the memory it
+    /// started from (`None` before the first, and for the simulator's
+    /// [`Service::iterate_same_nodes`]).
+    pub fn last_snapshot(&self) -> Option<&Arc<KeptSnapshot>> {
+        self.kept.as_ref()
+    }
+
+    /// The nodes the resource manager last reported.
+    fn last_nodes(&self) -> &[Node] {
+        match &self.kept {
+            Some(k) => &k.snapshot.nodes,
+            None => &self.last_nodes,
         }
     }
 
@@ -467,6 +548,7 @@ impl Service {
             },
             clock: self.clock,
             host_uid: prev.host_uid,
+            snapshot: self.kept.clone(),
         };
         *lock(&self.published) = Arc::new(view);
     }
@@ -479,9 +561,13 @@ impl Service {
     pub fn iterate(&mut self, snap: &mut Snapshot) -> Result<Ran> {
         snap.normalize()
             .map_err(|e| Error::new(ErrorKind::BadSnapshot, format!("snapshot: {e}")))?;
-        let snap = std::mem::take(snap);
+        let mut snap = std::mem::take(snap);
         let now = snap.now.unwrap_or(self.clock);
         self.clock = now;
+        // The memory this iteration starts from, kept with the snapshot
+        // (`mauictl snapshot`): what another scheduler needs to decide the
+        // same.
+        let before = self.engine.remembered().clone();
         let plan = self.engine.iterate(&snap, now);
         for (a, why) in &plan.dropped_actions {
             let what = match a.kind {
@@ -501,10 +587,18 @@ impl Service {
         if let Some(last) = self.engine.last.clone() {
             self.stats.record(&self.engine.cfg, &snap.jobs, &last);
         }
+        // A running scheduler's memory is its own, never a snapshot's.
+        snap.now = Some(now);
+        snap.admin_reservations = None;
+        snap.fairshare = None;
+        snap.state = None;
+        self.kept = Some(Arc::new(KeptSnapshot {
+            snapshot: snap,
+            state: before,
+        }));
         self.iterations += 1;
         self.stop_when_due();
         self.publish(true);
-        self.last_nodes = snap.nodes;
         self.persist.unsaved = true;
         self.journal_iteration();
         let (saved, save_error) = if self.save_due(now) {
@@ -569,6 +663,8 @@ impl Service {
         plan
     }
 
+    /// The simulator keeps its own snapshot: only the nodes are kept here
+    /// (for setres), and no memory, which it never asks for.
     fn kept_snapshot(&mut self, snap: &Snapshot, now: Time) {
         self.clock = now;
         if self.last_nodes.is_empty() {

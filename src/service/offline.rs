@@ -15,11 +15,12 @@ use crate::reservation::AdminStore;
 #[derive(Default)]
 pub struct Inputs {
     /// The RM's nodes and jobs; `now` absent means the caller's clock
-    /// (set by the caller before this).
+    /// (set by the caller before this). The scheduler's memory it carries
+    /// (`mauictl snapshot`) is the one the iteration starts from.
     pub snapshot: Option<Snapshot>,
-    /// Fairshare usage (`--fs-dir`).
+    /// Fairshare usage (`--fs-dir`), in place of the snapshot's.
     pub fairshare: Option<Fairshare>,
-    /// Administrative reservations (`--store`).
+    /// Administrative reservations (`--store`), in place of the snapshot's.
     pub admin: Option<AdminStore>,
 }
 
@@ -33,8 +34,11 @@ pub struct Offline {
 impl Offline {
     /// Builds the scheduler and runs the snapshot's iteration. Errors name
     /// what is wrong with the snapshot.
-    pub fn new(cfg: Config, inputs: Inputs) -> Result<Offline, String> {
-        let mut svc = Service::in_memory(cfg, Default::default());
+    pub fn new(cfg: Config, mut inputs: Inputs) -> Result<Offline, String> {
+        let mut svc = match inputs.snapshot.as_mut() {
+            Some(snap) => Service::in_memory_from_snapshot(cfg, snap, Default::default()),
+            None => Service::in_memory(cfg, Default::default()),
+        };
         if let Some(fs) = inputs.fairshare {
             svc.engine.state.fairshare = fs;
         }

@@ -106,7 +106,7 @@ impl Service {
         // A throw-away copy: building the view expires and re-places
         // reservations in the state it is given.
         let mut scratch = engine.remembered().clone();
-        let mut view = build::build(cfg, &self.last_nodes, &last.jobs, now, &mut scratch);
+        let mut view = build::build(cfg, self.last_nodes(), &last.jobs, now, &mut scratch);
         let jobs = &last.jobs;
         let windows = &view.windows;
         let admits = |r: &Reservation, j: JobIdx| -> bool {
@@ -791,7 +791,7 @@ impl Service {
         let now = last.plan.now;
         // The RM's nodes as the last iteration got them.
         let lines: Vec<String> = self
-            .last_nodes
+            .last_nodes()
             .iter()
             .map(|n| crate::sim::mauitrace::resource_line(n, now))
             .collect();

@@ -1041,3 +1041,117 @@ fn checkpoint_preemption_is_refused_for_slurm_when_maui_cfg_is_read() {
         crate::config::PreemptPolicy::Suspend
     );
 }
+
+/// `mauictl snapshot`'s document is the snapshot an iteration was given
+/// with the memory it started from: a scheduler in memory started from it
+/// decides exactly what the running one did, operators' changes (a
+/// reservation, a system priority, a hold waiting to go out) and accrued
+/// queue time included. One copy is kept, replaced by each iteration.
+#[test]
+fn the_kept_snapshot_replays_the_iteration() {
+    let d = Dir::new("replay");
+    d.write_cfg(
+        "QUEUETIMEWEIGHT 1\nXFACTORWEIGHT 10\nRESERVATIONDEPTH 2\nFSPOLICY DEDICATEDPS\nFSWEIGHT 1\nFSUSERWEIGHT 10\nUSERCFG[u3] FSTARGET=50\n",
+    );
+    let mut svc = d.open().unwrap();
+    assert!(svc.last_snapshot().is_none());
+    iterate(&mut svc, T0);
+    apply(
+        &mut svc,
+        Mutation::SetSpri {
+            job: "I2".into(),
+            priority: 5,
+        },
+    )
+    .unwrap();
+    apply(
+        &mut svc,
+        Mutation::SetHold(vec!["I1".into()], HoldTypes::System),
+    )
+    .unwrap();
+    let req = AdminRequest {
+        tasks: Some(1),
+        users: Some("u9".into()),
+        resources: Some("PROCS=1".into()),
+        duration: Some(7200),
+        ..AdminRequest::default()
+    };
+    svc.create_reservation(req, T0 + 10, Some("op"), false)
+        .unwrap();
+    let ran = iterate(&mut svc, T0 + 600);
+
+    let doc = svc.last_snapshot().unwrap().document();
+    let mut snap = Snapshot::from_json(&doc).unwrap();
+    assert_eq!(snap.now, Some(T0 + 600));
+    assert_eq!(snap.admin_reservations.as_ref().unwrap().records.len(), 1);
+    let m = snap.state.as_deref().unwrap();
+    assert_eq!(m.last_iteration, Some(T0));
+    assert_eq!(m.system_priority.get("I2"), Some(&5));
+    assert_eq!(m.pending_actions.len(), 1, "{m:?}");
+    assert!(!m.queue_time.is_empty());
+    assert!(!snap.fairshare.as_ref().unwrap().windows.is_empty());
+    let mut replay =
+        Service::in_memory_from_snapshot(svc.config().clone(), &mut snap, Notes::default());
+    let again = replay.iterate(&mut snap).unwrap();
+    assert_eq!(*again.plan, *ran.plan);
+    assert!(
+        !ran.plan.actions.is_empty() && !ran.plan.reservations.is_empty(),
+        "{:?}",
+        ran.plan
+    );
+    // Without the memory, the same snapshot decides otherwise.
+    let mut bare = Snapshot::from_json(&doc).unwrap();
+    bare.admin_reservations = None;
+    bare.fairshare = None;
+    bare.state = None;
+    let mut fresh = Service::in_memory(svc.config().clone(), Notes::default());
+    assert_ne!(*fresh.iterate(&mut bare).unwrap().plan, *ran.plan);
+
+    // One copy is kept (the service's, shared with the admin socket's
+    // view), the last iteration's: the one before is let go.
+    let first = Arc::clone(svc.last_snapshot().unwrap());
+    iterate(&mut svc, T0 + 1200);
+    assert!(!Arc::ptr_eq(&first, svc.last_snapshot().unwrap()));
+    assert_eq!(Arc::strong_count(&first), 1);
+    assert_eq!(Arc::strong_count(svc.last_snapshot().unwrap()), 2);
+}
+
+/// `snapshot` on the admin socket needs ADMIN3, as Maui's reading views
+/// of other users' work do; before any iteration there is none.
+#[test]
+fn the_snapshot_command_needs_admin3() {
+    let d = Dir::new("snapshot-admin3");
+    d.write_cfg("");
+    let shared = Shared::new(d.open().unwrap());
+    let backend = shared.backend();
+    let req = crate::admin::Request {
+        v: crate::admin::protocol::VERSION,
+        cmd: "snapshot".into(),
+        args: vec![],
+        json: false,
+    };
+    let ask = |level| crate::admin::dispatch(&*backend, &caller(level), &req);
+    let r = ask(Level::Admin3);
+    assert_eq!(r.error.unwrap().code, ErrorCode::NoIteration);
+    iterate(&mut shared.lock(), T0);
+    let r = ask(Level::User);
+    let e = r.error.unwrap();
+    assert_eq!(e.code, ErrorCode::PermissionDenied);
+    assert_eq!(e.needs.as_deref(), Some("ADMIN3"));
+    assert!(
+        e.message.starts_with("snapshot: permission denied"),
+        "{}",
+        e.message
+    );
+    for level in [Level::Admin3, Level::Admin1] {
+        let r = ask(level);
+        assert!(r.ok, "{:?}", r.error);
+        let s = Snapshot::from_json(r.output.as_deref().unwrap()).unwrap();
+        assert_eq!(s.now, Some(T0));
+        assert_eq!(s.jobs.len(), 5);
+    }
+    let mut extra = req.clone();
+    extra.args = vec!["-x".into()];
+    let r = crate::admin::dispatch(&*backend, &caller(Level::Admin1), &extra);
+    assert_eq!(r.error.unwrap().code, ErrorCode::Usage);
+}

@@ -13,7 +13,9 @@
 //! tables, Maui's showgrid matrix and the rejected jobs, [`svg`] the plots;
 //! [`operators`] reads operators' commands to apply during a run;
 //! [`compare`] runs several configurations side by side.
-//! [`synth`] and [`bench`](mod@bench) are the synthetic scenario of `mauictl bench`.
+//! [`synth`] and [`bench`](mod@bench) are the synthetic scenario of `mauictl bench`;
+//! [`whatif`] compares the plans of two configurations on one snapshot
+//! (`mauictl whatif`).
 //!
 //! Nothing in a simulation is random, so it takes no seed: the same files
 //! and options give the same jobs, the same schedule and a byte-identical
@@ -35,6 +37,7 @@ pub mod svg;
 pub mod sweep;
 pub mod swf;
 pub mod synth;
+pub mod whatif;
 pub mod workload;
 
 pub use input::{InputError, ReadOptions, ReadStats};

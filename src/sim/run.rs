@@ -557,6 +557,7 @@ pub fn simulate_with_operators(
         now: None,
         nodes: nodes.to_vec(),
         jobs: Vec::new(),
+        ..Snapshot::default()
     };
     snap.normalize()
         .map_err(|e| SimError::Snapshot(e.to_string()))?;

@@ -289,6 +289,7 @@ fn node_memory_requirements_send_jobs_to_big_memory_nodes_or_reject_them() {
         now: Some(0),
         nodes: nodes.clone(),
         jobs: vec![jobs[2].job.clone()],
+        ..Snapshot::default()
     };
     snap.normalize().unwrap();
     let plan = e.iterate(&snap, 0);

@@ -283,6 +283,7 @@ pub fn snapshot(spec: &SynthSpec) -> Snapshot {
         now: Some(NOW),
         nodes,
         jobs,
+        ..Snapshot::default()
     };
     if spec.gpus > 0 {
         add_gpus(&mut s, spec);
