@@ -517,6 +517,99 @@ impl WorkloadRecord {
     }
 }
 
+impl WorkloadRecord {
+    /// The record as one workload trace line, as [`WorkloadRecord::parse`]
+    /// reads it back: absent names and empty lists are `[NONE]`, lists
+    /// `[a][b]`, host lists `a:b`. Names must hold no blank and no `#`
+    /// (the format has no quoting), which the caller sees to.
+    pub fn to_line(&self) -> String {
+        fn name(n: &Option<String>) -> &str {
+            n.as_deref().unwrap_or("[NONE]")
+        }
+        fn list<'a>(items: impl Iterator<Item = &'a str>) -> String {
+            bracketed(items)
+        }
+        fn hosts(h: &[String]) -> String {
+            if h.is_empty() {
+                "[NONE]".into()
+            } else {
+                h.join(":")
+            }
+        }
+        fn cmp(c: Cmp) -> &'static str {
+            match c {
+                Cmp::Gt => ">",
+                Cmp::Ge => ">=",
+                Cmp::Eq => "=",
+                Cmp::Le => "<=",
+                Cmp::Lt => "<",
+            }
+        }
+        let classes: Vec<String> = self
+            .classes
+            .iter()
+            .map(|(c, n)| format!("{c}:{n}"))
+            .collect();
+        let qos = match (&self.qos_requested, &self.qos_delivered) {
+            (None, None) => "[NONE]".to_string(),
+            (Some(r), None) => r.clone(),
+            (r, Some(d)) => format!("{}:{d}", r.as_deref().unwrap_or("")),
+        };
+        let state = match self.state {
+            CompletionState::Completed => "Completed",
+            CompletionState::Removed => "Removed",
+            CompletionState::NotRun => "NotRun",
+        };
+        let f: [String; 44] = [
+            self.id.clone(),
+            self.nodes.to_string(),
+            self.tasks.to_string(),
+            self.user.clone(),
+            self.group.clone(),
+            self.walltime.to_string(),
+            state.to_string(),
+            list(classes.iter().map(String::as_str)),
+            self.submit.to_string(),
+            self.dispatch.to_string(),
+            self.start.to_string(),
+            self.completion.to_string(),
+            name(&self.network).to_string(),
+            name(&self.arch).to_string(),
+            name(&self.os).to_string(),
+            cmp(self.node_mem.0).to_string(),
+            self.node_mem.1.to_string(),
+            cmp(self.node_disk.0).to_string(),
+            self.node_disk.1.to_string(),
+            list(self.features.iter().map(String::as_str)),
+            self.system_queue_time.to_string(),
+            self.tasks_allocated.to_string(),
+            self.tasks_per_node.unwrap_or(0).to_string(),
+            qos,
+            list(self.flags.iter().map(String::as_str)),
+            name(&self.account).to_string(),
+            name(&self.executable).to_string(),
+            name(&self.comment).to_string(),
+            self.bypass.map_or(-1, i64::from).to_string(),
+            self.proc_seconds.to_string(),
+            name(&self.partition).to_string(),
+            self.procs_per_task.to_string(),
+            self.mem_per_task.to_string(),
+            self.disk_per_task.to_string(),
+            self.swap_per_task.to_string(),
+            self.start_date.to_string(),
+            self.end_date.to_string(),
+            hosts(&self.alloc_hosts),
+            name(&self.rm).to_string(),
+            hosts(&self.host_mask),
+            name(&self.reservation).to_string(),
+            name(&self.set_description).to_string(),
+            name(&self.app_sim).to_string(),
+            name(&self.reserved).to_string(),
+        ];
+        f.join(" ")
+    }
+}
+
 /// Partition names that mean "no particular partition" in Maui.
 fn is_any_partition(p: &str) -> bool {
     p.eq_ignore_ascii_case("DEFAULT") || p.eq_ignore_ascii_case("ALL")
