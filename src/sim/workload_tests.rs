@@ -6,6 +6,56 @@ fn rec(line: &str) -> SwfRecord {
 }
 
 #[test]
+fn header_job_lines_give_accounts_and_qos_and_partition_names_apply() {
+    // `; job N account A qos Q` as `mauictl convert` writes it; either part
+    // alone; malformed forms are comments. Partition names apply only with
+    // --partitions, as partition numbers do.
+    let swf = "; UnixStartTime: 0\n; partition 2 = gpu\n\
+               ; job 1 account proj1 qos high\n; job 2 qos low\n; job 3 account proj3\n\
+               ; job 4 qos\n; job 5 qos a account b\n; job x account y\n\
+               1 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 1 2 -1 -1\n\
+               2 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 1 3 -1 -1\n\
+               3 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 1 -1 -1 -1\n\
+               4 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 1 -1 -1 -1\n\
+               5 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 1 -1 -1 -1\n";
+    let load = |partitions| {
+        load_swf(
+            swf.as_bytes(),
+            "creds.swf",
+            ReadOptions::default(),
+            &MapOptions {
+                partitions,
+                ..MapOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let w = load(true);
+    let got: Vec<(Option<&str>, Option<&str>, Option<&str>)> = w
+        .jobs
+        .iter()
+        .map(|j| {
+            (
+                j.job.account.as_deref(),
+                j.job.qos.as_deref(),
+                j.job.partition.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("proj1"), Some("high"), Some("gpu")),
+            (None, Some("low"), Some("p3")),
+            (Some("proj3"), None, None),
+            (None, None, None),
+            (None, None, None),
+        ]
+    );
+    assert!(load(false).jobs.iter().all(|j| j.job.partition.is_none()));
+}
+
+#[test]
 fn header_names_replace_the_numbers_they_name() {
     // Name lines as `mauictl convert` writes them; other comments (a
     // sentence with "=" in it, a two-word name) are not names.
