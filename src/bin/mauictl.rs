@@ -254,7 +254,14 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
                     w.source
                 )
             })?,
-            "<synthesised from the SWF header>".to_string(),
+            match w.format {
+                mauisched::sim::workload::TraceFormat::Swf => "<synthesised from the SWF header>",
+                // `# MaxNodes:` comments, as `mauictl convert --to maui` writes.
+                mauisched::sim::workload::TraceFormat::MauiWorkload => {
+                    "<synthesised from the trace's MaxNodes and MaxProcs comments>"
+                }
+            }
+            .to_string(),
         ),
     };
     let cfg = &loaded.config;

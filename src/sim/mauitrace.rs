@@ -34,7 +34,7 @@
 //! record only.
 
 use super::input::{self, InputError, LineReader, ReadOptions, ReadStats};
-use super::swf::FieldError;
+use super::swf::{Continuation, FieldError, SwfHeader};
 use super::workload::{MapOptions, NoRequest, SimJob, SkipReason};
 use crate::model::{GresList, Job, Node, NodeState, Resources, Secs, Time};
 use std::io::BufRead;
@@ -749,7 +749,39 @@ pub fn read_workload<R: BufRead>(
     stats: &mut ReadStats,
     mut f: impl FnMut(WorkloadRecord),
 ) -> Result<(), InputError> {
-    read_lines(r, file, opts, stats, WorkloadRecord::parse, &mut f)
+    read_lines(
+        r,
+        file,
+        opts,
+        stats,
+        WorkloadRecord::parse,
+        &mut f,
+        &mut |_, _| {},
+    )
+}
+
+/// [`read_workload`], also reading the whole-line comments as an SWF
+/// header's (`# MaxNodes: 64`, as `mauictl convert --to maui` writes them):
+/// Maui ignores them; the simulator takes the machine's size from them
+/// when no cluster is given.
+pub fn read_workload_with_header<R: BufRead>(
+    r: R,
+    file: &str,
+    opts: ReadOptions,
+    stats: &mut ReadStats,
+    header: &mut SwfHeader,
+    mut f: impl FnMut(WorkloadRecord),
+) -> Result<(), InputError> {
+    let mut cont = Continuation::default();
+    read_lines(
+        r,
+        file,
+        opts,
+        stats,
+        WorkloadRecord::parse,
+        &mut f,
+        &mut |text, line| header.read_comment(&String::from_utf8_lossy(text), line, &mut cont),
+    )
 }
 
 /// Reads a resource trace into records.
@@ -760,9 +792,15 @@ pub fn read_resources<R: BufRead>(
 ) -> Result<(Vec<ResourceRecord>, ReadStats), InputError> {
     let mut out = Vec::new();
     let mut stats = ReadStats::default();
-    read_lines(r, file, opts, &mut stats, ResourceRecord::parse, &mut |x| {
-        out.push(x)
-    })?;
+    read_lines(
+        r,
+        file,
+        opts,
+        &mut stats,
+        ResourceRecord::parse,
+        &mut |x| out.push(x),
+        &mut |_, _| {},
+    )?;
     Ok((out, stats))
 }
 
@@ -848,10 +886,16 @@ fn read_lines<R: BufRead, T>(
     stats: &mut ReadStats,
     parse: fn(&[u8]) -> Result<T, FieldError>,
     f: &mut dyn FnMut(T),
+    comment: &mut dyn FnMut(&[u8], u64),
 ) -> Result<(), InputError> {
     let mut lines = LineReader::new(r);
+    let mut line = 0;
     while let Some(l) = lines.next_line().map_err(|e| InputError::io(file, e))? {
         stats.lines += 1;
+        line += 1;
+        if let Some(text) = l.trim_ascii_start().strip_prefix(b"#") {
+            comment(text, line);
+        }
         let l = uncommented(l);
         let t = l.trim_ascii_start();
         if t.is_empty() {

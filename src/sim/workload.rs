@@ -197,7 +197,7 @@ pub struct Workload {
     pub source: String,
     /// Format read.
     pub format: TraceFormat,
-    /// SWF header (empty for Maui traces).
+    /// SWF header (of a Maui trace: its `# Key: value` comments).
     pub header: SwfHeader,
     /// Epoch of the trace's time 0 (submit times already include it).
     pub origin: Time,
@@ -515,14 +515,22 @@ pub fn load_maui_workload<R: BufRead>(
 ) -> Result<Workload, InputError> {
     let mut c = Collector::with_capacity(0);
     let mut stats = ReadStats::default();
-    mauitrace::read_workload(r, file, read, &mut stats, |rec: WorkloadRecord| {
-        c.push(mauitrace::map_workload_record(&rec, map));
-    })?;
+    let mut header = SwfHeader::default();
+    mauitrace::read_workload_with_header(
+        r,
+        file,
+        read,
+        &mut stats,
+        &mut header,
+        |rec: WorkloadRecord| {
+            c.push(mauitrace::map_workload_record(&rec, map));
+        },
+    )?;
     let (jobs, skipped) = c.finish();
     Ok(Workload {
         source: file.to_string(),
         format: TraceFormat::MauiWorkload,
-        header: SwfHeader::default(),
+        header,
         origin: map.origin.unwrap_or(0),
         jobs,
         read: stats,

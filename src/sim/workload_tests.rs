@@ -430,3 +430,38 @@ fn real_traces_map_with_every_record_accounted_for() {
         assert!(w.jobs.iter().all(|j| j.job.user == UNKNOWN_USER));
     }
 }
+
+#[test]
+fn a_maui_traces_header_comments_give_the_machine_size() {
+    // As `mauictl convert --to maui` writes them; Maui itself skips them.
+    let line = "j1 0 4 ann g 600 Completed [batch:1] 1000 1010 1010 1310 [NONE] [NONE] [NONE] >= 0 >= 0 [NONE] 1000 4 0 [NONE] [NONE] [NONE] [NONE] [NONE] -1 0 [NONE] 1 0 0 0 0 0 [NONE] [NONE] [NONE] [NONE] [NONE] [NONE] [NONE]";
+    let text = format!(
+        "VERSION 230\n# Converted by hand\n# MaxNodes: 4\n# MaxProcs: 64  # sixteen each\n{line}\n"
+    );
+    let w = load_maui_workload(
+        text.as_bytes(),
+        "w.trace",
+        ReadOptions::default(),
+        &MapOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        (w.header.max_nodes, w.header.max_procs),
+        (Some(4), Some(64))
+    );
+    assert_eq!(w.jobs.len(), 1);
+    assert_eq!(w.read.comments, 4);
+    let nodes = crate::sim::cluster::synthesize(&w.header, &w.jobs).unwrap();
+    assert_eq!(nodes.len(), 4);
+    assert!(nodes.iter().all(|n| n.configured.procs == 16));
+    // Without them, no machine: --cluster is needed, as before.
+    let bare = format!("VERSION 230\n{line}\n");
+    let w = load_maui_workload(
+        bare.as_bytes(),
+        "w.trace",
+        ReadOptions::default(),
+        &MapOptions::default(),
+    )
+    .unwrap();
+    assert!(crate::sim::cluster::synthesize(&w.header, &w.jobs).is_none());
+}
