@@ -931,7 +931,7 @@ fn maui_trace_names_that_do_not_fit_are_changed_and_counted() {
 }
 
 #[test]
-fn repeated_sacct_headers_and_their_absence_are_read() {
+fn concatenated_sacct_exports_skip_the_repeated_header() {
     // Two months' exports concatenated: the second header is not a job.
     let twice = format!("{SACCT_2205}{SACCT_2205}");
     let c = site("both.txt", &twice);
