@@ -15,6 +15,9 @@ pkgs_test=("${pkgs_demo[@]}" g++ valgrind libclang-dev)
 pkgs_test+=(tzdata)
 # The manual pages are read back with `man -l` (tests/commands.rs).
 pkgs_test+=(man-db)
+# `simulate --compare`'s report.html is loaded and screenshot in a real
+# browser (tests/simulate_cli.rs): Debian's headless Chromium.
+pkgs_test+=(chromium-headless-shell fonts-dejavu-core)
 # The Slurm end-to-end tests (tests/slurm_e2e.rs, tests/slurm/): a real
 # Slurm 22.05 cluster on this host and the plugins built against its
 # headers. Never slurm-wlm-emulator: it switches /usr/sbin/slurm{ctld,d,stepd}

@@ -391,3 +391,382 @@ fn hosts_column_on_request() {
     assert_eq!(rows, 200);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two configurations that schedule the demo differently.
+fn two_configs(dir: &std::path::Path) -> (String, String) {
+    let a = dir.join("depth1.cfg");
+    let b = dir.join("nobackfill.cfg");
+    std::fs::write(&a, "RESERVATIONDEPTH 1\n").unwrap();
+    std::fs::write(
+        &b,
+        "RESERVATIONDEPTH 1\nXFACTORWEIGHT 100\nBACKFILLPOLICY NONE\n",
+    )
+    .unwrap();
+    (
+        a.to_str().unwrap().to_string(),
+        b.to_str().unwrap().to_string(),
+    )
+}
+
+/// `simulate --demo --jobs N --compare` of [`two_configs`] into DIR/cmp:
+/// (config a, config b, the output directory, the printed report).
+fn compare_demo(dir: &std::path::Path, jobs: &str) -> (String, String, PathBuf, String) {
+    let (a, b) = two_configs(dir);
+    let cmp = dir.join("cmp");
+    let (code, out, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        jobs,
+        "--out",
+        cmp.to_str().unwrap(),
+        "--compare",
+        &a,
+        &b,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    (a, b, cmp, out)
+}
+
+/// A summary without what varies between runs (iteration times).
+fn decisions(mut v: serde_json::Value) -> serde_json::Value {
+    let o = v.as_object_mut().unwrap();
+    o.remove("mean_iteration_ms");
+    o.remove("max_iteration_ms");
+    v
+}
+
+#[test]
+fn compare_gives_each_configuration_the_numbers_of_its_own_run() {
+    let dir = temp_dir("compare");
+    let (a, b, cmp, out) = compare_demo(&dir, "600");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cmp.join("compare.json")).unwrap()).unwrap();
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    let mut bsld = Vec::new();
+    for (k, (cfg, label)) in [(&a, "depth1"), (&b, "nobackfill")].into_iter().enumerate() {
+        let single = dir.join(label);
+        let (code, _, err) = mauictl(&[
+            "simulate",
+            "--demo",
+            "--jobs",
+            "600",
+            "-C",
+            cfg,
+            "--out",
+            single.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let read = |d: &std::path::Path, f: &str| std::fs::read_to_string(d.join(f)).unwrap();
+        let alone: serde_json::Value =
+            serde_json::from_str(&read(&single, "summary.json")).unwrap();
+        assert_eq!(runs[k]["label"], label);
+        assert_eq!(
+            decisions(runs[k]["summary"].clone()),
+            decisions(alone.clone())
+        );
+        // The run's own directory holds what the single run wrote.
+        for f in [
+            "jobs.csv",
+            "credentials.csv",
+            "showgrid.txt",
+            "rejected.csv",
+        ] {
+            assert_eq!(read(&cmp.join(label), f), read(&single, f), "{label}/{f}");
+        }
+        bsld.push(format!(
+            "{:.2}",
+            alone["mean_bounded_slowdown"].as_f64().unwrap()
+        ));
+    }
+    // The two runs differ, and the side-by-side line shows both.
+    assert_ne!(bsld[0], bsld[1]);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("mean bounded slowdown"))
+        .unwrap();
+    let cols: Vec<&str> = line.split_whitespace().skip(3).collect();
+    assert_eq!(cols, bsld, "{out}");
+    let html = std::fs::read_to_string(cmp.join("report.html")).unwrap();
+    for want in [
+        "<h2>Summary</h2>",
+        "By account",
+        "Average XFactor Grid",
+        "class=\"plot\"",
+    ] {
+        assert!(html.contains(want), "{want}");
+    }
+    assert!(
+        !html.contains("src=\"http") && !html.contains("href=\"http"),
+        "self-contained"
+    );
+}
+
+#[test]
+fn compare_refuses_a_broken_configuration_and_minus_c() {
+    let dir = temp_dir("compare-bad");
+    let (a, _) = two_configs(&dir);
+    let bad = dir.join("bad.cfg");
+    std::fs::write(&bad, "RESERVATIONDEPTH 1\nBACKFILLPOLICY SOMETIMES\n").unwrap();
+    let (code, _, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "50",
+        "--compare",
+        &a,
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("bad.cfg:2"), "names the file and line: {err}");
+    let (code, _, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "50",
+        "-C",
+        &a,
+        "--compare",
+        &a,
+        &a,
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("not with -C"), "{err}");
+}
+
+#[test]
+fn rejected_jobs_are_listed_with_their_reason() {
+    let dir = temp_dir("rejected");
+    let cluster = dir.join("small.txt");
+    std::fs::write(&cluster, "n[1-16] procs=1\n").unwrap();
+    let out_dir = dir.join("out");
+    let (code, out, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "300",
+        "--cluster",
+        cluster.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let csv = std::fs::read_to_string(out_dir.join("rejected.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert!(!rows.is_empty(), "jobs wider than 16 processors: {csv}");
+    assert!(
+        rows.iter()
+            .all(|r| r.contains("processors requested, 16 exist on suitable nodes")),
+        "{csv}"
+    );
+    let n = rows.len();
+    assert!(
+        out.contains(&format!(", {n} rejected (can never run here)")),
+        "{out}"
+    );
+    let first_id = rows[0].split(',').next().unwrap();
+    assert!(
+        out.contains(&format!("             rejected job {first_id}: NoFit ")),
+        "{out}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["rejected_jobs"].as_array().unwrap().len(), n);
+}
+
+/// A headless Chromium from Debian's packages (scripts/deps.sh test
+/// installs chromium-headless-shell), if there is one.
+fn chromium() -> Option<PathBuf> {
+    ["chromium-headless-shell", "chromium", "chromium-browser"]
+        .iter()
+        .find_map(|b| {
+            std::env::var_os("PATH")?
+                .to_str()?
+                .split(':')
+                .map(|d| PathBuf::from(d).join(b))
+                .find(|p| p.is_file())
+        })
+}
+
+#[test]
+fn the_compare_report_renders_in_a_real_browser() {
+    let Some(browser) = chromium() else {
+        let msg =
+            "no chromium-headless-shell or chromium on PATH (scripts/deps.sh test installs it)";
+        assert!(
+            std::env::var_os("MAUISCHED_REQUIRE_BROWSER").is_none(),
+            "MAUISCHED_REQUIRE_BROWSER is set: {msg}"
+        );
+        eprintln!("skipped: {msg}");
+        return;
+    };
+    let dir = temp_dir("browser");
+    let (_, _, cmp, _) = compare_demo(&dir, "300");
+    let url = format!("file://{}", cmp.join("report.html").display());
+    let browse = |extra: &[&str]| {
+        let out = Command::new(&browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+            ])
+            .args(extra)
+            .arg(&url)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // The page's script ran once laid out, and counted three plots with a
+    // line per configuration at least.
+    let dom = browse(&["--dump-dom"]);
+    let rendered = dom
+        .split("data-rendered=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_else(|| {
+            panic!(
+                "the page's script did not run:\n{}",
+                &dom[..dom.len().min(2000)]
+            )
+        });
+    let lines: usize = rendered
+        .strip_prefix("plots=3 lines=")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("rendered {rendered}"));
+    assert!(lines >= 6, "rendered {rendered}");
+    // A screenshot of the page as drawn.
+    let png = dir.join("report.png");
+    browse(&[
+        &format!("--screenshot={}", png.display()),
+        "--window-size=1300,2400",
+    ]);
+    let img = std::fs::read(&png).unwrap();
+    assert_eq!(&img[..8], b"\x89PNG\r\n\x1a\n");
+    let be = |o: usize| u32::from_be_bytes(img[o..o + 4].try_into().unwrap());
+    assert_eq!((be(16), be(20)), (1300, 2400), "IHDR width and height");
+    assert!(
+        img.len() > 50_000,
+        "a page of plots and tables, not a blank one: {} bytes",
+        img.len()
+    );
+    eprintln!(
+        "report.html rendered by {}: {rendered}, screenshot {} bytes",
+        browser.display(),
+        img.len()
+    );
+}
+
+/// A 3 x 3 grid on the demo's first 300 jobs.
+const SWEEP_GRID: &str = "BACKFILLPOLICY FIRSTFIT\n\
+                          SWEEP RESERVATIONDEPTH 1 4 16\n\
+                          SWEEP XFACTORWEIGHT 0 10 1000\n";
+
+#[test]
+fn a_sweep_gives_the_same_results_in_parallel_and_one_at_a_time() {
+    let dir = temp_dir("sweep");
+    let grid = dir.join("grid.cfg");
+    std::fs::write(&grid, SWEEP_GRID).unwrap();
+    let mut csvs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.join(format!("j{threads}"));
+        let (code, text, err) = mauictl(&[
+            "sweep",
+            grid.to_str().unwrap(),
+            "demo",
+            "--jobs",
+            "300",
+            "-j",
+            threads,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            text.starts_with("9 configurations x 1 trace(s) = 9 points, ranked by mean_bounded_slowdown (lower is better)\n"),
+            "{text}"
+        );
+        for f in ["ranking.csv", "ranking.svg", "report.html", "sweep.json"] {
+            assert!(out.join(f).is_file(), "{f}");
+        }
+        csvs.push(std::fs::read_to_string(out.join("sweep.csv")).unwrap());
+    }
+    assert_eq!(csvs[0], csvs[1]);
+    assert_eq!(csvs[0].lines().count(), 10, "{}", csvs[0]);
+    // Point 5 (RESERVATIONDEPTH 4, XFACTORWEIGHT 1000) is the run
+    // `simulate -C` makes with that configuration: the embedded default,
+    // the grid's fixed line, then the two values.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("j1/sweep.json")).unwrap()).unwrap();
+    let text = manifest["configs"][5]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(&std::fs::read_to_string("packaging/maui.cfg").unwrap())
+            && text
+                .ends_with("\nBACKFILLPOLICY FIRSTFIT\nRESERVATIONDEPTH 4\nXFACTORWEIGHT 1000\n"),
+        "{text}"
+    );
+    let cfg = dir.join("p5.cfg");
+    std::fs::write(&cfg, text).unwrap();
+    let (code, out, err) = mauictl(&[
+        "simulate",
+        "--demo",
+        "--jobs",
+        "300",
+        "-C",
+        cfg.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let alone: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let line = csvs[0].lines().nth(6).unwrap();
+    assert!(line.starts_with("5,demo,4,1000,300,0,0,"), "{line}");
+    let bsld: f64 = line.split(',').nth(7).unwrap().parse().unwrap();
+    let want = alone["mean_bounded_slowdown"].as_f64().unwrap();
+    assert!((bsld - want).abs() < 1e-6, "{bsld} against {want}");
+}
+
+#[test]
+fn a_sweep_with_a_bad_value_names_the_grid_line_and_runs_nothing() {
+    let dir = temp_dir("sweep-bad");
+    let grid = dir.join("grid.cfg");
+    std::fs::write(
+        &grid,
+        "SWEEP RESERVATIONDEPTH 1 2\nSWEEP BACKFILLPOLICY FIRSTFIT BESTEVER\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let (code, _, err) = mauictl(&[
+        "sweep",
+        grid.to_str().unwrap(),
+        "demo",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("grid.cfg:2: BACKFILLPOLICY BESTEVER: "),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
+    let (code, _, err) = mauictl(&[
+        "sweep",
+        grid.to_str().unwrap(),
+        "demo",
+        "--metric",
+        "happiness",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("unknown metric \"happiness\": one of mean_bounded_slowdown,"),
+        "{err}"
+    );
+}

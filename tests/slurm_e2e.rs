@@ -3301,6 +3301,162 @@ fn s22_a_job_of_a_class_without_preemptee_is_never_preempted() {
     c.stop();
 }
 
+// ------------------------------------------------------------ scenario 23
+
+/// `mauictl sweep --slurm`: a 3 x 3 grid on the demo's first 300 jobs as a
+/// job array of 9 tasks on the 16-node cluster (scheduled by sched/maui
+/// itself), gathered by a job that follows it; the results are those of
+/// the same sweep run here, in parallel.
+#[test]
+fn s23_a_sweep_runs_as_a_job_array_with_the_results_of_a_local_run() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let mut c = Cluster::start(setup, "s23", Spec::plain(16));
+    let jobs = c.base.join("jobs");
+    let grid = jobs.join("grid.cfg");
+    std::fs::write(
+        &grid,
+        "BACKFILLPOLICY FIRSTFIT\nSWEEP RESERVATIONDEPTH 1 4 16\nSWEEP XFACTORWEIGHT 0 10 1000\n",
+    )
+    .unwrap();
+    let mauictl = env!("CARGO_BIN_EXE_mauictl");
+    let common = |out: &Path| {
+        vec![
+            "sweep".to_string(),
+            grid.display().to_string(),
+            "demo".into(),
+            "--jobs".into(),
+            "300".into(),
+            "--out".into(),
+            out.display().to_string(),
+        ]
+    };
+    // Here, in parallel.
+    let local = c.base.join("local");
+    let args = common(&local);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(run(120, Path::new(mauictl), &args), "mauictl sweep");
+    // As user A, on the cluster, waiting for the gathering job.
+    let remote = jobs.join("sweep");
+    let mut args = common(&remote);
+    args.extend(["--slurm", "--wait", "--submit-arg=--time=5"].map(String::from));
+    let mut all = vec![USER_A, mauictl];
+    all.extend(args.iter().map(String::as_str));
+    let t0 = Instant::now();
+    let out = c.job(240, "as", &all);
+    let took = t0.elapsed().as_secs_f64();
+    let printed = ok(out, "mauictl sweep --slurm --wait");
+    assert!(
+        printed.contains("submitted 9 points as Slurm job array "),
+        "{printed}"
+    );
+    let array = printed
+        .split("Slurm job array ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap()
+        .to_string();
+    let read =
+        |p: PathBuf| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    assert_eq!(
+        read(remote.join("sweep.csv")),
+        read(local.join("sweep.csv"))
+    );
+    assert_eq!(
+        read(remote.join("ranking.csv")),
+        read(local.join("ranking.csv"))
+    );
+    assert!(
+        printed.contains("ranked by mean_bounded_slowdown"),
+        "{printed}"
+    );
+    // Nine array tasks, each started by sched/maui, and the gathering job.
+    let started: Vec<String> = c.starts().into_iter().map(|s| s.0).collect();
+    for k in 0..9 {
+        let id = format!("{array}_{k}");
+        assert!(
+            started.iter().any(|s| s == &id) || c.field(&id, "JobState") == "COMPLETED",
+            "array task {id} not started by sched/maui: {started:?}"
+        );
+        assert!(remote.join(format!("logs/point-{k}.out")).is_file());
+    }
+    assert!(remote.join("logs/gather.out").is_file());
+    say(&format!(
+        "slurm_e2e s23: 9-point sweep as job array {array} and its gathering job in {took:.1} s, results equal to the local run"
+    ));
+    c.stop();
+}
+
+/// Dependencies with Slurm's own scheduler off: slurmctld tests them only
+/// in its scheduling pass, so sched/maui does (test_dependencies in
+/// ctld.c). A job after another that succeeds starts once it has ended;
+/// one after a job that fails never starts and says why.
+#[test]
+fn s24_a_dependent_job_starts_when_its_dependency_is_met_and_never_when_failed() {
+    let _serial = serial();
+    let Some(setup) = setup() else { return };
+    let mut c = Cluster::start(setup, "s24", Spec::plain(2));
+    let a = c.submit(
+        USER_A,
+        &["-n", "1", "--mem=100", "-t", "1", "--wrap", "sleep 4"],
+    );
+    let f = c.submit(
+        USER_A,
+        &["-n", "1", "--mem=100", "-t", "1", "--wrap", "exit 3"],
+    );
+    let b = c.submit(
+        USER_A,
+        &[
+            "-n",
+            "1",
+            "--mem=100",
+            "-t",
+            "1",
+            &format!("--dependency=afterok:{a}"),
+            "--wrap",
+            "true",
+        ],
+    );
+    let x = c.submit(
+        USER_A,
+        &[
+            "-n",
+            "1",
+            "--mem=100",
+            "-t",
+            "1",
+            &format!("--dependency=afterok:{f}"),
+            "--wrap",
+            "true",
+        ],
+    );
+    c.wait_state(&a, "RUNNING", 20);
+    c.wait_iterations(2, 20);
+    assert_eq!(c.field(&b, "JobState"), "PENDING");
+    assert_eq!(c.squeue(&b, "%r"), "Dependency", "B waits for A");
+    c.wait_state(&a, "COMPLETED", 30);
+    c.wait_state(&b, "RUNNING,COMPLETED", 30);
+    let b_start = epoch(&c.field(&b, "StartTime"));
+    let a_end = epoch(&c.field(&a, "EndTime"));
+    assert!(b_start >= a_end, "B started {b_start}, A ended {a_end}");
+    assert!(
+        b_start - a_end <= 6,
+        "B started {} s after A ended",
+        b_start - a_end
+    );
+    c.wait_state(&f, "FAILED", 20);
+    c.wait_until("X's dependency never satisfied", 20, || {
+        c.squeue(&x, "%r") == "DependencyNeverSatisfied"
+    });
+    c.wait_iterations(2, 20);
+    assert_eq!(c.field(&x, "JobState"), "PENDING", "X never starts");
+    say(&format!(
+        "slurm_e2e s24: B started {} s after A ended; X after a failed job: DependencyNeverSatisfied",
+        b_start - a_end
+    ));
+    c.stop();
+}
+
 /// Every scenario above, again on Slurm 24.11: scripts/slurm24-root.sh
 /// makes (or reuses) a Debian 13 root with Debian's 24.11 packages, and
 /// this test binary runs inside it with the repository bind-mounted at its

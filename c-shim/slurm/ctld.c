@@ -116,6 +116,9 @@ static uint64_t jobs_signature(void)
 		h = mix(h, j->priority == 0 ? j->state_reason : 0);
 		h = mix(h, j->time_limit);
 		h = mix(h, j->state_reason == WAIT_NO_REASON);
+		/* A dependency found met or failed (test_dependencies). */
+		h = mix(h, (j->bit_flags & JOB_DEPENDENT) != 0);
+		h = mix(h, j->state_reason == WAIT_DEP_INVALID);
 		if (j->details)
 			h = mix(h, ((uint64_t) j->details->min_nodes << 32) ^
 				       j->details->min_cpus ^
@@ -287,18 +290,32 @@ static void copy_job(struct ctld_snap *s, job_record_t *j, slurm_job_info_t *o,
 	}
 }
 
+/* A pending job with dependencies Slurm has still to find met. */
+static bool dependent(job_record_t *j)
+{
+	return IS_JOB_PENDING(j) && j->details && j->details->depend_list &&
+	       list_count(j->details->depend_list) > 0 &&
+	       j->state_reason != WAIT_DEP_INVALID;
+}
+
+/* Pending jobs with dependencies at the last copy of the jobs. */
+static uint32_t dependents;
+
 static int copy_jobs(struct ctld_snap *s)
 {
 	maui_list_itr_t it;
 	job_record_t *j;
-	uint32_t n = 0, k = 0;
+	uint32_t n = 0, k = 0, deps = 0;
 	job_info_msg_t *m;
 
 	pool_free(&s->jobs.pool);
 	it = list_iterator_create(job_list);
 	while ((j = list_next(it)))
-		if (j->magic == JOB_MAGIC && wanted(j))
+		if (j->magic == JOB_MAGIC && wanted(j)) {
 			n++;
+			deps += dependent(j);
+		}
+	dependents = deps;
 	m = pool_alloc(&s->jobs.pool, sizeof(*m));
 	s->job_cpus = m ? pool_alloc(&s->jobs.pool, (n + 1) * sizeof(uint16_t *)) : NULL;
 	s->job_ncpus = m ? pool_alloc(&s->jobs.pool, (n + 1) * sizeof(uint32_t)) : NULL;
@@ -430,6 +447,51 @@ static int copy_parts(struct ctld_snap *s)
 	return 0;
 }
 
+/* Slurm finds a pending job's dependencies met (afterok, afterany,
+ * singleton, a whole array's end...) in its own scheduling pass, which
+ * sched_interval=-1 turns off: without this test a job that waits on
+ * another would wait for ever. As that pass does (job_independent), under
+ * the job write lock: test_job_dependency marks what is met or failed and
+ * rewrites the job's dependency string ("(unfulfilled)" goes), and a
+ * dependency that can never be met is handled as Slurm does
+ * (DependencyNeverSatisfied, or the job killed with kill_invalid_depend).
+ * Only while some pending job has dependencies. */
+static void test_dependencies(void)
+{
+	slurmctld_lock_t lock = { .conf = READ_LOCK, .job = WRITE_LOCK,
+				  .node = WRITE_LOCK, .part = READ_LOCK,
+				  .fed = READ_LOCK };
+	maui_list_itr_t it;
+	job_record_t *j;
+	bool any = false;
+
+	lock_slurmctld(lock);
+	it = list_iterator_create(job_list);
+	while ((j = list_next(it))) {
+		bool changed = false;
+		int rc;
+
+		if (j->magic != JOB_MAGIC || !dependent(j))
+			continue;
+		rc = test_job_dependency(j, &changed);
+		if (rc == FAIL_DEPEND) {
+			handle_invalid_dependency(j);
+			changed = true;
+		} else if (rc == NO_DEPEND) {
+			if (j->state_reason == WAIT_DEPENDENCY) {
+				j->state_reason = WAIT_NO_REASON;
+				xfree(j->state_desc);
+			}
+			changed = true;
+		}
+		any |= changed;
+	}
+	list_iterator_destroy(it);
+	if (any)
+		last_job_update = time(NULL);
+	unlock_slurmctld(lock);
+}
+
 int ctld_poll(struct ctld_snap **snapp, job_info_msg_t **jobs,
 	      node_info_msg_t **nodes, partition_info_msg_t **parts,
 	      bool *changed)
@@ -450,6 +512,8 @@ int ctld_poll(struct ctld_snap **snapp, job_info_msg_t **jobs,
 			return -1;
 		*snapp = s;
 	}
+	if (dependents)
+		test_dependencies();
 	/* Nothing changed since a copy made after the last update's second:
 	 * no lock at all (the update times are read as they are; a change
 	 * being made now shows at the next poll). */

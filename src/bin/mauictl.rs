@@ -7,6 +7,8 @@
 //! instead; `mauictl showconfig` shows a configuration file (or the
 //! embedded default) unless `--live` or `--socket` asks the scheduler.
 
+#![deny(unsafe_code)]
+
 use clap::{Parser, Subcommand};
 use mauisched::cfg::{render, Severity, DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL};
 use mauisched::views::spec;
@@ -23,6 +25,14 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 // Not src/bin/man.rs: cargo would take that for a binary of its own.
 #[path = "mauictl/man.rs"]
 mod man;
+
+// The IFL client library, loaded at run time: mauictl's only unsafe code.
+#[allow(unsafe_code)]
+#[path = "mauictl/ifl.rs"]
+mod ifl;
+
+#[path = "mauictl/sweep_pbs.rs"]
+mod sweep_pbs;
 
 #[derive(Parser)]
 #[command(
@@ -63,6 +73,25 @@ enum Cmd {
     },
     /// Trace-driven what-if simulation: run a workload through the engine.
     Simulate(SimulateArgs),
+    /// Simulate a grid of maui.cfg parameter values on one or more traces
+    /// and rank the configurations (here in parallel, or as a Slurm or
+    /// Torque job array).
+    Sweep(SweepArgs),
+    /// Run one point of a sweep (what each task of a sweep's job array runs).
+    #[command(hide = true)]
+    SweepPoint {
+        /// The sweep's directory (--out of `sweep`).
+        dir: PathBuf,
+        /// The point, from 0.
+        index: usize,
+    },
+    /// Gather a sweep's points into its ranking and report (the job that
+    /// follows a sweep's job array).
+    #[command(hide = true)]
+    SweepGather {
+        /// The sweep's directory.
+        dir: PathBuf,
+    },
     /// Time scheduling iterations on a large synthetic cluster, under the scenario's configuration or -c FILE (see docs/simulator.md).
     Bench(BenchArgs),
     /// Summarise a workload trace (SWF or Maui workload trace, plain or gzip).
@@ -193,9 +222,265 @@ struct SimulateArgs {
     /// jobs.csv, as for runs with generic resources.
     #[arg(long)]
     hosts: bool,
+    /// Run the trace under each of these configurations (two or more) and
+    /// report them side by side (with --out: report.html, compare.json,
+    /// rejected.csv and a directory per run); give the trace first:
+    /// `simulate TRACE --compare A.cfg B.cfg`.
+    #[arg(long, num_args = 2.., value_name = "CFG")]
+    compare: Vec<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+}
+
+#[derive(clap::Args)]
+struct SweepArgs {
+    /// Grid file: maui.cfg lines added to the base configuration (-C FILE,
+    /// else the embedded default), and `SWEEP NAME VALUE...` lines, one per
+    /// parameter varied (values split on `|` when the line has one).
+    grid: PathBuf,
+    /// Traces: SWF or Maui workload traces, plain or gzip, or `demo` for
+    /// the bundled one.
+    #[arg(required = true)]
+    traces: Vec<String>,
+    /// Directory for the sweep: sweep.json, points/, the results and report.html.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Cluster file for every trace (default: from each SWF header; the demo's for `demo`).
+    #[arg(long, value_name = "FILE")]
+    cluster: Option<PathBuf>,
+    /// Keep the first N jobs of each trace.
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Skip malformed trace lines.
+    #[arg(long)]
+    lenient: bool,
+    /// The metric ranked: mean_bounded_slowdown, mean_wait, median_wait,
+    /// p95_wait, max_wait, utilization, makespan, backfilled_share, lost_proc_hours.
+    #[arg(long, default_value = "mean_bounded_slowdown")]
+    metric: String,
+    /// Configurations shown in the printed ranking (all in ranking.csv).
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+    /// Points run at once here (default: one per core).
+    #[arg(long, short = 'j', value_name = "N")]
+    threads: Option<usize>,
+    /// Run the points as a Slurm job array (one task per point) and gather
+    /// them in a job that follows it; the directory must be on a file
+    /// system the compute nodes share.
+    #[arg(long)]
+    slurm: bool,
+    /// Run the points as a Torque job array (one job per point, submitted
+    /// through Torque's IFL library, as qsub -t would) and gather them in a
+    /// job that depends on it (afteranyarray); the directory must be on a
+    /// file system the compute nodes share.
+    #[arg(long, conflicts_with = "slurm")]
+    pbs: bool,
+    /// With --pbs: the IFL client library to load (default libtorque.so.2,
+    /// through the dynamic linker's path), as mauisched-pbs's --libtorque.
+    #[arg(long, value_name = "PATH", requires = "pbs")]
+    libtorque: Option<PathBuf>,
+    /// With --pbs: the pbs_server (default: libtorque's, $PBS_DEFAULT or
+    /// its server_name file).
+    #[arg(long, value_name = "HOST[:PORT]", requires = "pbs")]
+    server: Option<String>,
+    /// An option for both jobs (repeat it): for sbatch with --slurm
+    /// (`--submit-arg=--partition=short --submit-arg=--time=30`); with
+    /// --pbs a qsub option mauictl turns into the jobs' attributes: -q
+    /// QUEUE, -l RESOURCE=VALUE[,...], -A ACCOUNT, -W NAME=VALUE, -p
+    /// PRIORITY, -m, -M (`--submit-arg='-l walltime=00:30:00'`).
+    #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
+    submit_arg: Vec<String>,
+    /// With --slurm or --pbs: wait until the gathering job has ended and
+    /// print the ranking (--pbs: polls pbs_server for it).
+    #[arg(long)]
+    wait: bool,
+    /// With --pbs --wait: stop waiting after this long, [[DD:]HH:]MM:SS
+    /// (default 24:00:00); the jobs stay queued.
+    #[arg(long, value_name = "DURATION", requires = "wait")]
+    wait_timeout: Option<String>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// `mauictl sweep`.
+fn sweep(loaded: &Loaded, a: SweepArgs) -> Result<String, String> {
+    use mauisched::sim::sweep;
+    usable(loaded)?;
+    sweep::check_metric(&a.metric)?;
+    let grid_name = a.grid.display().to_string();
+    let text = std::fs::read_to_string(&a.grid).map_err(|e| format!("{grid_name}: {e}"))?;
+    let spec = sweep::parse_grid(&text, &grid_name)?;
+    let base = match &loaded.config.source {
+        s if s == DEFAULT_CONFIG_LABEL => DEFAULT_CONFIG.to_string(),
+        s => std::fs::read_to_string(s).map_err(|e| format!("{s}: {e}"))?,
+    };
+    let configs = spec.configs(&base, &grid_name)?;
+    let mut traces = Vec::new();
+    for t in &a.traces {
+        if t == sweep::DEMO {
+            traces.push(t.clone());
+            continue;
+        }
+        // Absolute, for the array's tasks wherever they start.
+        let p = std::fs::canonicalize(t).map_err(|e| format!("{t}: {e}"))?;
+        traces.push(p.display().to_string());
+    }
+    let cluster = match &a.cluster {
+        Some(c) => Some(std::fs::canonicalize(c).map_err(|e| format!("{}: {e}", c.display()))?),
+        None => None,
+    };
+    let m = sweep::Manifest {
+        grid_file: grid_name,
+        base: loaded.config.source.clone(),
+        axes: spec.axes,
+        configs,
+        traces,
+        options: sweep::TraceOptions {
+            cluster,
+            jobs: a.jobs,
+            lenient: a.lenient,
+        },
+        metric: a.metric.clone(),
+    };
+    sweep::prepare(&a.out, &m)?;
+    let dir = std::fs::canonicalize(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    if a.slurm {
+        return sweep_slurm(&dir, &m, &a);
+    }
+    if a.pbs {
+        return sweep_pbs::submit(&dir, &m, &a);
+    }
+    let bar = jobs_bar(m.points() as u64, a.quiet);
+    bar.set_message("points");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| e.to_string())?;
+    pool.install(|| sweep::run_all(&dir, &m, &|| bar.inc(1)))?;
+    bar.finish_and_clear();
+    let g = sweep::gather(&dir, &m)?;
+    let mut text = sweep::write_results(&dir, &m, &g, a.top)?;
+    let _ = std::fmt::Write::write_fmt(
+        &mut text,
+        format_args!(
+            "\nwrote {0}/sweep.csv, {0}/ranking.csv, {0}/ranking.svg, {0}/report.html\n",
+            dir.display()
+        ),
+    );
+    Ok(text)
+}
+
+/// Submits a sweep as a Slurm job array and the job that gathers it.
+fn sweep_slurm(
+    dir: &std::path::Path,
+    m: &mauisched::sim::sweep::Manifest,
+    a: &SweepArgs,
+) -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("mauictl's own path: {e}"))?;
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).map_err(|e| format!("{}: {e}", logs.display()))?;
+    let quote =
+        |p: &std::path::Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
+    let sbatch = |args: Vec<String>| -> Result<String, String> {
+        let out = std::process::Command::new("sbatch")
+            .args(&args)
+            .output()
+            .map_err(|e| format!("sbatch: {e} (is Slurm's sbatch on PATH?)"))?;
+        let stdout = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !out.status.success() {
+            return Err(format!(
+                "sbatch {}: {}{}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim(),
+                if stdout.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({stdout})")
+                }
+            ));
+        }
+        // --parsable: `ID` or `ID;CLUSTER`.
+        Ok(stdout.split(';').next().unwrap_or("").to_string())
+    };
+    let mut args = vec![
+        "--parsable".to_string(),
+        format!("--array=0-{}", m.points() - 1),
+        "--job-name=mauictl-sweep".to_string(),
+        format!("--output={}/point-%a.out", logs.display()),
+    ];
+    args.extend(a.submit_arg.iter().cloned());
+    args.push(format!(
+        "--wrap={} sweep-point {} $SLURM_ARRAY_TASK_ID",
+        quote(&exe),
+        quote(dir)
+    ));
+    let array = sbatch(args)?;
+    let mut args = vec![
+        "--parsable".to_string(),
+        format!("--dependency=afterany:{array}"),
+        "--job-name=mauictl-sweep-gather".to_string(),
+        format!("--output={}/gather.out", logs.display()),
+    ];
+    args.extend(a.submit_arg.iter().cloned());
+    if a.wait {
+        args.push("--wait".into());
+    }
+    args.push(format!(
+        "--wrap={} sweep-gather {}",
+        quote(&exe),
+        quote(dir)
+    ));
+    let submitted = format!(
+        "submitted {} points as Slurm job array {array}, gathered by the job that follows it; results in {}\n",
+        m.points(),
+        dir.display()
+    );
+    let gather = match sbatch(args) {
+        Ok(id) => id,
+        Err(e) if a.wait => {
+            return Err(format!(
+                "{submitted}the gathering job failed: {e}; see {}/gather.out",
+                logs.display()
+            ))
+        }
+        Err(e) => return Err(e),
+    };
+    if !a.wait {
+        return Ok(format!(
+            "{submitted}gathering job {gather}; then {}/report.html\n",
+            dir.display()
+        ));
+    }
+    let g = mauisched::sim::sweep::gather(dir, m)?;
+    Ok(format!(
+        "{submitted}{}",
+        mauisched::sim::sweep::ranking_text(m, &g, a.top)
+    ))
+}
+
+/// `mauictl sweep-point DIR N`.
+fn sweep_point(dir: &std::path::Path, index: usize) -> Result<String, String> {
+    use mauisched::sim::sweep;
+    let m = sweep::read_manifest(dir)?;
+    let r = sweep::run_point(dir, &m, index)?;
+    let (c, _) = m.point(index);
+    Ok(format!(
+        "point {index}: {} on {}: {} {:.6}\n",
+        m.label(c),
+        r.trace,
+        m.metric,
+        r.get(&m.metric).unwrap_or(f64::NAN)
+    ))
+}
+
+/// `mauictl sweep-gather DIR`.
+fn sweep_gather(dir: &std::path::Path) -> Result<String, String> {
+    use mauisched::sim::sweep;
+    let m = sweep::read_manifest(dir)?;
+    let g = sweep::gather(dir, &m)?;
+    sweep::write_results(dir, &m, &g, usize::MAX)
 }
 
 /// A configuration with errors is not used: its diagnostics go to stderr
@@ -223,15 +508,18 @@ fn duration_arg(name: &str, v: &Option<String>) -> Result<Option<i64>, String> {
     }
 }
 
-fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
-    use mauisched::sim::{cluster, demo, report, run};
-    use std::io::IsTerminal;
-    usable(loaded)?;
-    let chart = report::ChartChoice {
-        start: duration_arg("chart-start", &a.chart_start)?,
-        span: duration_arg("chart-span", &a.chart_span)?,
-        nodes: a.chart_nodes,
-    };
+/// The workload, the cluster and its label of `simulate`.
+fn sim_inputs(
+    a: &SimulateArgs,
+) -> Result<
+    (
+        mauisched::sim::workload::Workload,
+        Vec<mauisched::snapshot::Node>,
+        String,
+    ),
+    String,
+> {
+    use mauisched::sim::{cluster, demo};
     let w = a.workload.load()?;
     if w.read.malformed > 0 {
         eprintln!(
@@ -268,9 +556,17 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
             .to_string(),
         ),
     };
-    let cfg = &loaded.config;
-    let first_submit = w.jobs.first().map_or(0, |j| j.job.submit_time);
-    let (op_lines, op_events): (Vec<String>, Vec<run::OperatorEvent>) = match &a.operators {
+    Ok((w, nodes, cluster_label))
+}
+
+/// The operators' commands of `simulate` (lines and events), read under
+/// `cfg`.
+fn sim_operators(
+    a: &SimulateArgs,
+    cfg: &Config,
+    first_submit: i64,
+) -> Result<(Vec<String>, Vec<mauisched::sim::run::OperatorEvent>), String> {
+    Ok(match &a.operators {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
             mauisched::sim::operators::parse_operators(
@@ -283,8 +579,13 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
             .unzip()
         }
         None => Default::default(),
-    };
-    let opts = run::SimOptions {
+    })
+}
+
+/// The simulation settings of `simulate` under `cfg`.
+fn sim_options(a: &SimulateArgs, cfg: &Config) -> Result<mauisched::sim::run::SimOptions, String> {
+    use mauisched::sim::run;
+    Ok(run::SimOptions {
         clock: if a.grid {
             run::Clock::Grid
         } else {
@@ -296,21 +597,48 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
         } else {
             0
         },
+    })
+}
+
+/// A progress bar over `total` jobs on a terminal, else a hidden one.
+fn jobs_bar(total: u64, quiet: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let b = indicatif::ProgressBar::new(total);
+    b.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} jobs done {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    b
+}
+
+fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
+    use mauisched::sim::{report, run};
+    if !a.compare.is_empty() {
+        if loaded.config.source != DEFAULT_CONFIG_LABEL {
+            return Err(
+                "--compare takes every configuration to run: give them there, not with -C".into(),
+            );
+        }
+        return simulate_compare(a);
+    }
+    usable(loaded)?;
+    let chart = report::ChartChoice {
+        start: duration_arg("chart-start", &a.chart_start)?,
+        span: duration_arg("chart-span", &a.chart_span)?,
+        nodes: a.chart_nodes,
     };
-    let total = w.jobs.len() as u64;
-    let bar = if a.quiet || !std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::hidden()
-    } else {
-        let b = indicatif::ProgressBar::new(total);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:40}] {pos}/{len} jobs done {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        b
-    };
+    let (w, nodes, cluster_label) = sim_inputs(&a)?;
+    let cfg = &loaded.config;
+    let first_submit = w.jobs.first().map_or(0, |j| j.job.submit_time);
+    let (op_lines, op_events) = sim_operators(&a, cfg, first_submit)?;
+    let opts = sim_options(&a, cfg)?;
+    let bar = jobs_bar(w.jobs.len() as u64, a.quiet);
     let mut calls = 0u64;
     let res = run::simulate_with_operators(cfg, &nodes, &w.jobs, &op_events, &opts, |p| {
         calls += 1;
@@ -334,18 +662,104 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
         report::render(&s, 10)
     };
     if let Some(dir) = &a.out {
-        let files = report::write_dir(dir, &s, &w.jobs, &nodes, &res, &chart, a.hosts)
+        let stats = mauisched::sim::stats::RunStats::of(cfg, &w.jobs, &res, &s);
+        let files = report::write_dir(dir, &s, &stats, &w.jobs, &nodes, &res, &chart, a.hosts)
             .map_err(|e| format!("{}: {e}", dir.display()))?;
         if !a.json {
-            text.push_str("\nwrote ");
-            text.push_str(
-                &files
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+            text.push_str(&wrote(&files));
+        }
+    }
+    Ok(text)
+}
+
+/// `wrote A, B, C` after a report, naming the files written.
+fn wrote(files: &[PathBuf]) -> String {
+    format!(
+        "\nwrote {}\n",
+        files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `simulate --compare`: the trace under each configuration, in parallel.
+fn simulate_compare(a: SimulateArgs) -> Result<String, String> {
+    use mauisched::sim::{compare, report, stats};
+    let chart = report::ChartChoice {
+        start: duration_arg("chart-start", &a.chart_start)?,
+        span: duration_arg("chart-span", &a.chart_span)?,
+        nodes: a.chart_nodes,
+    };
+    let paths: Vec<String> = a.compare.iter().map(|p| p.display().to_string()).collect();
+    let labels = compare::labels(&paths);
+    let (w, nodes, cluster_label) = sim_inputs(&a)?;
+    let first_submit = w.jobs.first().map_or(0, |j| j.job.submit_time);
+    let mut entries = Vec::new();
+    for (p, label) in a.compare.iter().zip(labels) {
+        let loaded = load(&Some(p.clone()))?;
+        usable(&loaded)?;
+        let config = loaded.config;
+        let (operator_lines, operators) = sim_operators(&a, &config, first_submit)?;
+        entries.push(compare::Entry {
+            label,
+            options: sim_options(&a, &config)?,
+            config,
+            operators,
+            operator_lines,
+        });
+    }
+    let bar = jobs_bar((w.jobs.len() * entries.len()) as u64, a.quiet);
+    let labels = report::Labels {
+        workload: w.source.clone(),
+        cluster: cluster_label,
+        config: String::new(),
+    };
+    let runs = compare::run_all(&entries, &nodes, &w.jobs, &labels, &|n| bar.inc(n))?;
+    bar.finish_and_clear();
+    let compared: Vec<compare::Compared> = runs.iter().map(|r| r.compared.clone()).collect();
+    let mut text = if a.json {
+        compare::json(&compared)
+    } else {
+        compare::text(&compared)
+    };
+    if let Some(dir) = &a.out {
+        let fail = |e: std::io::Error| format!("{}: {e}", dir.display());
+        std::fs::create_dir_all(dir).map_err(fail)?;
+        let mut files = Vec::new();
+        let rejected: Vec<(Option<&str>, &stats::RejectedJob)> = compared
+            .iter()
+            .flat_map(|c| c.stats.rejected.iter().map(|r| (Some(c.label.as_str()), r)))
+            .collect();
+        for (name, body) in [
+            ("report.html", compare::html(&compared)),
+            ("compare.json", compare::json(&compared)),
+            ("rejected.csv", stats::rejected_csv(&rejected)),
+        ] {
+            let p = dir.join(name);
+            mauisched::atomic_write(&p, body.as_bytes()).map_err(fail)?;
+            files.push(p);
+        }
+        for r in &runs {
+            let c = &r.compared;
+            let sub = dir.join(&c.label);
+            files.extend(
+                report::write_dir(
+                    &sub, &c.summary, &c.stats, &w.jobs, &nodes, &r.result, &chart, a.hosts,
+                )
+                .map_err(|e| format!("{}: {e}", sub.display()))?,
             );
-            text.push('\n');
+        }
+        if !a.json {
+            text.push_str(&wrote(&files[..3]));
+            let _ = std::fmt::Write::write_fmt(
+                &mut text,
+                format_args!(
+                    "and each run's jobs.csv, summary.json, credentials.csv, showgrid.txt, rejected.csv and charts in {}/<run>/\n",
+                    dir.display()
+                ),
+            );
         }
     }
     Ok(text)
@@ -1028,6 +1442,9 @@ fn main() -> ExitCode {
             }
         }
         Cmd::Simulate(a) => print_or_fail(simulate(&loaded, a)),
+        Cmd::Sweep(a) => print_or_fail(sweep(&loaded, a)),
+        Cmd::SweepPoint { dir, index } => print_or_fail(sweep_point(&dir, index)),
+        Cmd::SweepGather { dir } => print_or_fail(sweep_gather(&dir)),
         Cmd::Bench(a) => print_or_fail(bench(&loaded, cli.config.is_some(), a)),
         Cmd::Convert(a) => convert(a),
         Cmd::TraceInfo(a) => print_or_fail(trace_info(a)),

@@ -9,8 +9,10 @@
 //! `--start-at` and `--scale-load`. [`demo`] holds the bundled data behind
 //! `mauictl simulate --demo`; [`info`] the `mauictl trace-info` report.
 //! [`run`] is the event loop that drives `Engine::iterate`, [`report`] the
-//! metrics, `jobs.csv` and `summary.json`, [`svg`] the two plots;
-//! [`operators`] reads operators' commands to apply during a run.
+//! metrics, `jobs.csv` and `summary.json`, [`stats`] the per-credential
+//! tables, Maui's showgrid matrix and the rejected jobs, [`svg`] the plots;
+//! [`operators`] reads operators' commands to apply during a run;
+//! [`compare`] runs several configurations side by side.
 //! [`synth`] and [`bench`](mod@bench) are the synthetic scenario of `mauictl bench`.
 //!
 //! Nothing in a simulation is random, so it takes no seed: the same files
@@ -19,6 +21,7 @@
 
 pub mod bench;
 pub mod cluster;
+pub mod compare;
 pub mod convert;
 pub mod demo;
 pub mod info;
@@ -27,7 +30,9 @@ pub mod mauitrace;
 pub mod operators;
 pub mod report;
 pub mod run;
+pub mod stats;
 pub mod svg;
+pub mod sweep;
 pub mod swf;
 pub mod synth;
 pub mod workload;

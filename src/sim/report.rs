@@ -131,6 +131,9 @@ pub struct Summary {
     pub completed: usize,
     /// Jobs taken out as impossible on this cluster (NoFit).
     pub rejected: usize,
+    /// Those jobs, with the reason (also in `rejected.csv`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rejected_jobs: Vec<super::stats::RejectedJob>,
     /// Jobs still waiting at the end.
     pub unfinished: usize,
     /// Jobs an operator cancelled (canceljob in the operators file); those
@@ -227,7 +230,7 @@ pub fn add_operators(
 }
 
 /// Natural order of names such as `u2` < `u10`.
-fn natural(a: &str, b: &str) -> std::cmp::Ordering {
+pub(crate) fn natural(a: &str, b: &str) -> std::cmp::Ordering {
     let split = |s: &str| {
         let i = s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
         let (p, n) = s.split_at(i);
@@ -236,7 +239,7 @@ fn natural(a: &str, b: &str) -> std::cmp::Ordering {
     split(a).cmp(&split(b)).then_with(|| a.cmp(b))
 }
 
-fn percentile_nearest(sorted: &[i64], p: f64) -> f64 {
+pub(crate) fn percentile_nearest(sorted: &[i64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -383,6 +386,7 @@ pub fn summarize(
         jobs: jobs.len(),
         completed: done.len(),
         rejected: res.rejected.len(),
+        rejected_jobs: super::stats::rejected(jobs, res),
         unfinished: res.unfinished.len(),
         cancelled: res.cancelled.len(),
         preemptions: res.preemptions.len(),
@@ -492,7 +496,7 @@ pub fn jobs_csv_with_nodes(
     out
 }
 
-fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -506,6 +510,9 @@ pub fn summary_json(s: &Summary) -> String {
     t.push('\n');
     t
 }
+
+/// Rejected jobs the printed summary names (the rest are in the files).
+const REJECTED_SHOWN: usize = 5;
 
 /// An FSTARGET as the summary prints it: `10.0`, `10.0+` (floor), `10.0-`
 /// (cap), `-` (none).
@@ -552,6 +559,16 @@ pub fn render(s: &Summary, top: usize) -> String {
             String::new()
         },
     );
+    for r in s.rejected_jobs.iter().take(REJECTED_SHOWN) {
+        let _ = writeln!(o, "             rejected job {}: {}", r.id, r.reason);
+    }
+    if s.rejected_jobs.len() > REJECTED_SHOWN {
+        let _ = writeln!(
+            o,
+            "             ... {} more rejected in summary.json and rejected.csv (--out)",
+            s.rejected_jobs.len() - REJECTED_SHOWN
+        );
+    }
     if s.cancelled > 0 {
         let _ = writeln!(o, "             {} cancelled by an operator", s.cancelled);
     }
@@ -700,12 +717,14 @@ impl ChartChoice {
 }
 
 /// Writes `jobs.csv` (with the `hosts` column when `hosts` is set, see
-/// [`jobs_csv_with_nodes`]), `summary.json`, `utilization.svg` and
-/// `nodes.svg` into `dir` (created if missing), each atomically. Returns
-/// the paths.
+/// [`jobs_csv_with_nodes`]), `summary.json`, `utilization.svg`,
+/// `nodes.svg` and the files of `stats` ([`super::stats::RunStats::files`])
+/// into `dir` (created if missing), each atomically. Returns the paths.
+#[allow(clippy::too_many_arguments)]
 pub fn write_dir(
     dir: &std::path::Path,
     s: &Summary,
+    stats: &super::stats::RunStats,
     jobs: &[SimJob],
     nodes: &[Node],
     res: &SimResult,
@@ -745,7 +764,7 @@ pub fn write_dir(
         ),
     ];
     let mut out = Vec::new();
-    for (name, text) in files {
+    for (name, text) in files.into_iter().chain(stats.files()) {
         let p = dir.join(name);
         crate::util::atomic_write(&p, text.as_bytes())?;
         out.push(p);

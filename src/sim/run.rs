@@ -159,6 +159,8 @@ pub struct SimResult {
     pub records: Vec<Option<JobRecord>>,
     /// Jobs taken out of the queue as impossible (NoFit), by workload index.
     pub rejected: Vec<usize>,
+    /// Why and when each of `rejected` was taken out (same order).
+    pub rejections: Vec<Rejection>,
     /// Jobs an operator cancelled (canceljob), by workload index: those
     /// that ran have a record ending at the cancel.
     pub cancelled: Vec<usize>,
@@ -186,6 +188,15 @@ pub struct SimResult {
     pub operator_replies: Vec<Result<Done, Failed>>,
     /// Iteration interval used (RMPOLLINTERVAL).
     pub poll: Secs,
+}
+
+/// A job taken out of the queue as one that can never run here.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rejection {
+    /// When (the iteration that found it).
+    pub at: Time,
+    /// The plan's reason, as `checkjob` words it (`NoFit ...`).
+    pub reason: String,
 }
 
 /// Simulation settings beyond the configuration.
@@ -276,6 +287,8 @@ struct Sim<'a> {
     idle: usize,
     finished: usize,
     rejected: Vec<usize>,
+    /// Why each rejected job was rejected, by workload index.
+    rejections: HashMap<usize, Rejection>,
     /// Jobs an operator cancelled (canceljob).
     cancelled: Vec<usize>,
     /// Processors not held by running jobs (all nodes, whatever their state).
@@ -566,6 +579,7 @@ pub fn simulate_with_operators(
         idle: 0,
         finished: 0,
         rejected: Vec::new(),
+        rejections: HashMap::new(),
         cancelled: Vec::new(),
         free_procs: nodes.iter().map(|n| n.configured.procs as u64).sum(),
         idle_procs: BTreeMap::new(),
@@ -779,10 +793,12 @@ pub fn simulate_with_operators(
             last_activity = now;
         }
         for jp in waiting {
-            if matches!(jp.reason, Some(Reason::NoFit { .. })) {
+            if let Some(why @ Reason::NoFit { .. }) = &jp.reason {
                 if let Some(&i) = sim.by_id.get(&jp.job) {
                     sim.withdraw(i);
                     sim.rejected.push(i);
+                    let reason = why.to_string();
+                    sim.rejections.insert(i, Rejection { at: now, reason });
                     changed = true;
                 }
             }
@@ -802,9 +818,15 @@ pub fn simulate_with_operators(
         .collect();
     unfinished.sort_unstable();
     sim.rejected.sort_unstable();
+    let rejections = sim
+        .rejected
+        .iter()
+        .map(|i| sim.rejections.remove(i).unwrap_or_default())
+        .collect();
     Ok(SimResult {
         records: sim.records,
         rejected: sim.rejected,
+        rejections,
         cancelled: sim.cancelled,
         preemptions: sim.preemptions,
         unfinished,
@@ -821,4 +843,4 @@ pub fn simulate_with_operators(
 
 #[cfg(test)]
 #[path = "run_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -8,14 +8,14 @@ use crate::sim::report::{self, Labels};
 use crate::sim::workload::{load_swf, MapOptions};
 use crate::sim::{demo, SimJob};
 
-fn cfg(text: &str) -> Config {
+pub(crate) fn cfg(text: &str) -> Config {
     let l = Config::parse(text, "test.cfg");
     assert!(l.is_ok(), "{:#?}", l.diagnostics);
     l.config
 }
 
 /// SWF jobs from `(submit, procs, requested time, runtime)`.
-fn swf(jobs: &[(i64, u32, i64, i64)]) -> Vec<SimJob> {
+pub(crate) fn swf(jobs: &[(i64, u32, i64, i64)]) -> Vec<SimJob> {
     let mut text = String::from("; UnixStartTime: 0\n");
     for (k, (submit, procs, req, run)) in jobs.iter().enumerate() {
         text.push_str(&format!(

@@ -3,6 +3,7 @@
 //!
 //! - [`utilization`]: busy processors over time, in bins of equal length
 //!   (each bin's value is its time-weighted mean), with the run's mean.
+//! - [`line_chart`]: one line per run over time (`simulate --compare`).
 //! - [`node_chart`]: a node × time chart of a window, like the figures of
 //!   the guide's backfill section: one row per node, one rectangle per job
 //!   on it, its height the job's share of the node's processors; jobs
@@ -14,7 +15,7 @@ use super::workload::SimJob;
 use crate::model::{Node, Secs, Time};
 use std::fmt::Write as _;
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -55,6 +56,33 @@ fn tick_label(offset: Secs, step: Secs) -> String {
     }
 }
 
+/// Time ticks under a plot area `(left, top, width, height)` spanning
+/// `span` seconds from `from`, and the axis label at height `label_y`.
+fn time_axis(o: &mut String, area: (f64, f64, f64, f64), from: Time, span: Secs, label_y: f64) {
+    let (l, t, pw, ph) = area;
+    let step = tick_step(span, 10);
+    let mut off = 0;
+    while off <= span {
+        let x = l + pw * off as f64 / span as f64;
+        let _ = writeln!(
+            o,
+            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            t + ph,
+            t + ph + 4.0,
+            t + ph + 16.0,
+            tick_label(off, step)
+        );
+        off += step;
+    }
+    let _ = writeln!(
+        o,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="end">time since {} UTC</text>"#,
+        l + pw,
+        label_y,
+        iso_time(from)
+    );
+}
+
 /// Busy processors as a step function: sorted (time, delta) changes.
 fn busy_steps(jobs: &[SimJob], records: &[Option<JobRecord>]) -> Vec<(Time, i64)> {
     let mut ev: Vec<(Time, i64)> = Vec::new();
@@ -78,11 +106,18 @@ pub fn utilization_bins(
     to: Time,
     bins: usize,
 ) -> Vec<f64> {
+    step_means(busy_steps(jobs, records), from, to, bins)
+}
+
+/// Time-weighted mean, in each of `bins` bins over `[from, to)`, of a level
+/// that starts at 0 and changes by `delta` at each `(time, delta)` of
+/// `steps` (sorted by time).
+pub fn step_means(steps: Vec<(Time, i64)>, from: Time, to: Time, bins: usize) -> Vec<f64> {
     let span = (to - from).max(1);
     let bins = bins.max(1);
     let mut acc = vec![0f64; bins];
     let edge = |k: usize| from + (span as i128 * k as i128 / bins as i128) as Time;
-    let mut busy: i64 = 0;
+    let mut level: i64 = 0;
     let mut t = from;
     let add = |acc: &mut Vec<f64>, a: Time, b: Time, level: i64| {
         if b <= a || level == 0 {
@@ -98,19 +133,148 @@ pub fn utilization_bins(
             k += 1;
         }
     };
-    for (time, delta) in busy_steps(jobs, records) {
+    for (time, delta) in steps {
         let time = time.clamp(from, to);
-        add(&mut acc, t, time, busy);
+        add(&mut acc, t, time, level);
         t = time;
-        busy += delta;
+        level += delta;
     }
-    add(&mut acc, t, to, busy);
+    add(&mut acc, t, to, level);
     (0..bins)
         .map(|k| {
             let w = (edge(k + 1) - edge(k)).max(1) as f64;
             acc[k] / w
         })
         .collect()
+}
+
+/// Colours of the series of a [`line_chart`], in order.
+pub const SERIES_COLOURS: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
+
+/// One line of a [`line_chart`]: a value per bin, `None` where there is
+/// none (the line breaks there).
+pub struct Series<'a> {
+    /// Legend label.
+    pub label: &'a str,
+    /// Values, one per bin of equal length over the chart's time span.
+    pub values: &'a [Option<f64>],
+}
+
+/// A line chart over time with one line per series (the comparison
+/// plots): `y_max` is the top of the y axis (at least the largest value),
+/// `unit` follows the y tick labels (`%`, ` jobs`, `h`), and `scale`
+/// multiplies values for the tick labels (100 for a 0-1 share shown in %).
+pub fn line_chart(
+    title: &str,
+    from: Time,
+    to: Time,
+    series: &[Series],
+    unit: &str,
+    scale: f64,
+) -> String {
+    let (w, h) = (960.0, 360.0);
+    let (l, r, t, b) = (70.0, 20.0, 40.0, 56.0);
+    let pw = w - l - r;
+    let ph = h - t - b;
+    let span = (to - from).max(1);
+    let top = series
+        .iter()
+        .flat_map(|s| s.values.iter().flatten())
+        .fold(0f64, |a, &v| a.max(v));
+    let y_max = nice_ceiling(top * scale) / scale;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(o, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+    let _ = writeln!(
+        o,
+        r#"<text x="{l}" y="20" font-size="13">{}</text>"#,
+        esc(title)
+    );
+    for k in 0..=4 {
+        let y = t + ph - ph * k as f64 / 4.0;
+        let v = y_max * scale * k as f64 / 4.0;
+        let label = if v.fract() == 0.0 || v >= 100.0 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.2}")
+        };
+        let _ = writeln!(
+            o,
+            r##"<line x1="{l}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{label}{}</text>"##,
+            l + pw,
+            l - 6.0,
+            y + 4.0,
+            esc(unit)
+        );
+    }
+    time_axis(&mut o, (l, t, pw, ph), from, span, t + ph + 30.0);
+    for (i, s) in series.iter().enumerate() {
+        let colour = SERIES_COLOURS[i % SERIES_COLOURS.len()];
+        let n = s.values.len().max(1);
+        // One polyline per unbroken run of values, through bin centres.
+        let mut runs: Vec<String> = Vec::new();
+        let mut cur = String::new();
+        for (k, v) in s.values.iter().enumerate() {
+            match v {
+                Some(v) => {
+                    let x = l + pw * (k as f64 + 0.5) / n as f64;
+                    let y = t + ph - ph * (v / y_max.max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
+                    let _ = write!(
+                        cur,
+                        "{}{x:.1},{y:.1}",
+                        if cur.is_empty() { "" } else { " " }
+                    );
+                }
+                None if !cur.is_empty() => runs.push(std::mem::take(&mut cur)),
+                None => {}
+            }
+        }
+        if !cur.is_empty() {
+            runs.push(cur);
+        }
+        for pts in runs {
+            let _ = writeln!(
+                o,
+                r#"<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="1.4" data-series="{}"/>"#,
+                esc(s.label)
+            );
+        }
+        let lx = l + 10.0 + 150.0 * i as f64;
+        let ly = h - 8.0;
+        let _ = writeln!(
+            o,
+            r#"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="3"/><text x="{:.1}" y="{ly:.1}">{}</text>"#,
+            ly - 4.0,
+            lx + 18.0,
+            ly - 4.0,
+            lx + 22.0,
+            esc(s.label)
+        );
+    }
+    let _ = writeln!(
+        o,
+        r##"<rect x="{l}" y="{t}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>"##
+    );
+    o.push_str("</svg>\n");
+    o
+}
+
+/// The smallest of 1, 2, 2.5, 5 × 10^k at least `v` (1 for nothing).
+fn nice_ceiling(v: f64) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return 1.0;
+    }
+    let p = 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|&c| c >= v * (1.0 - 1e-12))
+        .unwrap_or(10.0 * p)
 }
 
 /// The utilization-over-time plot.
@@ -154,28 +318,7 @@ pub fn utilization(
             k * 25
         );
     }
-    // Time ticks.
-    let step = tick_step(span, 10);
-    let mut off = 0;
-    while off <= span {
-        let x = l + pw * off as f64 / span as f64;
-        let _ = writeln!(
-            o,
-            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-            t + ph,
-            t + ph + 4.0,
-            t + ph + 16.0,
-            tick_label(off, step)
-        );
-        off += step;
-    }
-    let _ = writeln!(
-        o,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="end">time since {} UTC</text>"#,
-        l + pw,
-        h - 6.0,
-        iso_time(from)
-    );
+    time_axis(&mut o, (l, t, pw, ph), from, span, h - 6.0);
     // The series as a filled step area.
     let mut pts = format!("{l:.1},{:.1}", t + ph);
     for (k, v) in vals.iter().enumerate() {

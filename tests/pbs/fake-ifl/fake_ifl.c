@@ -1,16 +1,20 @@
 /*
  * fake_ifl.c - a test double of Torque's IFL client library.
  *
- * Exports the IFL functions mauisched-pbs uses, with Torque's names and
- * signatures, and serves an in-memory cluster instead of talking to a
- * pbs_server.  The daemon loads it with --libtorque, exactly as it loads
- * libtorque.so.2, so everything above the IFL is exercised for real.
+ * Exports the IFL functions mauisched-pbs and `mauictl sweep --pbs` use,
+ * with Torque's names and signatures, and serves an in-memory cluster
+ * instead of talking to a pbs_server.  Both load it with --libtorque,
+ * exactly as they load libtorque.so.2, so everything above the IFL is
+ * exercised for real.
  *
  * Environment (read at the first call):
  *   FAKE_IFL_FIXTURE  cluster to serve (format: README.md)     [required]
  *   FAKE_IFL_LOG      every call is appended here, one line each
  *   FAKE_IFL_CONTROL  commands appended by the test ("complete 12.vm",
  *                     "server down", ...) are applied before each call
+ *   FAKE_IFL_STATE    the server, rewritten after every call and read back
+ *                     (instead of the fixture) by the next process, so that
+ *                     it outlives its clients as pbs_server does
  *
  * Not thread-safe (the daemon is single-threaded).  Written for this project
  * from the public IFL interface; no Torque code.
@@ -18,11 +22,19 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 /* ---- the public IFL types, as the daemon declares them ------------------- */
 
@@ -30,6 +42,15 @@ enum batch_op { SET, UNSET, INCR, DECR, EQ, NE, GE, GT, LE, LT, DFLT };
 
 struct attrl {
   struct attrl *next;
+  char *name;
+  char *resource;
+  char *value;
+  enum batch_op op;
+};
+
+/* pbs_submit's attributes: the same layout (Torque's pbs_ifl.h). */
+struct attropl {
+  struct attropl *next;
   char *name;
   char *resource;
   char *value;
@@ -44,15 +65,22 @@ struct batch_status {
 };
 
 /* Error numbers served.  15001 and 15046 are the values a real Torque 6.1.3
- * returned (unknown job; allocation exceeds available nodes); the others
- * are this double's choices, the daemon does not rely on their values. */
+ * returned (unknown job; allocation exceeds available nodes); 15016, 15020,
+ * 15044, 15082 and 15083 are Torque 6.1.3's (the order of its
+ * pbs_error_db.h), for pbs_submit; the others are this double's choices,
+ * the daemon does not rely on their values. */
 #define E_UNKJOBID 15001
 #define E_NOATTR 15002
+#define E_BADATVAL 15016
 #define E_BADSTATE 15018
+#define E_UNKQUE 15020
 #define E_PROTOCOL 15031
 #define E_NOSERVER 15034
 #define E_RESCUNAV 15046
 #define E_NORERUN 15040
+#define E_BADSCRIPT 15044
+#define E_UNKARRAYID 15082
+#define E_BAD_ARRAY_REQ 15083
 
 int pbs_errno = 0;
 
@@ -97,6 +125,8 @@ static struct fnode *nodes;
 static size_t nnodes;
 static struct obj *jobs;
 static size_t njobs;
+static struct obj *arrays; /* job arrays ("12[].vm"): their request and counts */
+static size_t narrays;
 static struct inject *injects;
 static size_t ninjects;
 
@@ -105,6 +135,7 @@ static char control_path[4096];
 static long control_off;
 static char control_buf[8192];
 static size_t control_len;
+static char state_path[4096];
 
 #define MAXCONN 4096
 static unsigned char conn_alive[MAXCONN];
@@ -288,6 +319,266 @@ static void delete_job(const char *id)
     }
 }
 
+/* ---- job arrays and dependencies ------------------------------------------ */
+
+static void change_holds(struct obj *j, const char *types, int hold);
+
+static struct obj *find_array(const char *id)
+{
+  size_t i;
+  for (i = 0; i < narrays; i++)
+    if (strcmp(arrays[i].name, id) == 0)
+      return &arrays[i];
+  return NULL;
+}
+
+/* The array of a sub-job ("12[3].vm" -> "12[].vm"), or NULL. */
+static struct obj *array_of(const char *id)
+{
+  const char *lb = strchr(id, '['), *rb;
+  char name[1024];
+  if (lb == NULL || !isdigit((unsigned char)lb[1]) || (rb = strchr(lb, ']')) == NULL)
+    return NULL;
+  snprintf(name, sizeof name, "%.*s[]%s", (int)(lb - id), id, rb + 1);
+  return find_array(name);
+}
+
+static long num_of(const struct obj *o, const char *name)
+{
+  const char *v = obj_get(o, name, NULL);
+  return v != NULL ? atol(v) : 0;
+}
+
+static void add_to(struct obj *o, const char *name, long d)
+{
+  char v[32];
+  snprintf(v, sizeof v, "%ld", num_of(o, name) + d);
+  obj_set(o, name, NULL, v);
+}
+
+/* A sub-job started: its array counts it (Torque's num_started). */
+static void job_started(const char *id)
+{
+  struct obj *a = array_of(id);
+  if (a != NULL)
+    add_to(a, "num_started", 1);
+}
+
+/* A job ended: its array counts it done (jobs_done), and successful or
+ * failed (num_successful, num_failed), as Torque's array does. */
+static void job_ended(const char *id, int ok)
+{
+  struct obj *a = array_of(id);
+  if (a == NULL)
+    return;
+  add_to(a, "jobs_done", 1);
+  add_to(a, ok ? "num_successful" : "num_failed", 1);
+}
+
+/* Torque 6's dependency types (dependnames, src/server/req_register.c). */
+static const char *const dep_types[] = {
+    "after",           "afterok",         "afternotok",       "afterany",
+    "before",          "beforeok",        "beforenotok",      "beforeany",
+    "on",              "syncwith",        "synccount",        "afterstartarray",
+    "afterokarray",    "afternotokarray", "afteranyarray",    "beforestartarray",
+    "beforeokarray",   "beforenotokarray", "beforeanyarray"};
+
+static int dep_type_known(const char *t)
+{
+  size_t i;
+  for (i = 0; i < sizeof dep_types / sizeof dep_types[0]; i++)
+    if (strcmp(t, dep_types[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* "12[].vm" -> the array, *need its number of jobs; "12[][5].vm" -> the
+ * array, *need 5 (Torque's req_registerarray).  An id without server is
+ * this server's. */
+static struct obj *dep_array(const char *arg, long *need)
+{
+  char name[1024];
+  const char *lb = strchr(arg, '['), *lb2 = lb != NULL ? strchr(lb + 1, '[') : NULL;
+  struct obj *a;
+  *need = -1;
+  if (lb2 != NULL) {
+    const char *rb = strchr(lb2, ']');
+    if (rb == NULL)
+      return NULL;
+    if (rb > lb2 + 1)
+      *need = atol(lb2 + 1);
+    snprintf(name, sizeof name, "%.*s%s", (int)(lb2 - arg), arg, rb + 1);
+  } else {
+    snprintf(name, sizeof name, "%s", arg);
+  }
+  a = find_array(name);
+  if (a == NULL && strchr(name, '.') == NULL) {
+    char full[1300];
+    snprintf(full, sizeof full, "%s.%s", name, server.name);
+    a = find_array(full);
+  }
+  if (a != NULL && *need < 0)
+    *need = num_of(a, "num_jobs");
+  return a;
+}
+
+static struct obj *dep_job(const char *arg)
+{
+  struct obj *j = find_job(arg);
+  if (j == NULL && strchr(arg, '.') == NULL) {
+    char full[1300];
+    snprintf(full, sizeof full, "%s.%s", arg, server.name);
+    j = find_job(full);
+  }
+  return j;
+}
+
+/* One dependency (an after... type) on one job or array: 1 met, 0 not
+ * yet, -1 never (pbs_server then deletes the dependent job).  The array
+ * types count the array's jobs as Torque's set_array_depend_holds does
+ * (all of them unless the id says how many: "12[][5].vm"); a job or array
+ * no longer there has ended and been purged: met. */
+static int dep_state(const char *type, const char *arg)
+{
+  if (strstr(type, "array") != NULL) {
+    long need;
+    struct obj *a = dep_array(arg, &need);
+    long all, done, ok, failed, started;
+    if (a == NULL)
+      return 1;
+    all = num_of(a, "num_jobs");
+    done = num_of(a, "jobs_done");
+    ok = num_of(a, "num_successful");
+    failed = num_of(a, "num_failed");
+    started = num_of(a, "num_started");
+    if (strcmp(type, "afteranyarray") == 0)
+      return done >= need;
+    if (strcmp(type, "afterokarray") == 0)
+      return ok >= need ? 1 : all - failed < need ? -1 : 0;
+    if (strcmp(type, "afternotokarray") == 0)
+      return failed >= need ? 1 : all - ok < need ? -1 : 0;
+    return started >= need ? 1 : all - done < need ? -1 : 0; /* afterstartarray */
+  } else {
+    struct obj *j = dep_job(arg);
+    const char *st, *ex;
+    int ended, ok;
+    if (j == NULL)
+      return 1;
+    st = obj_get(j, "job_state", NULL);
+    ex = obj_get(j, "exit_status", NULL);
+    ended = st != NULL && strcmp(st, "C") == 0;
+    ok = ex == NULL || atoi(ex) == 0;
+    if (strcmp(type, "after") == 0)
+      return obj_get(j, "start_time", NULL) != NULL ||
+                     (st != NULL && strchr("RES", st[0]) != NULL && st[0] != '\0')
+                 ? 1
+                 : ended ? -1 : 0;
+    if (!ended)
+      return 0;
+    if (strcmp(type, "afterany") == 0)
+      return 1;
+    if (strcmp(type, "afterok") == 0)
+      return ok ? 1 : -1;
+    return ok ? -1 : 1; /* afternotok */
+  }
+}
+
+/* Walks a depend value ("afterok:12.vm:13.vm,afteranyarray:14[].vm") and
+ * returns it without the ids of after... types that are met (register:
+ * that name no job or array, *unknown counting them); a clause left without
+ * ids goes, as Torque's encode_depend leaves it out; other types (before...,
+ * on, syncwith, synccount) are kept as they are and not acted on.
+ * *pending counts the ids still waited for, *never is set when one can
+ * never be met. */
+static char *dep_walk(const char *value, int reg, int *pending, int *never, int *unknown)
+{
+  char *work = xdup(value), *clause, *s1 = NULL;
+  char *out = calloc(strlen(value) + 2, 1);
+  if (out == NULL)
+    die("out of memory");
+  *pending = *never = *unknown = 0;
+  for (clause = strtok_r(work, ",", &s1); clause; clause = strtok_r(NULL, ",", &s1)) {
+    char *colon = strchr(clause, ':'), *id, *s2 = NULL;
+    size_t mark = strlen(out);
+    int kept = 0;
+    if (colon == NULL || strncmp(clause, "after", 5) != 0) {
+      sprintf(out + mark, "%s%s", mark ? "," : "", clause);
+      continue;
+    }
+    *colon = '\0';
+    sprintf(out + mark, "%s%s", mark ? "," : "", clause);
+    for (id = strtok_r(colon + 1, ":", &s2); id; id = strtok_r(NULL, ":", &s2)) {
+      int keep;
+      if (reg) {
+        long need;
+        keep = strstr(clause, "array") != NULL ? dep_array(id, &need) != NULL : dep_job(id) != NULL;
+        *unknown += !keep;
+      } else {
+        int s = dep_state(clause, id);
+        *never |= s < 0;
+        keep = s == 0;
+      }
+      if (keep) {
+        sprintf(out + strlen(out), ":%s", id);
+        kept++;
+      }
+    }
+    *pending += kept;
+    if (kept == 0)
+      out[mark] = '\0';
+  }
+  free(work);
+  return out;
+}
+
+/* Jobs held on their dependencies (fake_depend_hold) are looked at again,
+ * as pbs_server does when a job they depend on starts or ends: the met
+ * ids leave `depend` and the last one releases the system hold (state Q
+ * unless other holds remain); one that can never be met deletes the job
+ * (Torque's job_abt: it completes).  Repeats while something changed, for
+ * chains of dependencies. */
+static void eval_depends(void)
+{
+  int changed = 1, rounds = 0;
+  while (changed && rounds++ < 10000) {
+    size_t i;
+    changed = 0;
+    for (i = 0; i < njobs; i++) {
+      struct obj *j = &jobs[i];
+      const char *dep = obj_get(j, "depend", NULL);
+      char *left;
+      int pending, never, unknown;
+      if (obj_get(j, "fake_depend_hold", NULL) == NULL)
+        continue;
+      left = dep_walk(dep != NULL ? dep : "", 0, &pending, &never, &unknown);
+      if (never) {
+        char when[32];
+        snprintf(when, sizeof when, "%ld", (long)time(NULL));
+        rec("depend %s %s -> can never be met: deleted", j->name, dep);
+        obj_set(j, "fake_depend_hold", NULL, NULL);
+        release_slots(j->name);
+        obj_set(j, "job_state", NULL, "C");
+        obj_set(j, "comp_time", NULL, when);
+        job_ended(j->name, 0);
+        changed = 1;
+      } else {
+        if (dep == NULL || strcmp(left, dep) != 0) {
+          obj_set(j, "depend", NULL, left[0] != '\0' ? left : NULL);
+          changed = 1;
+        }
+        if (pending == 0) {
+          obj_set(j, "fake_depend_hold", NULL, NULL);
+          change_holds(j, "s", 0);
+          rec("depend %s met -> %s Hold_Types=%s", j->name, obj_get(j, "job_state", NULL),
+              obj_get(j, "Hold_Types", NULL));
+          changed = 1;
+        }
+      }
+      free(left);
+    }
+  }
+}
+
 /* Takes the slots of an exec_host string ("vm/0-1+runsc/0") again for a
  * resumed job, as Torque's set_old_nodes does (without checking, its
  * FIXME says): slots another job holds are left to it and counted. */
@@ -420,12 +711,16 @@ static void load_fixture(const char *path)
     lineno++;
     line[strcspn(line, "\n")] = '\0';
     t = trim(line);
+    /* a state file (FAKE_IFL_STATE) says how much of the control file
+     * the server has applied */
+    if (strncmp(t, "#@ control_offset ", 18) == 0)
+      control_off = atol(t + 18);
     if (*t == '\0' || *t == '#')
       continue;
     if (!isspace((unsigned char)line[0])) {
       char kind[32], name[1024];
       if (sscanf(t, "%31s %1023s", kind, name) != 2)
-        die("%s:%d: expected \"server|queue|node|job NAME\"", path, lineno);
+        die("%s:%d: expected \"server|queue|node|array|job NAME\"", path, lineno);
       if (strcmp(kind, "server") == 0) {
         cur = &server;
       } else if (strcmp(kind, "queue") == 0) {
@@ -438,6 +733,9 @@ static void load_fixture(const char *path)
       } else if (strcmp(kind, "job") == 0) {
         jobs = xrealloc(jobs, (njobs + 1) * sizeof *jobs);
         cur = &jobs[njobs++];
+      } else if (strcmp(kind, "array") == 0) {
+        arrays = xrealloc(arrays, (narrays + 1) * sizeof *arrays);
+        cur = &arrays[narrays++];
       } else {
         die("%s:%d: unknown object kind \"%s\"", path, lineno, kind);
       }
@@ -447,6 +745,12 @@ static void load_fixture(const char *path)
       cur->name = xdup(name);
     } else {
       char *eq = strstr(t, " = ");
+      size_t tl = strlen(t);
+      if (cur != NULL && eq == NULL && tl > 2 && strcmp(t + tl - 2, " =") == 0) {
+        t[tl - 2] = '\0'; /* an empty value, as a state file writes it */
+        set_dotted(cur, trim(t), "");
+        continue;
+      }
       if (cur == NULL || eq == NULL)
         die("%s:%d: expected \"    name[.resource] = value\" under an object", path, lineno);
       *eq = '\0';
@@ -466,15 +770,59 @@ static void load_fixture(const char *path)
   }
 }
 
+static void write_obj(FILE *f, const char *kind, const struct obj *o)
+{
+  size_t i;
+  fprintf(f, "%s %s\n", kind, o->name);
+  for (i = 0; i < o->n; i++)
+    fprintf(f, "    %s%s%s =%s%s\n", o->a[i].name, o->a[i].res ? "." : "",
+            o->a[i].res ? o->a[i].res : "", o->a[i].val[0] ? " " : "", o->a[i].val);
+}
+
+/* FAKE_IFL_STATE: the whole server in the fixture format (nodes with their
+ * np and down/offline flags, arrays with their counts, jobs with the
+ * double's own fake_ attributes) and how much of the control file it has
+ * applied, written to a temporary file and renamed, so that a reader never
+ * sees half of it. */
+static void persist(void)
+{
+  char tmp[4200];
+  FILE *f;
+  size_t i;
+  if (state_path[0] == '\0')
+    return;
+  snprintf(tmp, sizeof tmp, "%s.tmp", state_path);
+  if ((f = fopen(tmp, "w")) == NULL)
+    die("cannot write state %s: %s", tmp, strerror(errno));
+  fprintf(f, "# fake-ifl state (FAKE_IFL_STATE), rewritten after every call\n");
+  fprintf(f, "#@ control_offset %ld\n", control_off - (long)control_len);
+  write_obj(f, "server", &server);
+  for (i = 0; i < nqueues; i++)
+    write_obj(f, "queue", &queues[i]);
+  for (i = 0; i < nnodes; i++) {
+    const struct fnode *n = &nodes[i];
+    write_obj(f, "node", &n->o);
+    fprintf(f, "    np = %d\n    state = %s%s%s\n", n->np, n->down ? "down" : "",
+            n->down && n->offline ? "," : "", n->offline ? "offline" : n->down ? "" : "free");
+  }
+  for (i = 0; i < narrays; i++)
+    write_obj(f, "array", &arrays[i]);
+  for (i = 0; i < njobs; i++)
+    write_obj(f, "job", &jobs[i]);
+  if (fclose(f) != 0 || rename(tmp, state_path) != 0)
+    die("cannot write state %s: %s", state_path, strerror(errno));
+}
+
 static void init(void)
 {
-  const char *fx, *lg, *ct;
+  const char *fx, *lg, *ct, *st;
   if (initialised)
     return;
   initialised = 1;
   fx = getenv("FAKE_IFL_FIXTURE");
   lg = getenv("FAKE_IFL_LOG");
   ct = getenv("FAKE_IFL_CONTROL");
+  st = getenv("FAKE_IFL_STATE");
   if (lg != NULL && *lg != '\0') {
     logf = fopen(lg, "a");
     if (logf == NULL)
@@ -482,10 +830,19 @@ static void init(void)
   }
   if (ct != NULL)
     snprintf(control_path, sizeof control_path, "%s", ct);
-  if (fx == NULL || *fx == '\0')
-    die("FAKE_IFL_FIXTURE is not set");
+  if (st != NULL)
+    snprintf(state_path, sizeof state_path, "%s", st);
   if (server.name == NULL)
     server.name = xdup("fake");
+  if (state_path[0] != '\0' && access(state_path, F_OK) == 0) {
+    /* the server as the last process left it */
+    load_fixture(state_path);
+    rec("init state=%s nodes=%zu jobs=%zu arrays=%zu control_offset=%ld", state_path, nnodes,
+        njobs, narrays, control_off);
+    return;
+  }
+  if (fx == NULL || *fx == '\0')
+    die("FAKE_IFL_FIXTURE is not set");
   load_fixture(fx);
   rec("init fixture=%s nodes=%zu jobs=%zu", fx, nnodes, njobs);
 }
@@ -506,17 +863,35 @@ static void control(char *line)
     w[n++] = t;
   if (n == 0)
     return;
-  if (strcmp(w[0], "complete") == 0 && (n == 2 || n == 3)) {
-    /* as pbs_server: state C, comp_time set, exec_host/exec_gpus kept */
+  if (strcmp(w[0], "complete") == 0 && n >= 2 && n <= 4) {
+    /* as pbs_server: state C, comp_time set, exec_host/exec_gpus kept;
+     * `exit=N` is the exit status the mom reported */
     struct obj *j = find_job(w[1]);
     if (j != NULL) {
       char when[32];
-      snprintf(when, sizeof when, "%ld", n == 3 ? atol(w[2]) : (long)time(NULL));
+      const char *st = obj_get(j, "job_state", NULL), *ex = NULL;
+      long at = (long)time(NULL);
+      int k;
+      for (k = 2; k < n; k++) {
+        if (strncmp(w[k], "exit=", 5) == 0)
+          ex = w[k] + 5;
+        else
+          at = atol(w[k]);
+      }
+      snprintf(when, sizeof when, "%ld", at);
       release_slots(w[1]);
+      if (ex != NULL)
+        obj_set(j, "exit_status", NULL, ex);
+      if (st == NULL || strcmp(st, "C") != 0)
+        job_ended(w[1], ex == NULL || atoi(ex) == 0);
       obj_set(j, "job_state", NULL, "C");
       obj_set(j, "comp_time", NULL, when);
     }
   } else if (strcmp(w[0], "delete") == 0 && n == 2) {
+    struct obj *j = find_job(w[1]);
+    const char *st = j != NULL ? obj_get(j, "job_state", NULL) : NULL;
+    if (j != NULL && (st == NULL || strcmp(st, "C") != 0))
+      job_ended(w[1], 0); /* gone without completing: its array counts it failed */
     delete_job(w[1]);
   } else if (strcmp(w[0], "node") == 0 && n == 3) {
     struct fnode *nd = find_node(w[1]);
@@ -616,6 +991,21 @@ static void purge_completed(void)
     }
     i++;
   }
+  /* an array goes with its last job, once all of them are done */
+  i = 0;
+  while (i < narrays) {
+    size_t k;
+    int left = 0;
+    for (k = 0; k < njobs && !left; k++)
+      left = array_of(jobs[k].name) == &arrays[i];
+    if (!left && num_of(&arrays[i], "jobs_done") >= num_of(&arrays[i], "num_jobs")) {
+      rec("purge array %s", arrays[i].name);
+      obj_free(&arrays[i]);
+      arrays[i] = arrays[--narrays];
+      continue;
+    }
+    i++;
+  }
 }
 
 /* Applies complete lines appended to the control file since the last call. */
@@ -655,6 +1045,8 @@ static int enter(int conn, const char *call)
   init();
   poll_control();
   purge_completed();
+  eval_depends();
+  persist();
   pbs_errno = 0;
   /* a connect to a server that is not there: as Torque 6's pbs_connect,
    * minus the socket error (-111, ECONNREFUSED) with pbs_errno left 0 */
@@ -726,7 +1118,8 @@ static struct batch_status *bs_of(const struct obj *o, const struct attrl *filte
     die("out of memory");
   b->name = xdup(o->name);
   for (i = 0; i < o->n; i++)
-    if (wanted(filter, o->a[i].name))
+    /* the double's own bookkeeping (fake_script, ...) is not served */
+    if (wanted(filter, o->a[i].name) && strncmp(o->a[i].name, "fake_", 5) != 0)
       push_attr(&b->attribs, &tail, o->a[i].name, o->a[i].res, o->a[i].val);
   return b;
 }
@@ -886,6 +1279,11 @@ char *pbs_strerror(int err)
   case E_NOSERVER: return (char *)"No server to connect to";
   case E_RESCUNAV: return (char *)"Resources temporarily unavailable";
   case E_NORERUN: return (char *)"job is not rerunnable";
+  case E_BADATVAL: return (char *)"Illegal attribute or resource value for";
+  case E_UNKQUE: return (char *)"Unknown queue";
+  case E_BADSCRIPT: return (char *)"(qsub) cannot access script file";
+  case E_UNKARRAYID: return (char *)"Unknown Array ID";
+  case E_BAD_ARRAY_REQ: return (char *)"Bad Job Array Request";
   default: return NULL;
   }
 }
@@ -977,6 +1375,21 @@ struct batch_status *pbs_statjob(int conn, char *id, struct attrl *attrib, char 
           return NULL;
         }
     }
+  }
+  if (id != NULL && strstr(id, "[]") != NULL) {
+    /* an array ("12[].vm"): its jobs, as Torque's req_stat_job */
+    const struct obj *a = find_array(id);
+    if (a == NULL) {
+      pbs_errno = E_UNKARRAYID;
+      set_msg(conn, "unable to find array");
+      rec("statjob %d %s -> NULL errno=%d", conn, id, pbs_errno);
+      return NULL;
+    }
+    for (i = 0; i < njobs; i++)
+      if (array_of(jobs[i].name) == a)
+        append(&head, &tail, bs_of(&jobs[i], attrib)), n++;
+    rec("statjob %d %s extend=%s -> %zu", conn, id, extend ? extend : "(null)", n);
+    return head;
   }
   for (i = 0; i < njobs; i++)
     if (id == NULL || *id == '\0' || strcmp(id, jobs[i].name) == 0)
@@ -1141,6 +1554,9 @@ int pbs_runjob(int conn, char *jobid, char *location, char *extend)
   else
     rec("runjob %d %s %s -> 0 exec_host=%s start_time=%s", conn, jobid, location, eh,
         obj_get(j, "start_time", NULL));
+  job_started(jobid);
+  eval_depends();
+  persist();
   return 0;
 }
 
@@ -1182,6 +1598,7 @@ int pbs_alterjob(int conn, char *jobid, struct attrl *attrib, char *extend)
     if (a->name != NULL)
       obj_set(j, a->name, a->resource, a->value);
   rec("alterjob %d %s %s -> 0", conn, jobid, what);
+  persist();
   return 0;
 }
 
@@ -1241,6 +1658,7 @@ static int hold_call(const char *call, int conn, char *jobid, char *hold_type, i
   change_holds(j, types, hold);
   rec("%s %d %s %s -> 0 Hold_Types=%s", call, conn, jobid, types,
       obj_get(j, "Hold_Types", NULL));
+  persist();
   return 0;
 }
 
@@ -1303,6 +1721,9 @@ int pbs_deljob(int conn, char *jobid, char *extend)
   snprintf(when, sizeof when, "%ld", (long)time(NULL));
   obj_set(j, "job_state", NULL, "C");
   obj_set(j, "comp_time", NULL, when);
+  job_ended(jobid, 0);
+  eval_depends();
+  persist();
   return 0;
 }
 
@@ -1371,6 +1792,7 @@ int pbs_rerunjob(int conn, char *jobid, char *extend)
   obj_set(j, "exec_host", NULL, NULL);
   obj_set(j, "exec_gpus", NULL, NULL);
   obj_set(j, "start_time", NULL, NULL);
+  persist();
   return 0;
 }
 
@@ -1410,5 +1832,368 @@ int pbs_sigjob(int conn, char *jobid, char *signal, char *extend)
   } else {
     rec("sigjob %d %s %s -> 0 was=%s", conn, jobid, sig, st);
   }
+  persist();
   return 0;
+}
+
+/* ---- pbs_submit -------------------------------------------------------- */
+
+static int cmp_long_pos(const void *a, const void *b)
+{
+  const long *x = a, *y = b;
+  return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+/* job_array_request as Torque's translate_range_string_to_vector reads it
+ * ("0-8", "1,10,50-100"; a slot limit "%5" is dropped): the indexes in
+ * order, each once.  -1 when malformed (a range downwards, a word, an
+ * empty request) or over this double's limit of 100000 jobs. */
+static int array_indexes(const char *req, long **out, size_t *n)
+{
+  char *s = xdup(req), *p = s, *pct = strchr(s, '%');
+  long *v = NULL, *pairs;
+  size_t cap = 0, k, m;
+  int rc = 0;
+  *n = 0;
+  if (pct != NULL)
+    *pct = '\0';
+  while (isspace((unsigned char)*p))
+    p++;
+  while (*p != '\0' && rc == 0) {
+    char *q;
+    long a = strtol(p, &q, 10), b = a;
+    if (q == p) {
+      rc = -1;
+      break;
+    }
+    p = q;
+    if (*p == '-') {
+      p++;
+      if (!isdigit((unsigned char)*p)) {
+        rc = -1;
+        break;
+      }
+      b = strtol(p, &q, 10);
+      p = q;
+      if (a > b || b - a >= 100000) {
+        rc = -1;
+        break;
+      }
+    }
+    for (; a <= b; a++) {
+      if (*n == 100000) {
+        rc = -1;
+        break;
+      }
+      if (*n == cap)
+        v = xrealloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+      v[(*n)++] = a;
+    }
+    while (*p == ',' || isspace((unsigned char)*p))
+      p++;
+  }
+  free(s);
+  if (rc == 0 && *n == 0)
+    rc = -1;
+  if (rc != 0) {
+    free(v);
+    *out = NULL;
+    *n = 0;
+    return -1;
+  }
+  /* duplicates: the first one stays, where it was */
+  pairs = xrealloc(NULL, 2 * *n * sizeof *pairs);
+  for (k = 0; k < *n; k++)
+    pairs[2 * k] = v[k], pairs[2 * k + 1] = (long)k;
+  qsort(pairs, *n, 2 * sizeof *pairs, cmp_long_pos);
+  for (k = 1; k < *n; k++)
+    if (pairs[2 * k] == pairs[2 * k - 2])
+      v[pairs[2 * k + 1]] = LONG_MIN;
+  for (k = m = 0; k < *n; k++)
+    if (v[k] != LONG_MIN)
+      v[m++] = v[k];
+  *n = m;
+  free(pairs);
+  *out = v;
+  return 0;
+}
+
+/* A depend value's types are all Torque's (else 15016, as its build_depend). */
+static int depend_syntax_ok(const char *value)
+{
+  char *work = xdup(value), *clause, *save = NULL;
+  int ok = *value != '\0';
+  for (clause = strtok_r(work, ",", &save); clause && ok; clause = strtok_r(NULL, ",", &save)) {
+    char *colon = strchr(clause, ':');
+    if (colon != NULL)
+      *colon = '\0';
+    ok = dep_type_known(clause);
+  }
+  free(work);
+  return ok;
+}
+
+/* One variable of a Variable_List ("A=1,B=x\,y"), into buf; NULL if absent. */
+static const char *var_of(const char *list, const char *name, char *buf, size_t len)
+{
+  size_t nl = strlen(name);
+  const char *p = list;
+  while (p != NULL && *p != '\0') {
+    const char *e = p;
+    while (*e != '\0' && !(*e == ',' && (e == p || e[-1] != '\\')))
+      e++;
+    if (strncmp(p, name, nl) == 0 && p[nl] == '=') {
+      snprintf(buf, len, "%.*s", (int)(e - p - (ptrdiff_t)nl - 1), p + nl + 1);
+      return buf;
+    }
+    p = *e != '\0' ? e + 1 : e;
+  }
+  return NULL;
+}
+
+/* Output_Path / Error_Path as Torque 6's req_quejob completes them: unset,
+ * or only "host:", is host:$PBS_O_WORKDIR/NAME.oSEQ; one ending in '/', or
+ * naming a directory (on this host), gets /NAME.oSEQ; any other is kept.
+ * NAME is the last component of Job_Name (default_std). */
+static void std_path(struct obj *j, const char *attr, char key, long seq, const char *host,
+                     const char *workdir)
+{
+  const char *p = obj_get(j, attr, NULL), *jn = obj_get(j, "Job_Name", NULL), *base;
+  char out[8192];
+  size_t l = p != NULL ? strlen(p) : 0;
+  base = jn == NULL ? "STDIN" : strrchr(jn, '/') != NULL ? strrchr(jn, '/') + 1 : jn;
+  if (l == 0 || p[l - 1] == ':') {
+    snprintf(out, sizeof out, "%.*s:%s%s%s.%c%ld", l ? (int)(l - 1) : (int)strlen(host),
+             l ? p : host, workdir ? workdir : "", workdir ? "/" : "", base, key, seq);
+  } else if (p[l - 1] == '/') {
+    snprintf(out, sizeof out, "%.*s/%s.%c%ld", (int)(l - 1), p, base, key, seq);
+  } else {
+    const char *path = strchr(p, ':') != NULL ? strchr(p, ':') + 1 : p;
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+      return;
+    snprintf(out, sizeof out, "%s/%s.%c%ld", p, base, key, seq);
+  }
+  obj_set(j, attr, NULL, out);
+}
+
+/* The next job number: the server's next_job_number, else one more than
+ * the highest number among the jobs and arrays it has. */
+static long next_seq(void)
+{
+  const char *v = obj_get(&server, "next_job_number", NULL);
+  long n = 0;
+  char buf[32];
+  size_t i;
+  if (v != NULL) {
+    n = atol(v);
+  } else {
+    for (i = 0; i < njobs; i++)
+      if (atol(jobs[i].name) >= n)
+        n = atol(jobs[i].name) + 1;
+    for (i = 0; i < narrays; i++)
+      if (atol(arrays[i].name) >= n)
+        n = atol(arrays[i].name) + 1;
+  }
+  snprintf(buf, sizeof buf, "%ld", n + 1);
+  obj_set(&server, "next_job_number", NULL, buf);
+  return n;
+}
+
+static struct obj *new_job(const char *id, const struct obj *from)
+{
+  struct obj *j;
+  size_t i;
+  jobs = xrealloc(jobs, (njobs + 1) * sizeof *jobs);
+  j = &jobs[njobs++];
+  memset(j, 0, sizeof *j);
+  j->name = xdup(id);
+  for (i = 0; i < from->n; i++)
+    obj_set(j, from->a[i].name, from->a[i].res, from->a[i].val);
+  return j;
+}
+
+/* As pbs_server queues a job with `depend`: the ids of after... types that
+ * name no job or array are dropped and the job gets a user hold (Torque
+ * 6's post_doq: "Job held for unknown job dep, use 'qrls' to release");
+ * for the others it is held (Hold_Types s, state H) until they are met. */
+static void dep_register(struct obj *j)
+{
+  const char *dep = obj_get(j, "depend", NULL);
+  char *left;
+  int pending, never, unknown;
+  if (dep == NULL)
+    return;
+  left = dep_walk(dep, 1, &pending, &never, &unknown);
+  obj_set(j, "depend", NULL, left[0] != '\0' ? left : NULL);
+  if (unknown > 0)
+    change_holds(j, "u", 1);
+  if (pending > 0) {
+    obj_set(j, "fake_depend_hold", NULL, "1");
+    change_holds(j, "s", 1);
+  }
+  free(left);
+}
+
+static char *submit_fail(int conn, const char *what, struct obj *t, long *idx, int code,
+                         const char *msg)
+{
+  obj_free(t);
+  free(idx);
+  pbs_errno = code;
+  set_msg(conn, "%s", msg);
+  rec("submit %d %s -> NULL errno=%d", conn, what, code);
+  return NULL;
+}
+
+/* pbs_submit(conn, attributes, script path, destination, extend), as
+ * Torque's client library and pbs_server answer it: a job "SEQ.server", or
+ * with job_array_request an array "SEQ[].server" of jobs "SEQ[i].server",
+ * queued (held on `depend`, see dep_register); the id is malloc'ed, the
+ * caller frees it.  The script must be readable (else 15044); the
+ * destination ("queue", "queue@server", "" for the server's default_queue)
+ * must be a queue of the fixture's (else 15020); a malformed
+ * job_array_request, or one over max_job_array_size, is refused 15083, a
+ * depend with a type Torque does not know 15016.  The double keeps the
+ * script's path (fake_script), not a copy. */
+char *pbs_submit(int conn, struct attropl *attrib, char *script, char *destination, char *extend)
+{
+  struct attropl *a;
+  struct obj t, *j = NULL;
+  char what[8192] = "", qname[256], id[1200], host[256], var[4096], now[32], owner[600];
+  const char *req, *vl, *workdir, *ht;
+  long *idx = NULL, seq, maxsize;
+  size_t nidx = 0, i;
+  struct passwd *pw = getpwuid(getuid());
+  struct group *gr = getgrgid(getgid());
+  struct utsname un;
+  (void)extend;
+
+  memset(&t, 0, sizeof t);
+  snprintf(what, sizeof what, "script=%s dest=%s", script ? script : "(null)",
+           destination ? destination : "(null)");
+  for (a = attrib; a != NULL; a = a->next)
+    snprintf(what + strlen(what), sizeof what - strlen(what), " %s%s%s=%s",
+             a->name ? a->name : "", a->resource && *a->resource ? "." : "",
+             a->resource && *a->resource ? a->resource : "", a->value ? a->value : "");
+  if (enter(conn, "submit") != 0) {
+    rec("submit %d %s -> NULL errno=%d", conn, what, pbs_errno);
+    return NULL;
+  }
+  conn_msg[conn][0] = '\0';
+  if (script != NULL && *script != '\0' && access(script, R_OK) != 0)
+    return submit_fail(conn, what, &t, idx, E_BADSCRIPT, "");
+  /* the queue: named, or the server's default_queue */
+  if (destination != NULL && *destination != '\0' && *destination != '@')
+    snprintf(qname, sizeof qname, "%.*s", (int)strcspn(destination, "@"), destination);
+  else if (obj_get(&server, "default_queue", NULL) != NULL)
+    snprintf(qname, sizeof qname, "%s", obj_get(&server, "default_queue", NULL));
+  else
+    snprintf(qname, sizeof qname, "%s", nqueues > 0 ? queues[0].name : "batch");
+  for (i = 0; i < nqueues && strcmp(queues[i].name, qname) != 0; i++)
+    ;
+  if (nqueues > 0 && i == nqueues)
+    return submit_fail(conn, what, &t, idx, E_UNKQUE, "");
+  for (a = attrib; a != NULL; a = a->next)
+    if (a->name != NULL)
+      obj_set(&t, a->name, a->resource && *a->resource ? a->resource : NULL,
+              a->value ? a->value : "");
+  req = obj_get(&t, "job_array_request", NULL);
+  if (req != NULL && array_indexes(req, &idx, &nidx) != 0)
+    return submit_fail(conn, what, &t, idx, E_BAD_ARRAY_REQ, "");
+  maxsize = obj_get(&server, "max_job_array_size", NULL) != NULL
+                ? num_of(&server, "max_job_array_size")
+                : -1;
+  if (req != NULL && maxsize >= 0 && (long)nidx > maxsize) {
+    char m[128];
+    snprintf(m, sizeof m, "Requested array size too large, limit is %ld", maxsize);
+    return submit_fail(conn, what, &t, idx, E_BAD_ARRAY_REQ, m);
+  }
+  if (obj_get(&t, "depend", NULL) != NULL && !depend_syntax_ok(obj_get(&t, "depend", NULL)))
+    return submit_fail(conn, what, &t, idx, E_BADATVAL,
+                       "Illegal attribute or resource value for depend");
+
+  /* what pbs_server adds: the queue, the owner, the times, PBS_O_QUEUE and
+   * (when the client sent none) PBS_O_HOST, the standard files' names */
+  seq = next_seq();
+  vl = obj_get(&t, "Variable_List", NULL);
+  ht = var_of(vl, "PBS_O_HOST", host, sizeof host);
+  if (ht == NULL)
+    snprintf(host, sizeof host, "%s", uname(&un) == 0 ? un.nodename : "localhost");
+  {
+    char *nv = malloc(strlen(vl ? vl : "") + strlen(qname) + strlen(host) + 40);
+    if (nv == NULL)
+      die("out of memory");
+    sprintf(nv, "%s%sPBS_O_QUEUE=%s", vl ? vl : "", vl && *vl ? "," : "", qname);
+    if (ht == NULL)
+      sprintf(nv + strlen(nv), ",PBS_O_HOST=%s", host);
+    obj_set(&t, "Variable_List", NULL, nv);
+    free(nv);
+  }
+  workdir = var_of(obj_get(&t, "Variable_List", NULL), "PBS_O_WORKDIR", var, sizeof var);
+  snprintf(now, sizeof now, "%ld", (long)time(NULL));
+  snprintf(owner, sizeof owner, "%s@%s", pw ? pw->pw_name : "nobody", host);
+  obj_set(&t, "queue", NULL, qname);
+  obj_set(&t, "Job_Owner", NULL, owner);
+  obj_set(&t, "euser", NULL, pw ? pw->pw_name : "nobody");
+  obj_set(&t, "egroup", NULL, gr ? gr->gr_name : "nogroup");
+  obj_set(&t, "ctime", NULL, now);
+  obj_set(&t, "qtime", NULL, now);
+  obj_set(&t, "mtime", NULL, now);
+  if (obj_get(&t, "Hold_Types", NULL) == NULL)
+    obj_set(&t, "Hold_Types", NULL, "n");
+  obj_set(&t, "job_state", NULL, strcmp(obj_get(&t, "Hold_Types", NULL), "n") != 0 ? "H" : "Q");
+  if (script != NULL && *script != '\0')
+    obj_set(&t, "fake_script", NULL, script);
+  std_path(&t, "Output_Path", 'o', seq, host, workdir);
+  std_path(&t, "Error_Path", 'e', seq, host, workdir);
+
+  if (req != NULL) {
+    /* the array keeps the request and counts its jobs; each job is the
+     * request with "-i" after its Job_Name, Output_Path and Error_Path,
+     * job_array_id i and PBS_ARRAYID=i (Torque's job_clone) */
+    struct obj *arr;
+    snprintf(id, sizeof id, "%ld[].%s", seq, server.name);
+    arrays = xrealloc(arrays, (narrays + 1) * sizeof *arrays);
+    arr = &arrays[narrays++];
+    memset(arr, 0, sizeof *arr);
+    arr->name = xdup(id);
+    for (i = 0; i < t.n; i++)
+      obj_set(arr, t.a[i].name, t.a[i].res, t.a[i].val);
+    snprintf(var, sizeof var, "%zu", nidx);
+    obj_set(arr, "num_jobs", NULL, var);
+    obj_set(arr, "jobs_done", NULL, "0");
+    obj_set(arr, "num_started", NULL, "0");
+    obj_set(arr, "num_successful", NULL, "0");
+    obj_set(arr, "num_failed", NULL, "0");
+    obj_set(&t, "job_array_request", NULL, NULL);
+    for (i = 0; i < nidx; i++) {
+      char sid[1300], v[8300];
+      const char *const suffixed[] = {"Job_Name", "Output_Path", "Error_Path"};
+      size_t k;
+      snprintf(sid, sizeof sid, "%ld[%ld].%s", seq, idx[i], server.name);
+      j = new_job(sid, &t);
+      for (k = 0; k < 3; k++)
+        if (obj_get(j, suffixed[k], NULL) != NULL) {
+          snprintf(v, sizeof v, "%s-%ld", obj_get(j, suffixed[k], NULL), idx[i]);
+          obj_set(j, suffixed[k], NULL, v);
+        }
+      snprintf(v, sizeof v, "%ld", idx[i]);
+      obj_set(j, "job_array_id", NULL, v);
+      snprintf(v, sizeof v, "%s,PBS_ARRAYID=%ld", obj_get(j, "Variable_List", NULL), idx[i]);
+      obj_set(j, "Variable_List", NULL, v);
+      dep_register(j);
+    }
+  } else {
+    snprintf(id, sizeof id, "%ld.%s", seq, server.name);
+    j = new_job(id, &t);
+    dep_register(j);
+  }
+  eval_depends(); /* on arrays and jobs already done */
+  rec("submit %d %s -> %s jobs=%zu state=%s Hold_Types=%s", conn, what, id,
+      req != NULL ? nidx : (size_t)1, obj_get(j, "job_state", NULL), obj_get(j, "Hold_Types", NULL));
+  persist();
+  obj_free(&t);
+  free(idx);
+  return xdup(id);
 }
