@@ -101,7 +101,11 @@ enum Cmd {
     Bench(BenchArgs),
     /// Summarise a workload trace (SWF or Maui workload trace, plain or gzip).
     TraceInfo(TraceInfoArgs),
-    /// Convert accounting data (sacct -P output, Torque accounting files) to SWF for simulate.
+    /// Convert accounting data (sacct -P output, Torque accounting files) to a trace for simulate, with every credential.
+    ///
+    /// The trace is SWF, or Maui's workload trace with --to maui; each job
+    /// keeps its user, group, account, QOS and class (Slurm partition,
+    /// Torque queue). What could not be carried is counted on stderr.
     Convert(ConvertArgs),
     /// List the maui.cfg parameters mauisched knows, and what it does with them.
     Params {
@@ -586,7 +590,14 @@ fn sim_inputs(
                     w.source
                 )
             })?,
-            "<synthesised from the SWF header>".to_string(),
+            match w.format {
+                mauisched::sim::workload::TraceFormat::Swf => "<synthesised from the SWF header>",
+                // `# MaxNodes:` comments, as `mauictl convert --to maui` writes.
+                mauisched::sim::workload::TraceFormat::MauiWorkload => {
+                    "<synthesised from the trace's MaxNodes and MaxProcs comments>"
+                }
+            }
+            .to_string(),
         ),
     };
     Ok((w, nodes, cluster_label))
@@ -906,7 +917,22 @@ enum ConvertFormat {
     TorqueAcct,
 }
 
+/// Trace formats `mauictl convert` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ConvertTarget {
+    /// Standard Workload Format; names, accounts and QOS as header comments
+    /// that simulate reads back.
+    Swf,
+    /// Maui's workload trace: original job ids, every credential by name.
+    Maui,
+}
+
 #[derive(clap::Args)]
+#[command(
+    after_help = "Slurm: SLURM_TIME_FORMAT=%s sacct -a -X -P -S START -E END -o JobID,User,Group,Account,Partition,QOS,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,ReqCPUS,ReqMem,NNodes,State\n\
+Torque: the server's accounting files, server_priv/accounting/YYYYMMDD.\n\
+A summary on stderr counts the lines and jobs left out and why, the fields changed, the jobs simulate will skip, and what the output format cannot hold. See docs/testing-a-config.md."
+)]
 struct ConvertArgs {
     /// Format of the input.
     #[arg(value_enum)]
@@ -914,30 +940,44 @@ struct ConvertArgs {
     /// Input files, plain or gzip (`-`: standard input); Torque: every day's file.
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Write the SWF to FILE instead of standard output.
+    /// Trace format to write.
+    #[arg(long, value_enum, value_name = "TRACE_FORMAT", default_value = "swf")]
+    to: ConvertTarget,
+    /// Write the trace to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Also write the number-to-name table (users, groups, queues, job ids) to FILE.
+    /// Also write the number-to-name table (users, groups, queues, partitions, job ids) to FILE (SWF only).
     #[arg(long, value_name = "FILE")]
     map: Option<PathBuf>,
     /// Skip malformed lines and count them instead of stopping at the first.
     #[arg(long)]
     lenient: bool,
-    /// MaxNodes for the SWF header (Torque: default from exec_host).
+    /// MaxNodes for the trace's header (Torque: default from exec_host).
     #[arg(long, value_name = "N")]
     max_nodes: Option<u64>,
-    /// MaxProcs for the SWF header (Torque: default from exec_host).
+    /// MaxProcs for the trace's header (Torque: default from exec_host).
     #[arg(long, value_name = "N")]
     max_procs: Option<u64>,
 }
 
 /// `mauictl convert`: exit 1 on unreadable or malformed input.
 fn convert(a: ConvertArgs) -> ExitCode {
-    use mauisched::sim::convert::{self, ConvertOptions, Source};
+    use mauisched::sim::convert::{self, ConvertOptions, Source, Target};
     let source = match a.format {
         ConvertFormat::Sacct => Source::Sacct,
         ConvertFormat::TorqueAcct => Source::TorqueAcct,
     };
+    let target = match a.to {
+        ConvertTarget::Swf => Target::Swf,
+        ConvertTarget::Maui => Target::Maui,
+    };
+    if target == Target::Maui && a.map.is_some() {
+        eprintln!(
+            "mauictl: convert: --map lists the numbers SWF gives to names and job ids; \
+             the Maui trace keeps the original ids and names (leave --map out)"
+        );
+        return ExitCode::FAILURE;
+    }
     // sacct's and Torque's clock times are the site's: read them in this
     // host's zone (TZ names another).
     let (zone, problem) = mauisched::time::Zone::host();
@@ -953,17 +993,21 @@ fn convert(a: ConvertArgs) -> ExitCode {
     let run = || -> Result<String, String> {
         let inputs = convert::open_inputs(&a.files).map_err(|e| e.to_string())?;
         let c = convert::convert(source, inputs, &opts).map_err(|e| e.to_string())?;
-        let swf = c.swf();
+        let trace = match target {
+            Target::Swf => c.swf(),
+            Target::Maui => c.maui_trace(),
+        };
         let write = |p: &PathBuf, text: &str| {
             mauisched::atomic_write(p, text.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))
         };
         if let Some(p) = &a.map {
             write(p, &c.map_text())?;
         }
-        eprint!("{}", c.summary());
+        let map = a.map.as_ref().map(|p| p.display().to_string());
+        eprint!("{}", c.report(target, map.as_deref()));
         match &a.output {
-            Some(p) => write(p, &swf).map(|_| String::new()),
-            None => Ok(swf),
+            Some(p) => write(p, &trace).map(|_| String::new()),
+            None => Ok(trace),
         }
     };
     print_or_fail(run())

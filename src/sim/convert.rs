@@ -1,5 +1,6 @@
-//! Site accounting data to SWF (`mauictl convert sacct|torque-acct`), so a
-//! new maui.cfg can be simulated on the site's own workload
+//! Site accounting data to a workload trace (`mauictl convert
+//! sacct|torque-acct`), so a new maui.cfg can be simulated on the site's
+//! own workload, with the credentials its jobs had
 //! (docs/testing-a-config.md).
 //!
 //! Two sources:
@@ -13,20 +14,35 @@
 //!   with a `D` (deleted) or `A` (aborted) record and no `E` record become
 //!   cancelled-before-start records.
 //!
-//! Conventions (also written into the output's header):
+//! Credentials are those the front ends give a live job: user, group,
+//! account and QOS as the resource manager names them; the class is the
+//! Torque queue, or the Slurm partition (the first, for a job submitted to
+//! several), and a Slurm job's partition is that partition too (Torque has
+//! none). QOS: Slurm's `QOS`; Torque's `Resource_List.qos` (`qsub -l
+//! qos=high`), else a `QOS:` item of Maui's RM extension (`-W x=QOS:high`).
 //!
-//! - Jobs are numbered 1..N in submission order (ties in input order);
-//!   user, group and queue (Slurm: partition) names become numbers in order
-//!   of first appearance in that order. The header lists them
-//!   (`; user 3 = alice`); [`Conversion::map_text`] also lists every job's
-//!   original id.
-//! - Times: epoch seconds are taken as they are; Slurm's
-//!   `YYYY-MM-DDTHH:MM:SS` (local time) is read as if it were UTC, so the
-//!   simulated calendar (standing reservations, FSINTERVAL, both UTC in the
-//!   engine) shows the site's wall-clock times; `SLURM_TIME_FORMAT=%s` gives
-//!   epoch seconds instead. Runtimes come from `Elapsed` (Slurm) or
-//!   `end - start` (Torque), never from two local times.
-//! - Fields the source does not have are -1.
+//! Two outputs ([`Target`]):
+//!
+//! - **SWF** ([`Conversion::swf`]): jobs are numbered 1..N in submission
+//!   order (ties in input order); user, group, queue (class) and partition
+//!   names become numbers in order of first appearance in that order, and
+//!   the header names them (`; user 3 = alice`). SWF has no field for an
+//!   account or a QOS: a header line per job gives them (`; job 12
+//!   account proj1 qos high`), which the simulator reads
+//!   ([`super::workload::SwfNames`]). [`Conversion::map_text`] lists every
+//!   job's original id.
+//! - **Maui's workload trace** ([`Conversion::maui_trace`]): one 44-field
+//!   line per job, with the original job id and every credential by name.
+//!
+//! Times: epoch seconds are taken as they are; Slurm's
+//! `YYYY-MM-DDTHH:MM:SS` and Torque's record stamps are local times, read
+//! in the zone given ([`ConvertOptions::zone`], the site's). Runtimes come
+//! from `Elapsed` (Slurm) or `end - start` (Torque), never from two local
+//! times. Fields the source does not have are -1 (SWF) or none.
+//!
+//! Nothing is dropped silently: [`Conversion::report`] counts the lines
+//! and jobs left out by reason, the fields changed on the way, the jobs the
+//! simulator will skip, and what the chosen output cannot hold.
 //!
 //! Nothing here reads a clock: the same input gives the same bytes.
 
@@ -36,6 +52,11 @@ use crate::model::time::{civil_from_days, days_from_civil, Zone, DAY};
 use crate::model::{Secs, Time};
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
+
+#[path = "convert_output.rs"]
+mod output;
+
+pub use output::Target;
 
 /// The accounting format read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,8 +120,71 @@ pub struct NameMap {
     pub users: Vec<String>,
     /// SWF field 13.
     pub groups: Vec<String>,
-    /// SWF field 15 (Slurm partitions, Torque queues).
+    /// SWF field 15 (Slurm partitions, Torque queues): the class.
     pub queues: Vec<String>,
+    /// SWF field 16 (Slurm partitions; Torque has none).
+    pub partitions: Vec<String>,
+}
+
+/// A job's credentials that SWF has no field for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExtraCreds {
+    /// Account (Slurm `Account`, Torque `account=`).
+    pub account: Option<String>,
+    /// QOS (Slurm `QOS`, Torque `Resource_List.qos`).
+    pub qos: Option<String>,
+}
+
+/// A field changed on the way from the accounting data to the trace, in
+/// either output (what only one output loses is [`Conversion::report`]'s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Change {
+    /// No user name.
+    NoUser,
+    /// No group name.
+    NoGroup,
+    /// No account.
+    NoAccount,
+    /// No QOS.
+    NoQos,
+    /// No partition or queue: no class.
+    NoClass,
+    /// No time limit: no requested time.
+    NoTimeLimit,
+    /// Slurm: a list of partitions (a job that never ran); the first taken.
+    PartitionList,
+    /// More than one node: only the processor count is kept.
+    NodeCount,
+    /// Torque: node properties in `Resource_List.nodes` (`gpus=1`, features).
+    NodeProperties,
+    /// Torque: the hosts of `exec_host`.
+    ExecHosts,
+}
+
+impl Change {
+    /// What the field was and what it became, for the report.
+    pub fn describe(self, source: Source) -> &'static str {
+        use Change::*;
+        match (source, self) {
+            (Source::Sacct, NoUser) => "User empty: no user (SWF -1; simulate and the Maui trace: nobody)",
+            (Source::Sacct, NoGroup) => "Group empty: no group (SWF -1; simulate and the Maui trace: nogroup)",
+            (Source::Sacct, NoAccount) => "Account empty: no account",
+            (Source::Sacct, NoQos) => "QOS empty: no QOS",
+            (Source::Sacct, NoClass) => "Partition empty: no class and no partition",
+            (Source::Sacct, NoTimeLimit) => "Timelimit UNLIMITED, Partition_Limit or empty: no requested time (simulate's --no-request sets the walltime)",
+            (_, PartitionList) => "Partition a list (batch,short; a job that never ran): the first is its class and partition",
+            (Source::Sacct, NodeCount) => "NNodes above 1: not kept (sacct records where a job ran, not a node count it asked for); the job is its processors, placed by the simulator",
+            (Source::TorqueAcct, NoUser) => "no user=: no user (SWF -1; simulate and the Maui trace: nobody)",
+            (Source::TorqueAcct, NoGroup) => "no group=: no group (SWF -1; simulate and the Maui trace: nogroup)",
+            (Source::TorqueAcct, NoAccount) => "no account=: no account",
+            (Source::TorqueAcct, NoQos) => "no Resource_List.qos (nor x=QOS:NAME): no QOS",
+            (Source::TorqueAcct, NoClass) => "no queue=: no class",
+            (Source::TorqueAcct, NoTimeLimit) => "no Resource_List.walltime: no requested time (simulate's --no-request sets the walltime)",
+            (Source::TorqueAcct, NodeCount) => "Resource_List.nodes of more than one node (2:ppn=4): processors (nodes x ppn); the node count and ppn are not kept",
+            (_, NodeProperties) => "Resource_List.nodes properties (gpus=1, features): not kept",
+            (_, ExecHosts) => "exec_host host names: not kept (the simulator places jobs itself)",
+        }
+    }
 }
 
 /// The result of a conversion.
@@ -116,6 +200,8 @@ pub struct Conversion {
     pub records: Vec<SwfRecord>,
     /// Original job ids, by the same index.
     pub ids: Vec<String>,
+    /// Accounts and QOS, by the same index.
+    pub extra: Vec<ExtraCreds>,
     /// The number-to-name tables.
     pub names: NameMap,
     /// `MaxNodes:` written in the header, if known.
@@ -124,8 +210,12 @@ pub struct Conversion {
     pub max_procs: Option<u64>,
     /// Lines read, malformed lines skipped (lenient mode), examples.
     pub read: ReadStats,
+    /// Malformed lines skipped (lenient mode), by the field at fault.
+    pub malformed: BTreeMap<String, u64>,
     /// Lines or jobs left out on purpose, by reason.
-    pub skipped: BTreeMap<&'static str, u64>,
+    pub skipped: BTreeMap<String, u64>,
+    /// Jobs written with a field changed, by change.
+    pub changes: BTreeMap<Change, u64>,
     /// The zone of the header's dates (`TimeZoneString:`).
     pub zone: Zone,
 }
@@ -136,7 +226,12 @@ struct Acct {
     id: String,
     user: Option<String>,
     group: Option<String>,
+    /// The class: Torque queue, Slurm (first) partition.
     queue: Option<String>,
+    /// Slurm's (first) partition.
+    partition: Option<String>,
+    account: Option<String>,
+    qos: Option<String>,
     submit: Time,
     start: Option<Time>,
     run: Option<Secs>,
@@ -147,6 +242,52 @@ struct Acct {
     used_mem_kb: Option<u64>,
     avg_cpu: Option<Secs>,
     status: Option<SwfStatus>,
+    /// Fields changed on the way.
+    changes: Vec<Change>,
+}
+
+impl Acct {
+    /// Notes the credentials it lacks.
+    fn note_missing(&mut self) {
+        for (absent, c) in [
+            (self.user.is_none(), Change::NoUser),
+            (self.group.is_none(), Change::NoGroup),
+            (self.account.is_none(), Change::NoAccount),
+            (self.qos.is_none(), Change::NoQos),
+            (self.queue.is_none(), Change::NoClass),
+        ] {
+            if absent {
+                self.changes.push(c);
+            }
+        }
+    }
+}
+
+/// What reading left out: lines or jobs by reason, malformed lines by field.
+#[derive(Default)]
+struct Left {
+    skipped: BTreeMap<String, u64>,
+    malformed: BTreeMap<String, u64>,
+}
+
+impl Left {
+    fn skip(&mut self, why: impl Into<String>) {
+        *self.skipped.entry(why.into()).or_insert(0) += 1;
+    }
+
+    /// A malformed line: an error in strict mode, counted by `field` in
+    /// lenient mode.
+    fn malformed(
+        &mut self,
+        st: &mut ReadStats,
+        err: InputError,
+        field: &str,
+        opts: ReadOptions,
+    ) -> Result<(), InputError> {
+        st.malformed(err, opts)?;
+        *self.malformed.entry(field.to_string()).or_insert(0) += 1;
+        Ok(())
+    }
 }
 
 /// Converts `inputs` (name, reader) of one format.
@@ -160,7 +301,7 @@ pub fn convert(
     };
     let names: Vec<String> = inputs.iter().map(|(n, _)| n.clone()).collect();
     let mut st = ReadStats::default();
-    let mut skipped = BTreeMap::new();
+    let mut left = Left::default();
     let mut hosts = BTreeMap::new();
     let jobs = match source {
         Source::Sacct => {
@@ -171,7 +312,7 @@ pub fn convert(
                     &name,
                     (read_opts, &opts.zone),
                     &mut st,
-                    &mut skipped,
+                    &mut left,
                     &mut jobs,
                 )?;
             }
@@ -183,10 +324,10 @@ pub fn convert(
                 ..Torque::default()
             };
             for (name, r) in inputs {
-                t.read(r, &name, read_opts, &mut st)?;
+                t.read(r, &name, read_opts, &mut st, &mut left)?;
             }
             hosts = std::mem::take(&mut t.hosts);
-            t.finish(&mut skipped)
+            t.finish(&mut left)
         }
     };
     let (max_nodes, max_procs) = match (opts.max_nodes, opts.max_procs) {
@@ -200,7 +341,8 @@ pub fn convert(
     c.max_nodes = max_nodes;
     c.max_procs = max_procs;
     c.read = st;
-    c.skipped = skipped;
+    c.skipped = left.skipped;
+    c.malformed = left.malformed;
     c.zone = opts.zone.clone();
     Ok(c)
 }
@@ -211,7 +353,7 @@ fn number(source: Source, inputs: Vec<String>, mut jobs: Vec<Acct>) -> Conversio
     jobs.sort_by_key(|j| j.submit);
     let origin = jobs.first().map_or(0, |j| j.submit);
     let mut names = NameMap::default();
-    let mut idx: [HashMap<String, u32>; 3] = Default::default();
+    let mut idx: [HashMap<String, u32>; 4] = Default::default();
     fn num(
         tab: &mut Vec<String>,
         idx: &mut HashMap<String, u32>,
@@ -225,8 +367,10 @@ fn number(source: Source, inputs: Vec<String>, mut jobs: Vec<Acct>) -> Conversio
     }
     let mut records = Vec::with_capacity(jobs.len());
     let mut ids = Vec::with_capacity(jobs.len());
+    let mut extra = Vec::with_capacity(jobs.len());
+    let mut changes = BTreeMap::new();
     for (i, j) in jobs.into_iter().enumerate() {
-        let [iu, ig, iq] = &mut idx;
+        let [iu, ig, iq, ip] = &mut idx;
         records.push(SwfRecord {
             job: i as u64 + 1,
             submit: Some(j.submit - origin),
@@ -243,11 +387,18 @@ fn number(source: Source, inputs: Vec<String>, mut jobs: Vec<Acct>) -> Conversio
             group: num(&mut names.groups, ig, &j.group),
             executable: None,
             queue: num(&mut names.queues, iq, &j.queue),
-            partition: None,
+            partition: num(&mut names.partitions, ip, &j.partition),
             preceding_job: None,
             think_time: None,
         });
+        for c in j.changes {
+            *changes.entry(c).or_insert(0) += 1;
+        }
         ids.push(j.id);
+        extra.push(ExtraCreds {
+            account: j.account,
+            qos: j.qos,
+        });
     }
     Conversion {
         source,
@@ -255,11 +406,14 @@ fn number(source: Source, inputs: Vec<String>, mut jobs: Vec<Acct>) -> Conversio
         origin,
         records,
         ids,
+        extra,
         names,
         max_nodes: None,
         max_procs: None,
         read: ReadStats::default(),
+        malformed: BTreeMap::new(),
         skipped: BTreeMap::new(),
+        changes,
         zone: Zone::utc(),
     }
 }
@@ -276,145 +430,6 @@ fn date(t: Time, zone: &Zone) -> String {
         l.secs / 60 % 60,
         l.secs % 60
     )
-}
-
-impl Conversion {
-    /// The SWF file: header, then one line per job.
-    pub fn swf(&self) -> String {
-        let mut h = String::new();
-        let mut put = |s: &str| {
-            h.push_str("; ");
-            h.push_str(s);
-            h.push('\n');
-        };
-        put("Version: 2.2");
-        put(&format!(
-            "Installation: converted from {}",
-            match self.source {
-                Source::Sacct => "Slurm accounting (sacct -P)",
-                Source::TorqueAcct => "Torque accounting files",
-            }
-        ));
-        put(&format!(
-            "Conversion: mauictl convert {} (mauisched {})",
-            self.source.name(),
-            env!("CARGO_PKG_VERSION")
-        ));
-        for i in &self.inputs {
-            put(&format!("            from {i}"));
-        }
-        let n = self.records.len();
-        put(&format!("MaxJobs: {n}"));
-        put(&format!("MaxRecords: {n}"));
-        put("Preemption: No");
-        put(&format!("UnixStartTime: {}", self.origin));
-        put(&format!("TimeZoneString: {}", self.zone.name()));
-        if let (Some(f), Some(l)) = (self.records.first(), self.records.last()) {
-            put(&format!(
-                "StartTime: {}",
-                date(self.origin + f.submit.unwrap_or(0), &self.zone)
-            ));
-            put(&format!(
-                "EndTime: {}",
-                date(self.origin + l.submit.unwrap_or(0), &self.zone)
-            ));
-        }
-        if let Some(x) = self.max_nodes {
-            put(&format!("MaxNodes: {x}"));
-        }
-        if let Some(x) = self.max_procs {
-            put(&format!("MaxProcs: {x}"));
-        }
-        put(&format!("MaxQueues: {}", self.names.queues.len()));
-        for (i, q) in self.names.queues.iter().enumerate() {
-            put(&format!("Queue: {} {q}", i + 1));
-        }
-        put("Note: fields the source does not record are -1 (unknown); here always");
-        put("      6 (average CPU time, Slurm), 7 (used memory, Slurm), 14 (executable),");
-        put("      16 (partition), 17 (preceding job), 18 (think time).");
-        put(match self.source {
-            Source::Sacct => {
-                "Note: queue numbers are Slurm partitions; accounts and QOS are not carried."
-            }
-            Source::TorqueAcct => {
-                "Note: queue numbers are Torque queues; accounts are not carried."
-            }
-        });
-        put("Note: jobs are numbered in submission order; users, groups and queues by first");
-        put("      appearance in that order (the lines below; mauictl convert --map lists");
-        put("      every job's original id). Times are seconds from UnixStartTime.");
-        if self.source == Source::Sacct {
-            put(
-                "Note: Slurm's local times (YYYY-MM-DDTHH:MM:SS) are read as UTC wall-clock times.",
-            );
-        }
-        for (kind, tab) in [
-            ("user", &self.names.users),
-            ("group", &self.names.groups),
-            ("queue", &self.names.queues),
-        ] {
-            for (i, n) in tab.iter().enumerate() {
-                put(&format!("{kind} {} = {n}", i + 1));
-            }
-        }
-        for r in &self.records {
-            h.push_str(&r.to_line());
-            h.push('\n');
-        }
-        h
-    }
-
-    /// The mapping as tab-separated lines: `job N ID`, `user N NAME`,
-    /// `group N NAME`, `queue N NAME`.
-    pub fn map_text(&self) -> String {
-        let mut out = String::from("# kind\tswf-number\tname (mauictl convert)\n");
-        for (kind, tab) in [
-            ("user", &self.names.users),
-            ("group", &self.names.groups),
-            ("queue", &self.names.queues),
-        ] {
-            for (i, n) in tab.iter().enumerate() {
-                out.push_str(&format!("{kind}\t{}\t{n}\n", i + 1));
-            }
-        }
-        for (i, id) in self.ids.iter().enumerate() {
-            out.push_str(&format!("job\t{}\t{id}\n", i + 1));
-        }
-        out
-    }
-
-    /// One paragraph for stderr: what was converted and what was left out.
-    pub fn summary(&self) -> String {
-        let mut s = format!(
-            "mauictl convert {}: {} job(s), {} user(s), {} group(s), {} queue(s) from {} line(s)",
-            self.source.name(),
-            self.records.len(),
-            self.names.users.len(),
-            self.names.groups.len(),
-            self.names.queues.len(),
-            self.read.lines
-        );
-        for (why, n) in &self.skipped {
-            s.push_str(&format!("; skipped {n} {why}"));
-        }
-        if self.read.malformed > 0 {
-            s.push_str(&format!(
-                "; skipped {} malformed line(s) (--lenient), first: {}",
-                self.read.malformed,
-                self.read
-                    .examples
-                    .first()
-                    .map(|e| e.to_string())
-                    .unwrap_or_default()
-            ));
-        }
-        s.push('\n');
-        s
-    }
-}
-
-fn skip(skipped: &mut BTreeMap<&'static str, u64>, why: &'static str) {
-    *skipped.entry(why).or_insert(0) += 1;
 }
 
 /// Epoch of a civil date and clock time in `zone`, checking ranges.
@@ -584,7 +599,7 @@ fn sacct(
     file: &str,
     (opts, zone): (ReadOptions, &Zone),
     st: &mut ReadStats,
-    skipped: &mut BTreeMap<&'static str, u64>,
+    left: &mut Left,
     jobs: &mut Vec<Acct>,
 ) -> Result<(), InputError> {
     let mut lr = LineReader::new(r);
@@ -606,11 +621,20 @@ fn sacct(
         if fields.len() > 1 && fields.last() == Some(&"") {
             fields.pop();
         }
+        let is_header = fields
+            .iter()
+            .any(|f| f.trim().eq_ignore_ascii_case("jobid"));
+        if is_header
+            && cols
+                .as_ref()
+                .is_some_and(|c| c.header && c.count == fields.len())
+        {
+            // The header again: outputs of several sacct runs concatenated.
+            st.comments += 1;
+            continue;
+        }
         if cols.is_none() {
-            if fields
-                .iter()
-                .any(|f| f.trim().eq_ignore_ascii_case("jobid"))
-            {
+            if is_header {
                 let c = Cols::new(&fields, true);
                 for need in ["JobID", "Submit", "Start", "State"] {
                     if c.get(need).is_none() {
@@ -651,9 +675,9 @@ fn sacct(
                 jobs.push(a);
             }
             Ok(None) => {}
-            Err(SacctSkip::Skip(why)) => skip(skipped, why),
-            Err(SacctSkip::Bad(col, msg)) => {
-                st.malformed(InputError::syntax(file, lno, col, msg), opts)?
+            Err(SacctSkip::Skip(why)) => left.skip(why),
+            Err(SacctSkip::Bad(col, field, msg)) => {
+                left.malformed(st, InputError::syntax(file, lno, col, msg), &field, opts)?
             }
         }
     }
@@ -661,8 +685,10 @@ fn sacct(
 }
 
 enum SacctSkip {
-    Skip(&'static str),
-    Bad(u32, String),
+    /// Left out on purpose, with the reason.
+    Skip(String),
+    /// Malformed: column, the field at fault, the message.
+    Bad(u32, String, String),
 }
 
 /// One data line of sacct.
@@ -670,6 +696,7 @@ fn sacct_line(fields: &[&str], c: &Cols, zone: &Zone) -> Result<Option<Acct>, Sa
     if fields.len() != c.count {
         return Err(SacctSkip::Bad(
             1,
+            "field count".into(),
             format!(
                 "expected {} |-separated fields{}, found {}",
                 c.count,
@@ -688,19 +715,43 @@ fn sacct_line(fields: &[&str], c: &Cols, zone: &Zone) -> Result<Option<Acct>, Sa
     let get = |name: &str| c.get(name).map(|i| (i, fields[i].trim()));
     let bad = |name: &str, msg: String| {
         let i = c.get(name).unwrap_or(0);
-        SacctSkip::Bad(col(i), format!("{} ({}): {msg}", name, fields[i].trim()))
+        SacctSkip::Bad(
+            col(i),
+            name.to_string(),
+            format!("{} ({}): {msg}", name, fields[i].trim()),
+        )
     };
     let (_, id) = get("JobID").expect("checked");
     if id.is_empty() {
         return Err(bad("JobID", "empty job id".into()));
     }
     if id.contains('.') {
-        return Err(SacctSkip::Skip("job step line(s)"));
+        return Err(SacctSkip::Skip(
+            "job step lines (123.batch, 123.0; sacct -X leaves them out)".into(),
+        ));
+    }
+    if id.contains("_[") {
+        // The tasks of an array that had not started when the array was
+        // cancelled or sacct ran: one line for many tasks, none of them a
+        // job that ran (a started task has a line of its own, 123_4).
+        return Err(SacctSkip::Skip(
+            "array remainder lines (123_[5-10]: tasks never started)".into(),
+        ));
     }
     let (_, state) = get("State").expect("checked");
     let status = match slurm_state(state) {
         Ok(Some(s)) => s,
-        Ok(None) => return Err(SacctSkip::Skip("job(s) not finished (pending, running...)")),
+        Ok(None) => {
+            let word = state.split_whitespace().next().unwrap_or("");
+            let word = word.trim_end_matches('+').to_ascii_uppercase();
+            return Err(SacctSkip::Skip(if word.starts_with("REQUEUE") {
+                // `sacct -D` lists a requeued job's earlier runs; its last
+                // record stands for the job.
+                format!("earlier runs of requeued jobs: {word}")
+            } else {
+                format!("jobs not finished when sacct ran: {word}")
+            }));
+        }
         Err(m) => return Err(bad("State", m)),
     };
     let time = |name: &str| -> Result<Option<Time>, SacctSkip> {
@@ -763,11 +814,31 @@ fn sacct_line(fields: &[&str], c: &Cols, zone: &Zone) -> Result<Option<Acct>, Sa
         (Some((mb, MemPer::Job)), Some(p)) => Some((mb * 1024).div_ceil(p as u64)),
         _ => None,
     };
-    Ok(Some(Acct {
+    // A job submitted to several partitions that never ran shows them all;
+    // as for the Slurm front end, the first is its class.
+    let partitions = name("Partition");
+    let partition = partitions
+        .as_deref()
+        .and_then(|p| p.split(',').map(str::trim).find(|p| !p.is_empty()))
+        .map(str::to_string);
+    let mut changes = Vec::new();
+    if partitions.as_deref().is_some_and(|p| p.contains(',')) {
+        changes.push(Change::PartitionList);
+    }
+    if req_time.is_none() {
+        changes.push(Change::NoTimeLimit);
+    }
+    if nnodes.is_some_and(|n| n > 1) {
+        changes.push(Change::NodeCount);
+    }
+    let mut a = Acct {
         id: id.to_string(),
         user: name("User"),
         group: name("Group"),
-        queue: name("Partition"),
+        queue: partition.clone(),
+        partition,
+        account: name("Account"),
+        qos: name("QOS"),
         submit,
         start,
         run,
@@ -778,8 +849,14 @@ fn sacct_line(fields: &[&str], c: &Cols, zone: &Zone) -> Result<Option<Acct>, Sa
         used_mem_kb: None,
         avg_cpu: None,
         status: Some(status),
-    }))
+        changes,
+    };
+    a.note_missing();
+    Ok(Some(a))
 }
+
+/// A malformed Torque record: column, the field at fault, the message.
+type TorqueBad = (u32, &'static str, String);
 
 /// A Torque job being assembled from its records.
 #[derive(Default)]
@@ -798,6 +875,8 @@ struct Torque {
     offset: Option<Secs>,
     /// Processors seen per host in `exec_host`.
     hosts: BTreeMap<String, u32>,
+    /// Array templates seen (`123[].srv`).
+    array_parents: std::collections::BTreeSet<String>,
     ids: Vec<String>,
 }
 
@@ -901,6 +980,30 @@ fn torque_nodes(s: &str) -> Option<u32> {
     (n > 0).then_some(n)
 }
 
+/// Nodes a `Resource_List.nodes` asks for, and whether it names node
+/// properties (`gpus=1`, a feature) besides `ppn`.
+fn torque_nodes_shape(s: &str) -> (u32, bool) {
+    let mut nodes = 0u32;
+    let mut props = false;
+    for part in s.split('+') {
+        let mut it = part.split(':');
+        let first = it.next().unwrap_or("");
+        // `2:ppn=4` is two nodes; `n1:ppn=2` one named node.
+        nodes += digits(first).map_or(1, |c| c as u32);
+        props |= it.any(|a| !a.starts_with("ppn="));
+    }
+    (nodes, props)
+}
+
+/// The QOS of Maui's RM extension string (`x=QOS:high`, items separated by
+/// `;`, section 13.3 of Maui's guide).
+fn rm_extension_qos(x: &str) -> Option<String> {
+    x.split(';').find_map(|item| {
+        let (k, v) = item.trim().split_once([':', '='])?;
+        (k.trim().eq_ignore_ascii_case("QOS") && !v.trim().is_empty()).then(|| v.trim().to_string())
+    })
+}
+
 impl Torque {
     fn seen(&mut self, id: &str) -> usize {
         if let Some(&i) = self.order.get(id) {
@@ -918,6 +1021,7 @@ impl Torque {
         file: &str,
         opts: ReadOptions,
         st: &mut ReadStats,
+        left: &mut Left,
     ) -> Result<(), InputError> {
         let mut lr = LineReader::new(r);
         loop {
@@ -931,8 +1035,8 @@ impl Torque {
                 st.comments += 1;
                 continue;
             }
-            if let Err((col, msg)) = self.line(&line) {
-                st.malformed(InputError::syntax(file, lr.line, col, msg), opts)?;
+            if let Err((col, field, msg)) = self.line(&line) {
+                left.malformed(st, InputError::syntax(file, lr.line, col, msg), field, opts)?;
             } else {
                 st.records += 1;
             }
@@ -940,13 +1044,14 @@ impl Torque {
         Ok(())
     }
 
-    fn line(&mut self, line: &str) -> Result<(), (u32, String)> {
+    fn line(&mut self, line: &str) -> Result<(), TorqueBad> {
         let mut parts = line.splitn(4, ';');
         let (stamp, kind, id) = match (parts.next(), parts.next(), parts.next()) {
             (Some(a), Some(b), Some(c)) => (a, b, c),
             _ => {
                 return Err((
                     1,
+                    "record layout",
                     "expected MM/DD/YYYY HH:MM:SS;TYPE;JOBID;ATTRIBUTES".into(),
                 ))
             }
@@ -955,6 +1060,7 @@ impl Torque {
         let at = torque_stamp(stamp, &self.zone).ok_or_else(|| {
             (
                 1,
+                "record time",
                 format!("expected a time MM/DD/YYYY HH:MM:SS, got \"{stamp}\""),
             )
         })?;
@@ -962,10 +1068,17 @@ impl Torque {
         if id.trim().is_empty() {
             return Err((
                 (stamp.len() + kind.len() + 2) as u32 + 1,
+                "job id",
                 "empty job id".into(),
             ));
         }
         let id = id.trim();
+        if id.contains("[]") {
+            // Torque's array template (`123[].srv`) stands for its tasks,
+            // each with records of its own; older servers log it too.
+            self.array_parents.insert(id.to_string());
+            return Ok(());
+        }
         match kind {
             "Q" => {
                 let a = attributes(attrs);
@@ -980,12 +1093,13 @@ impl Torque {
             }
             "E" => {
                 let a = attributes(attrs);
-                let num = |k: &str| -> Result<Option<i64>, (u32, String)> {
+                let num = |k: &'static str| -> Result<Option<i64>, TorqueBad> {
                     match a.get(k) {
                         None => Ok(None),
                         Some(v) => digits(v).map(Some).ok_or_else(|| {
                             (
                                 attr_col,
+                                k,
                                 format!("{k}: expected epoch seconds, got \"{v}\""),
                             )
                         }),
@@ -994,7 +1108,7 @@ impl Torque {
                 let submit = match (num("qtime")?, num("ctime")?) {
                     (Some(q), _) if q > 0 => q,
                     (_, Some(c)) if c > 0 => c,
-                    _ => return Err((attr_col, "E record without qtime or ctime".into())),
+                    _ => return Err((attr_col, "qtime", "E record without qtime or ctime".into())),
                 };
                 let start = num("start")?.filter(|&s| s > 0);
                 let end = num("end")?.filter(|&e| e > 0);
@@ -1010,6 +1124,7 @@ impl Torque {
                     Some(v) => Some(exec_host(v, &mut self.hosts).ok_or_else(|| {
                         (
                             attr_col,
+                            "exec_host",
                             format!("exec_host: expected host/N+host/N..., got \"{v}\""),
                         )
                     })?),
@@ -1030,17 +1145,19 @@ impl Torque {
                     Some(v) => Some(torque_duration(v).ok_or_else(|| {
                         (
                             attr_col,
+                            "Resource_List.walltime",
                             format!("Resource_List.walltime: expected HH:MM:SS, got \"{v}\""),
                         )
                     })?),
                 };
                 let procs = req.or(alloc).unwrap_or(1) as u64;
-                let size = |k: &str| -> Result<Option<u64>, (u32, String)> {
+                let size = |k: &'static str| -> Result<Option<u64>, TorqueBad> {
                     match a.get(k) {
                         None => Ok(None),
                         Some(v) => torque_size_kb(v).map(Some).ok_or_else(|| {
                             (
                                 attr_col,
+                                k,
                                 format!("{k}: expected a size such as 4gb, got \"{v}\""),
                             )
                         }),
@@ -1062,6 +1179,27 @@ impl Torque {
                     (Some(s), Some(e)) => Some((e - s).max(0)),
                     _ => None,
                 };
+                let mut changes = Vec::new();
+                if req_time.is_none() {
+                    changes.push(Change::NoTimeLimit);
+                }
+                if let Some(v) = a.get("Resource_List.nodes") {
+                    let (nodes, props) = torque_nodes_shape(v);
+                    if nodes > 1 {
+                        changes.push(Change::NodeCount);
+                    }
+                    if props {
+                        changes.push(Change::NodeProperties);
+                    }
+                }
+                if start.is_some() && alloc.is_some() {
+                    changes.push(Change::ExecHosts);
+                }
+                let qos = a
+                    .get("Resource_List.qos")
+                    .filter(|q| !q.is_empty())
+                    .cloned()
+                    .or_else(|| a.get("x").and_then(|x| rm_extension_qos(x)));
                 let i = self.seen(id);
                 self.ended.insert(
                     i,
@@ -1070,6 +1208,9 @@ impl Torque {
                         user: a.get("user").map(|s| s.to_string()),
                         group: a.get("group").map(|s| s.to_string()),
                         queue: a.get("queue").map(|s| s.to_string()),
+                        partition: None,
+                        account: a.get("account").map(|s| s.to_string()),
+                        qos,
                         submit,
                         start,
                         run: start.and(run),
@@ -1084,6 +1225,7 @@ impl Torque {
                             Some(_) => Some(SwfStatus::Failed),
                             None => None,
                         },
+                        changes,
                     },
                 );
             }
@@ -1094,9 +1236,12 @@ impl Torque {
 
     /// The jobs: every `E` record, and cancelled records for deleted or
     /// aborted jobs that never ended.
-    fn finish(mut self, skipped: &mut BTreeMap<&'static str, u64>) -> Vec<Acct> {
+    fn finish(mut self, left: &mut Left) -> Vec<Acct> {
         let off = self.offset.unwrap_or(0);
         let mut out = Vec::new();
+        for _ in &self.array_parents {
+            left.skip("array parents (123[].srv: its tasks are jobs of their own)");
+        }
         for (i, id) in self.ids.iter().enumerate() {
             if let Some(mut a) = self.ended.remove(&i) {
                 if self.deleted.contains_key(id) {
@@ -1113,8 +1258,11 @@ impl Torque {
                     ..Acct::default()
                 });
             } else {
-                skip(skipped, "job(s) queued but not ended (no E, D or A record)");
+                left.skip("jobs queued but not ended (no E, D or A record)");
             }
+        }
+        for a in &mut out {
+            a.note_missing();
         }
         out
     }

@@ -107,13 +107,22 @@ pub fn render(w: &Workload, cluster: &ClusterInfo) -> String {
                 .collect::<BTreeSet<_>>()
                 .len()
         };
-        let _ = writeln!(
+        let _ = write!(
             o,
             "Credentials: {} users, {} groups, {} classes",
             count(&|j| Some(j.user.as_str())),
             count(&|j| Some(j.group.as_str())),
             count(&|j| j.class.as_deref())
         );
+        // Only traces that carry them (Maui's, SWF from mauictl convert).
+        let (accounts, qos) = (
+            count(&|j| j.account.as_deref()),
+            count(&|j| j.qos.as_deref()),
+        );
+        if accounts + qos > 0 {
+            let _ = write!(o, ", {accounts} accounts, {qos} QOS");
+        }
+        let _ = writeln!(o);
         let procs_total = match cluster {
             ClusterInfo::File { nodes, .. } | ClusterInfo::Synthesised { nodes, .. } => {
                 cluster::totals(nodes).1

@@ -34,7 +34,7 @@
 //! record only.
 
 use super::input::{self, InputError, LineReader, ReadOptions, ReadStats};
-use super::swf::FieldError;
+use super::swf::{Continuation, FieldError, SwfHeader};
 use super::workload::{MapOptions, NoRequest, SimJob, SkipReason};
 use crate::model::{GresList, Job, Node, NodeState, Resources, Secs, Time};
 use std::io::BufRead;
@@ -517,6 +517,99 @@ impl WorkloadRecord {
     }
 }
 
+impl WorkloadRecord {
+    /// The record as one workload trace line, as [`WorkloadRecord::parse`]
+    /// reads it back: absent names and empty lists are `[NONE]`, lists
+    /// `[a][b]`, host lists `a:b`. Names must hold no blank and no `#`
+    /// (the format has no quoting), which the caller sees to.
+    pub fn to_line(&self) -> String {
+        fn name(n: &Option<String>) -> &str {
+            n.as_deref().unwrap_or("[NONE]")
+        }
+        fn list<'a>(items: impl Iterator<Item = &'a str>) -> String {
+            bracketed(items)
+        }
+        fn hosts(h: &[String]) -> String {
+            if h.is_empty() {
+                "[NONE]".into()
+            } else {
+                h.join(":")
+            }
+        }
+        fn cmp(c: Cmp) -> &'static str {
+            match c {
+                Cmp::Gt => ">",
+                Cmp::Ge => ">=",
+                Cmp::Eq => "=",
+                Cmp::Le => "<=",
+                Cmp::Lt => "<",
+            }
+        }
+        let classes: Vec<String> = self
+            .classes
+            .iter()
+            .map(|(c, n)| format!("{c}:{n}"))
+            .collect();
+        let qos = match (&self.qos_requested, &self.qos_delivered) {
+            (None, None) => "[NONE]".to_string(),
+            (Some(r), None) => r.clone(),
+            (r, Some(d)) => format!("{}:{d}", r.as_deref().unwrap_or("")),
+        };
+        let state = match self.state {
+            CompletionState::Completed => "Completed",
+            CompletionState::Removed => "Removed",
+            CompletionState::NotRun => "NotRun",
+        };
+        let f: [String; 44] = [
+            self.id.clone(),
+            self.nodes.to_string(),
+            self.tasks.to_string(),
+            self.user.clone(),
+            self.group.clone(),
+            self.walltime.to_string(),
+            state.to_string(),
+            list(classes.iter().map(String::as_str)),
+            self.submit.to_string(),
+            self.dispatch.to_string(),
+            self.start.to_string(),
+            self.completion.to_string(),
+            name(&self.network).to_string(),
+            name(&self.arch).to_string(),
+            name(&self.os).to_string(),
+            cmp(self.node_mem.0).to_string(),
+            self.node_mem.1.to_string(),
+            cmp(self.node_disk.0).to_string(),
+            self.node_disk.1.to_string(),
+            list(self.features.iter().map(String::as_str)),
+            self.system_queue_time.to_string(),
+            self.tasks_allocated.to_string(),
+            self.tasks_per_node.unwrap_or(0).to_string(),
+            qos,
+            list(self.flags.iter().map(String::as_str)),
+            name(&self.account).to_string(),
+            name(&self.executable).to_string(),
+            name(&self.comment).to_string(),
+            self.bypass.map_or(-1, i64::from).to_string(),
+            self.proc_seconds.to_string(),
+            name(&self.partition).to_string(),
+            self.procs_per_task.to_string(),
+            self.mem_per_task.to_string(),
+            self.disk_per_task.to_string(),
+            self.swap_per_task.to_string(),
+            self.start_date.to_string(),
+            self.end_date.to_string(),
+            hosts(&self.alloc_hosts),
+            name(&self.rm).to_string(),
+            hosts(&self.host_mask),
+            name(&self.reservation).to_string(),
+            name(&self.set_description).to_string(),
+            name(&self.app_sim).to_string(),
+            name(&self.reserved).to_string(),
+        ];
+        f.join(" ")
+    }
+}
+
 /// Partition names that mean "no particular partition" in Maui.
 fn is_any_partition(p: &str) -> bool {
     p.eq_ignore_ascii_case("DEFAULT") || p.eq_ignore_ascii_case("ALL")
@@ -656,7 +749,39 @@ pub fn read_workload<R: BufRead>(
     stats: &mut ReadStats,
     mut f: impl FnMut(WorkloadRecord),
 ) -> Result<(), InputError> {
-    read_lines(r, file, opts, stats, WorkloadRecord::parse, &mut f)
+    read_lines(
+        r,
+        file,
+        opts,
+        stats,
+        WorkloadRecord::parse,
+        &mut f,
+        &mut |_, _| {},
+    )
+}
+
+/// [`read_workload`], also reading the whole-line comments as an SWF
+/// header's (`# MaxNodes: 64`, as `mauictl convert --to maui` writes them):
+/// Maui ignores them; the simulator takes the machine's size from them
+/// when no cluster is given.
+pub fn read_workload_with_header<R: BufRead>(
+    r: R,
+    file: &str,
+    opts: ReadOptions,
+    stats: &mut ReadStats,
+    header: &mut SwfHeader,
+    mut f: impl FnMut(WorkloadRecord),
+) -> Result<(), InputError> {
+    let mut cont = Continuation::default();
+    read_lines(
+        r,
+        file,
+        opts,
+        stats,
+        WorkloadRecord::parse,
+        &mut f,
+        &mut |text, line| header.read_comment(&String::from_utf8_lossy(text), line, &mut cont),
+    )
 }
 
 /// Reads a resource trace into records.
@@ -667,9 +792,15 @@ pub fn read_resources<R: BufRead>(
 ) -> Result<(Vec<ResourceRecord>, ReadStats), InputError> {
     let mut out = Vec::new();
     let mut stats = ReadStats::default();
-    read_lines(r, file, opts, &mut stats, ResourceRecord::parse, &mut |x| {
-        out.push(x)
-    })?;
+    read_lines(
+        r,
+        file,
+        opts,
+        &mut stats,
+        ResourceRecord::parse,
+        &mut |x| out.push(x),
+        &mut |_, _| {},
+    )?;
     Ok((out, stats))
 }
 
@@ -755,10 +886,16 @@ fn read_lines<R: BufRead, T>(
     stats: &mut ReadStats,
     parse: fn(&[u8]) -> Result<T, FieldError>,
     f: &mut dyn FnMut(T),
+    comment: &mut dyn FnMut(&[u8], u64),
 ) -> Result<(), InputError> {
     let mut lines = LineReader::new(r);
+    let mut line = 0;
     while let Some(l) = lines.next_line().map_err(|e| InputError::io(file, e))? {
         stats.lines += 1;
+        line += 1;
+        if let Some(text) = l.trim_ascii_start().strip_prefix(b"#") {
+            comment(text, line);
+        }
         let l = uncommented(l);
         let t = l.trim_ascii_start();
         if t.is_empty() {

@@ -643,3 +643,21 @@ fn a_workload_file_with_the_version_line_is_detected_as_maui_s() {
     assert!(err.contains("v231.trace:1:1: trace version 231"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_workload_record_writes_the_line_it_reads_back() {
+    // The guide's sample (with its `0` for none and numeric flags), a line
+    // with every field set, and the forms convert writes.
+    let gres = full_line().replace(" [NONE] -1 23200.5", " GRES:gpu@2 -1 23200.5");
+    for line in [WORKLOAD_SAMPLE.to_string(), full_line(), gres] {
+        let r = WorkloadRecord::parse(line.as_bytes()).unwrap();
+        let back = WorkloadRecord::parse(r.to_line().as_bytes()).unwrap();
+        assert_eq!(back, r, "{line}\n{}", r.to_line());
+    }
+    let r = WorkloadRecord::parse(full_line().as_bytes()).unwrap();
+    let mut delivered_only = r.clone();
+    delivered_only.qos_requested = None;
+    let back = WorkloadRecord::parse(delivered_only.to_line().as_bytes()).unwrap();
+    assert_eq!(back.qos_delivered.as_deref(), Some("normal"));
+    assert_eq!(back.qos_requested, None);
+}

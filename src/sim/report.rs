@@ -16,7 +16,9 @@
 //! - **fairshare** per user: the decayed usage the engine's fairshare state
 //!   holds at the end of the run (the last FSDEPTH windows, as `diagnose -f`
 //!   shows it) against the user's FSTARGET, and the user's share of every
-//!   processor-second delivered over the whole run.
+//!   processor-second delivered over the whole run. The same per account
+//!   and per QOS (`accounts`, `qos` in `summary.json`), when the workload's
+//!   jobs have them (a Maui trace, or SWF converted by `mauictl convert`).
 //!
 //! `jobs.csv` gains `gres` and `hosts` columns when the cluster or the
 //! workload has generic resources ([`jobs_csv_with_nodes`]).
@@ -75,6 +77,24 @@ pub struct WaitStats {
 pub struct UserShare {
     /// User name.
     pub user: String,
+    /// Jobs completed.
+    pub jobs: u64,
+    /// Share of all delivered processor-seconds over the run, percent.
+    pub share: f64,
+    /// Decayed fairshare usage at the end of the run, percent (`None`:
+    /// nothing delivered in the windows considered).
+    pub fs_usage: Option<f64>,
+    /// FSTARGET in force (percent), if any.
+    pub fs_target: Option<f64>,
+    /// `target`, `floor` or `cap`.
+    pub fs_target_mode: Option<String>,
+}
+
+/// One account's or QOS's fairshare line.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CredShare {
+    /// Account or QOS name.
+    pub name: String,
     /// Jobs completed.
     pub jobs: u64,
     /// Share of all delivered processor-seconds over the run, percent.
@@ -156,6 +176,12 @@ pub struct Summary {
     pub max_iteration_ms: f64,
     /// Per user, by name.
     pub users: Vec<UserShare>,
+    /// Per account, by name; absent when no job has an account.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub accounts: Vec<CredShare>,
+    /// Per QOS, by name; absent when no job has a QOS.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub qos: Vec<CredShare>,
     /// Operators' commands applied during the run (`--operators`), in the
     /// order applied; absent when there were none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -292,28 +318,58 @@ pub fn summarize(
         e.1 += j.job.procs() as f64 * (r.end - r.start) as f64;
     }
     let fs = &res.engine.state.fairshare;
+    let share_of = |kind: CredKind, name: &str, count: u64, ps: f64| {
+        let target: Option<FsTarget> = cred_attr(cfg, kind, name, |c| c.fs_target);
+        CredShare {
+            name: name.to_string(),
+            jobs: count,
+            share: if busy > 0.0 { 100.0 * ps / busy } else { 0.0 },
+            fs_usage: fs.usage(cfg, kind, name),
+            fs_target: target.map(|t| t.percent),
+            fs_target_mode: target.map(|t| {
+                match t.mode {
+                    crate::config::FsTargetMode::Target => "target",
+                    crate::config::FsTargetMode::Floor => "floor",
+                    crate::config::FsTargetMode::Cap => "cap",
+                }
+                .to_string()
+            }),
+        }
+    };
     let mut users: Vec<UserShare> = per_user
         .into_iter()
         .map(|(u, (count, ps))| {
-            let target: Option<FsTarget> = cred_attr(cfg, CredKind::User, u, |c| c.fs_target);
+            let c = share_of(CredKind::User, u, count, ps);
             UserShare {
-                user: u.to_string(),
-                jobs: count,
-                share: if busy > 0.0 { 100.0 * ps / busy } else { 0.0 },
-                fs_usage: fs.usage(cfg, CredKind::User, u),
-                fs_target: target.map(|t| t.percent),
-                fs_target_mode: target.map(|t| {
-                    match t.mode {
-                        crate::config::FsTargetMode::Target => "target",
-                        crate::config::FsTargetMode::Floor => "floor",
-                        crate::config::FsTargetMode::Cap => "cap",
-                    }
-                    .to_string()
-                }),
+                user: c.name,
+                jobs: c.jobs,
+                share: c.share,
+                fs_usage: c.fs_usage,
+                fs_target: c.fs_target,
+                fs_target_mode: c.fs_target_mode,
             }
         })
         .collect();
     users.sort_by(|a, b| natural(&a.user, &b.user));
+    // Per account and per QOS, for the jobs that have one.
+    let per_cred = |kind: CredKind, name: fn(&SimJob) -> Option<&str>| {
+        let mut per: BTreeMap<&str, (u64, f64)> = BTreeMap::new();
+        for (j, r) in &done {
+            if let Some(n) = name(j) {
+                let e = per.entry(n).or_default();
+                e.0 += 1;
+                e.1 += j.job.procs() as f64 * (r.end - r.start) as f64;
+            }
+        }
+        let mut v: Vec<CredShare> = per
+            .into_iter()
+            .map(|(n, (count, ps))| share_of(kind, n, count, ps))
+            .collect();
+        v.sort_by(|a, b| natural(&a.name, &b.name));
+        v
+    };
+    let accounts = per_cred(CredKind::Account, |j| j.job.account.as_deref());
+    let qos = per_cred(CredKind::Qos, |j| j.job.qos.as_deref());
     let iters = res.iterations.max(1) as f64;
     Summary {
         workload: labels.workload.clone(),
@@ -354,6 +410,8 @@ pub fn summarize(
         mean_iteration_ms: res.iterate_time.as_secs_f64() * 1000.0 / iters,
         max_iteration_ms: res.max_iterate_time.as_secs_f64() * 1000.0,
         users,
+        accounts,
+        qos,
         operators: Vec::new(),
     }
 }
@@ -456,7 +514,19 @@ pub fn summary_json(s: &Summary) -> String {
 /// Rejected jobs the printed summary names (the rest are in the files).
 const REJECTED_SHOWN: usize = 5;
 
-/// The printed summary (the users with the largest share first, at most `top`).
+/// An FSTARGET as the summary prints it: `10.0`, `10.0+` (floor), `10.0-`
+/// (cap), `-` (none).
+fn target_text(target: Option<f64>, mode: Option<&str>) -> String {
+    match (target, mode) {
+        (Some(t), Some("floor")) => format!("{t:.1}+"),
+        (Some(t), Some("cap")) => format!("{t:.1}-"),
+        (Some(t), _) => format!("{t:.1}"),
+        (None, _) => "-".into(),
+    }
+}
+
+/// The printed summary (the users, then accounts and QOS, with the largest
+/// share first, at most `top` of each).
 pub fn render(s: &Summary, top: usize) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "workload     {}", s.workload);
@@ -550,12 +620,7 @@ pub fn render(s: &Summary, top: usize) -> String {
             "user", "jobs", "share %", "FS usage %", "target"
         );
         for u in by_share.iter().take(top) {
-            let target = match (u.fs_target, u.fs_target_mode.as_deref()) {
-                (Some(t), Some("floor")) => format!("{t:.1}+"),
-                (Some(t), Some("cap")) => format!("{t:.1}-"),
-                (Some(t), _) => format!("{t:.1}"),
-                (None, _) => "-".into(),
-            };
+            let target = target_text(u.fs_target, u.fs_target_mode.as_deref());
             let _ = writeln!(
                 o,
                 "             {:<10} {:>6} {:>9.2} {:>10} {:>8}",
@@ -570,6 +635,38 @@ pub fn render(s: &Summary, top: usize) -> String {
             let _ = writeln!(
                 o,
                 "             ... {} more users in summary.json",
+                by_share.len() - top
+            );
+        }
+    }
+    for (kind, creds) in [("account", &s.accounts), ("QOS", &s.qos)] {
+        if creds.is_empty() {
+            continue;
+        }
+        let mut by_share: Vec<&CredShare> = creds.iter().collect();
+        by_share.sort_by(|a, b| b.share.total_cmp(&a.share).then(natural(&a.name, &b.name)));
+        let _ = writeln!(o);
+        let _ = writeln!(
+            o,
+            "fairshare    {:<10} {:>6} {:>9} {:>10} {:>8}",
+            kind, "jobs", "share %", "FS usage %", "target"
+        );
+        for c in by_share.iter().take(top) {
+            let target = target_text(c.fs_target, c.fs_target_mode.as_deref());
+            let _ = writeln!(
+                o,
+                "             {:<10} {:>6} {:>9.2} {:>10} {:>8}",
+                c.name,
+                c.jobs,
+                c.share,
+                c.fs_usage.map_or("-".into(), |x| format!("{x:.2}")),
+                target
+            );
+        }
+        if by_share.len() > top {
+            let _ = writeln!(
+                o,
+                "             ... {} more in summary.json",
                 by_share.len() - top
             );
         }

@@ -461,6 +461,59 @@ fn kth_first_2000_jobs_regression_and_backfill_beats_no_backfill() {
     assert!(s.utilization >= t.utilization);
 }
 
+#[test]
+fn the_summary_gives_fairshare_per_account_and_qos_when_jobs_have_them() {
+    // Three one-processor jobs at once: two of account chem (QOS high), one
+    // of physics without a QOS.
+    let mut jobs = swf(&[(0, 1, 100, 100), (0, 1, 100, 100), (0, 1, 100, 100)]);
+    let plain = jobs.clone();
+    for (j, (a, q)) in jobs.iter_mut().zip([
+        ("chem", Some("high")),
+        ("chem", Some("high")),
+        ("physics", None),
+    ]) {
+        j.job.account = Some(a.into());
+        j.job.qos = q.map(str::to_string);
+    }
+    let c = cfg("RMPOLLINTERVAL 60\nFSPOLICY DEDICATEDPS\nACCOUNTCFG[chem] FSTARGET=60\n");
+    let cluster = parse_cluster("n1 procs=4\n", "test").unwrap();
+    let res = simulate(&c, &cluster, &jobs, &SimOptions::default(), |_| {}).unwrap();
+    let s = report::summarize(&c, &cluster, &jobs, &res, Clock::Events, &Labels::default());
+    let acc: Vec<(&str, u64, Option<f64>)> = s
+        .accounts
+        .iter()
+        .map(|a| (a.name.as_str(), a.jobs, a.fs_target))
+        .collect();
+    assert_eq!(acc, [("chem", 2, Some(60.0)), ("physics", 1, None)]);
+    assert!((s.accounts[0].share - 200.0 / 3.0).abs() < 1e-9);
+    assert!(s.accounts[0].fs_usage.is_some());
+    let qos: Vec<(&str, u64)> = s.qos.iter().map(|q| (q.name.as_str(), q.jobs)).collect();
+    assert_eq!(qos, [("high", 2)]);
+    let text = report::render(&s, 10);
+    assert!(text.contains("fairshare    account      jobs"), "{text}");
+    assert!(
+        text.contains("             chem            2     66.67"),
+        "{text}"
+    );
+    assert!(text.contains("fairshare    QOS          jobs"), "{text}");
+    // Jobs without accounts or QOS: no such tables, summary.json as before.
+    let res = simulate(&c, &cluster, &plain, &SimOptions::default(), |_| {}).unwrap();
+    let s = report::summarize(
+        &c,
+        &cluster,
+        &plain,
+        &res,
+        Clock::Events,
+        &Labels::default(),
+    );
+    let json = report::summary_json(&s);
+    assert!(
+        !json.contains("\"accounts\"") && !json.contains("\"qos\""),
+        "{json}"
+    );
+    assert!(!report::render(&s, 10).contains("fairshare    account"));
+}
+
 const UTILIZATION_2000: f64 = 0.6155;
 // 53.67 before the expansion factor followed Maui 3.3's formula.
 const BSLD_2000: f64 = 54.59;

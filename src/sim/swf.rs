@@ -441,7 +441,18 @@ enum TextKey {
     EndTime,
 }
 
+/// Where a run of header comments read with [`SwfHeader::read_comment`]
+/// stands: the field a continuation line would extend.
+#[derive(Debug, Default)]
+pub(crate) struct Continuation(Option<Cont>);
+
 impl SwfHeader {
+    /// Reads one header comment (the text after its comment mark) at
+    /// `line`, in a run of comments that `cont` follows.
+    pub(crate) fn read_comment(&mut self, text: &str, line: u64, cont: &mut Continuation) {
+        self.comment(text, line, &mut cont.0);
+    }
+
     /// Reads one header comment (the text after `;`) at `line`; `cont` is the
     /// field a continuation line would extend.
     fn comment(&mut self, text: &str, line: u64, cont: &mut Option<Cont>) {

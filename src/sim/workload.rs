@@ -16,7 +16,13 @@
 //!   `; queue 1 = batch`, as `mauictl convert` writes) gives the names
 //!   instead, so a site's own `USERCFG[alice]` applies to its converted
 //!   accounting data; numbers without a name keep the `u<N>` form.
-//! - **partition**: `p<N>` only with [`MapOptions::partitions`]. It is off by
+//! - **account and QOS**: SWF has no field for them; a header line
+//!   `; job 12 account proj1 qos high` (what `mauictl convert` writes for
+//!   every job that has either) gives job 12 its account and QOS, so
+//!   `ACCOUNTCFG`, `QOSCFG` and fairshare on them apply. Without such a
+//!   line a job has neither.
+//! - **partition**: `p<N>` (or the name a `; partition 2 = gpu` header line
+//!   gives it) only with [`MapOptions::partitions`]. It is off by
 //!   default: the field says where a job *ran* (HPC2N's are Maui's `DEFAULT`
 //!   and `ALL`), and as a hard constraint it strands every job on a cluster
 //!   whose nodes do not carry those partitions (a synthesised one never does).
@@ -191,7 +197,7 @@ pub struct Workload {
     pub source: String,
     /// Format read.
     pub format: TraceFormat,
-    /// SWF header (empty for Maui traces).
+    /// SWF header (of a Maui trace: its `# Key: value` comments).
     pub header: SwfHeader,
     /// Epoch of the trace's time 0 (submit times already include it).
     pub origin: Time,
@@ -241,8 +247,10 @@ fn walltime(requested: Option<Secs>, runtime: Secs, opts: &MapOptions) -> Option
     }
 }
 
-/// Credential names an SWF header gives to user, group and queue numbers
-/// (`; user 3 = alice`): what `mauictl convert` writes beside its records.
+/// Credential names an SWF header gives to user, group, queue and partition
+/// numbers (`; user 3 = alice`), and the accounts and QOS of jobs (`; job
+/// 12 account proj1 qos high`): what `mauictl convert` writes beside its
+/// records.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SwfNames {
     /// User number to name.
@@ -251,26 +259,47 @@ pub struct SwfNames {
     pub groups: BTreeMap<u32, String>,
     /// Queue number to class name.
     pub queues: BTreeMap<u32, String>,
+    /// Partition number to partition name.
+    pub partitions: BTreeMap<u32, String>,
+    /// Job number to its account and QOS.
+    pub jobs: BTreeMap<u64, JobCreds>,
+}
+
+/// What an SWF job record cannot say about a job's credentials.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobCreds {
+    /// Account.
+    pub account: Option<String>,
+    /// QOS.
+    pub qos: Option<String>,
 }
 
 impl SwfNames {
-    /// The `user|group|queue N = NAME` comment lines of a header; other
-    /// comments are left alone, and a name must be one word (it becomes a
-    /// credential name in maui.cfg's `USERCFG[NAME]`).
+    /// The `user|group|queue|partition N = NAME` and `job N account NAME
+    /// qos NAME` comment lines of a header; other comments are left alone,
+    /// and a name must be one word (it becomes a credential name in
+    /// maui.cfg's `USERCFG[NAME]`).
     pub fn from_header(h: &SwfHeader) -> SwfNames {
         let mut names = SwfNames::default();
         for c in &h.comments {
-            let mut w = c.split_whitespace();
-            let (Some(kind), Some(n), Some("="), Some(name), None) =
-                (w.next(), w.next(), w.next(), w.next(), w.next())
-            else {
+            let w: Vec<&str> = c.split_whitespace().collect();
+            if let ["job", n, rest @ ..] = w.as_slice() {
+                if let Some(creds) = job_creds(rest) {
+                    if let Ok(n) = n.parse::<u64>() {
+                        names.jobs.insert(n, creds);
+                    }
+                }
+                continue;
+            }
+            let [kind, n, "=", name] = w.as_slice() else {
                 continue;
             };
             let Ok(n) = n.parse::<u32>() else { continue };
-            let table = match kind {
+            let table = match *kind {
                 "user" => &mut names.users,
                 "group" => &mut names.groups,
                 "queue" => &mut names.queues,
+                "partition" => &mut names.partitions,
                 _ => continue,
             };
             table.insert(n, name.to_string());
@@ -284,6 +313,22 @@ impl SwfNames {
             .cloned()
             .unwrap_or_else(|| format!("{prefix}{n}"))
     }
+}
+
+/// `account NAME`, `qos NAME` or both (in that order, each at most once):
+/// the rest of a `; job N ...` header line.
+fn job_creds(words: &[&str]) -> Option<JobCreds> {
+    let mut c = JobCreds::default();
+    let mut rest = words;
+    if let ["account", a, tail @ ..] = rest {
+        c.account = Some(a.to_string());
+        rest = tail;
+    }
+    if let ["qos", q, tail @ ..] = rest {
+        c.qos = Some(q.to_string());
+        rest = tail;
+    }
+    (rest.is_empty() && (c.account.is_some() || c.qos.is_some())).then_some(c)
 }
 
 /// Turns one SWF record into a job, following the conventions in the module
@@ -318,6 +363,7 @@ pub fn map_swf_named(
         return Err(SkipReason::TooLarge);
     }
     let mem_mb = rec.req_mem_kb.map_or(0, |kb| kb.div_ceil(1024));
+    let creds = names.jobs.get(&rec.job);
     let job = Job {
         id: rec.job.to_string(),
         user: rec.user.map_or_else(
@@ -329,8 +375,11 @@ pub fn map_swf_named(
             |g| SwfNames::name(&names.groups, g, 'g'),
         ),
         class: rec.queue.map(|q| SwfNames::name(&names.queues, q, 'q')),
+        account: creds.and_then(|c| c.account.clone()),
+        qos: creds.and_then(|c| c.qos.clone()),
         partition: if opts.partitions {
-            rec.partition.map(|p| format!("p{p}"))
+            rec.partition
+                .map(|p| SwfNames::name(&names.partitions, p, 'p'))
         } else {
             None
         },
@@ -466,14 +515,22 @@ pub fn load_maui_workload<R: BufRead>(
 ) -> Result<Workload, InputError> {
     let mut c = Collector::with_capacity(0);
     let mut stats = ReadStats::default();
-    mauitrace::read_workload(r, file, read, &mut stats, |rec: WorkloadRecord| {
-        c.push(mauitrace::map_workload_record(&rec, map));
-    })?;
+    let mut header = SwfHeader::default();
+    mauitrace::read_workload_with_header(
+        r,
+        file,
+        read,
+        &mut stats,
+        &mut header,
+        |rec: WorkloadRecord| {
+            c.push(mauitrace::map_workload_record(&rec, map));
+        },
+    )?;
     let (jobs, skipped) = c.finish();
     Ok(Workload {
         source: file.to_string(),
         format: TraceFormat::MauiWorkload,
-        header: SwfHeader::default(),
+        header,
         origin: map.origin.unwrap_or(0),
         jobs,
         read: stats,

@@ -6,6 +6,56 @@ fn rec(line: &str) -> SwfRecord {
 }
 
 #[test]
+fn header_job_lines_give_accounts_and_qos_and_partition_names_apply() {
+    // `; job N account A qos Q` as `mauictl convert` writes it; either part
+    // alone; malformed forms are comments. Partition names apply only with
+    // --partitions, as partition numbers do.
+    let swf = "; UnixStartTime: 0\n; partition 2 = gpu\n\
+               ; job 1 account proj1 qos high\n; job 2 qos low\n; job 3 account proj3\n\
+               ; job 4 qos\n; job 5 qos a account b\n; job x account y\n\
+               1 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 1 2 -1 -1\n\
+               2 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 1 3 -1 -1\n\
+               3 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 1 -1 -1 -1\n\
+               4 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 1 -1 -1 -1\n\
+               5 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 1 -1 -1 -1\n";
+    let load = |partitions| {
+        load_swf(
+            swf.as_bytes(),
+            "creds.swf",
+            ReadOptions::default(),
+            &MapOptions {
+                partitions,
+                ..MapOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let w = load(true);
+    let got: Vec<(Option<&str>, Option<&str>, Option<&str>)> = w
+        .jobs
+        .iter()
+        .map(|j| {
+            (
+                j.job.account.as_deref(),
+                j.job.qos.as_deref(),
+                j.job.partition.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("proj1"), Some("high"), Some("gpu")),
+            (None, Some("low"), Some("p3")),
+            (Some("proj3"), None, None),
+            (None, None, None),
+            (None, None, None),
+        ]
+    );
+    assert!(load(false).jobs.iter().all(|j| j.job.partition.is_none()));
+}
+
+#[test]
 fn header_names_replace_the_numbers_they_name() {
     // Name lines as `mauictl convert` writes them; other comments (a
     // sentence with "=" in it, a two-word name) are not names.
@@ -379,4 +429,39 @@ fn real_traces_map_with_every_record_accounted_for() {
             .all(|j| j.job.walltime == Some(j.runtime.max(1))));
         assert!(w.jobs.iter().all(|j| j.job.user == UNKNOWN_USER));
     }
+}
+
+#[test]
+fn a_maui_traces_header_comments_give_the_machine_size() {
+    // As `mauictl convert --to maui` writes them; Maui itself skips them.
+    let line = "j1 0 4 ann g 600 Completed [batch:1] 1000 1010 1010 1310 [NONE] [NONE] [NONE] >= 0 >= 0 [NONE] 1000 4 0 [NONE] [NONE] [NONE] [NONE] [NONE] -1 0 [NONE] 1 0 0 0 0 0 [NONE] [NONE] [NONE] [NONE] [NONE] [NONE] [NONE]";
+    let text = format!(
+        "VERSION 230\n# Converted by hand\n# MaxNodes: 4\n# MaxProcs: 64  # sixteen each\n{line}\n"
+    );
+    let w = load_maui_workload(
+        text.as_bytes(),
+        "w.trace",
+        ReadOptions::default(),
+        &MapOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        (w.header.max_nodes, w.header.max_procs),
+        (Some(4), Some(64))
+    );
+    assert_eq!(w.jobs.len(), 1);
+    assert_eq!(w.read.comments, 4);
+    let nodes = crate::sim::cluster::synthesize(&w.header, &w.jobs).unwrap();
+    assert_eq!(nodes.len(), 4);
+    assert!(nodes.iter().all(|n| n.configured.procs == 16));
+    // Without them, no machine: --cluster is needed, as before.
+    let bare = format!("VERSION 230\n{line}\n");
+    let w = load_maui_workload(
+        bare.as_bytes(),
+        "w.trace",
+        ReadOptions::default(),
+        &MapOptions::default(),
+    )
+    .unwrap();
+    assert!(crate::sim::cluster::synthesize(&w.header, &w.jobs).is_none());
 }
