@@ -1428,6 +1428,11 @@ fn backfill_runs_a_short_job_beside_a_reserved_wide_one() {
     let (ok, out) = mauictl(&d, &["sethold", "43.vm"]);
     assert!(!ok && out.contains("was started at "), "{out}");
 
+    // The policy lab on Torque: `snapshot` gives what that iteration was
+    // given, on which `plan` decides offline as the daemon did; schedctl
+    // -n writes the node table; whatif live compares a candidate.
+    snapshot_plans_offline_as_the_daemon_did(&d);
+
     // nothing changed: no comment is rewritten
     d.send(NEW);
     d.wait_iterations(2);
@@ -2614,4 +2619,97 @@ fn a_refused_preemption_is_logged_and_the_preemptor_waits() {
         "{log}"
     );
     assert!(log.contains(" preempt_refused=1 "), "{log}");
+}
+
+/// The backfill scenario's first iteration, taken out of the running
+/// daemon (`mauictl snapshot`) and decided again offline: 43.vm starts on
+/// n2 and 41.vm is reserved, as pbs_server was told. `schedctl -n FILE`
+/// writes the two nodes as Maui's resource trace, and `whatif live` with
+/// RESERVATIONDEPTH 0 finds that 42.vm would start too, 41.vm unreserved.
+fn snapshot_plans_offline_as_the_daemon_did(d: &Daemon) {
+    let snap = d.dir.join("snap.json");
+    let (ok, out) = mauictl(d, &["snapshot", "-o", snap.to_str().unwrap()]);
+    assert!(ok, "{out}");
+    let doc: serde_json::Value = serde_json::from_str(&fs::read_to_string(&snap).unwrap()).unwrap();
+    let ids = |key: &str, field: &str| -> Vec<String> {
+        doc[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("no {key} in {doc}"))
+            .iter()
+            .map(|x| x[field].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids("nodes", "name"), ["n1", "n2"]);
+    assert_eq!(ids("jobs", "id"), ["40.vm", "41.vm", "42.vm", "43.vm"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_mauictl"))
+        .args(["plan", "--json", "--snapshot"])
+        .arg(&snap)
+        .arg("-C")
+        .arg(d.dir.join("maui.cfg"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let starts: Vec<(&str, &str)> = plan["starts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["job"].as_str().unwrap(),
+                s["allocation"][0]["node"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(starts, [("43.vm", "n2")], "{plan}");
+    assert!(
+        plan["reservations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["job"] == "41.vm"),
+        "{plan}"
+    );
+
+    let trace = d.dir.join("nodes.trace");
+    let (ok, out) = mauictl(d, &["schedctl", "-n", trace.to_str().unwrap()]);
+    assert!(
+        ok && out.contains("node table (2 node(s)) written"),
+        "{out}"
+    );
+    let lines: Vec<String> = fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(String::from)
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines.iter().all(|l| l.starts_with("COMPUTENODE")),
+        "{lines:?}"
+    );
+
+    let cand = d.dir.join("cand.cfg");
+    fs::write(&cand, "RESERVATIONDEPTH 0\n").unwrap();
+    let (ok, out) = mauictl(
+        d,
+        &["whatif", "live", "-C", cand.to_str().unwrap(), "--json"],
+    );
+    assert!(ok, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let added: Vec<&str> = v["starts"]["added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["job"].as_str().unwrap())
+        .collect();
+    assert_eq!(added, ["42.vm"], "{v}");
+    assert!(
+        v["reservations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["name"] == "41.vm" && m["candidate"].is_null()),
+        "{v}"
+    );
 }

@@ -2346,6 +2346,12 @@ fn s9_maui_commands_against_the_running_scheduler() {
     let (ok_other, refused) = cmd(USER_A, &["checkjob", &b1]);
     assert!(!ok_other && refused.contains("ADMIN3"), "{refused}");
 
+    // The policy lab on Slurm: snapshot (ADMIN3), the node table, and a
+    // candidate maui.cfg that swaps the users' priorities, tried on the
+    // live queue without touching it.
+    s9_snapshot_and_whatif(&c, &cmd, &sock, &cfg_text(10, 1000), &want);
+    assert_eq!(plan_order(), want, "the running order after whatif");
+
     // schedctl -R rereads maui.cfg: the users' priorities swap, and so
     // does the order. Only ADMIN1 may.
     std::fs::write(&cfg, cfg_text(10, 1000)).unwrap();
@@ -2463,6 +2469,102 @@ fn s9_maui_commands_against_the_running_scheduler() {
     assert!(ok_cancel, "canceljob: {said}");
     c.wait_state(&later, "CANCELLED", 30);
     c.stop();
+}
+
+/// A mauictl command run as a user: (success, output).
+type AsUser<'a> = dyn Fn(&str, &[&str]) -> (bool, String) + 'a;
+
+/// s9's policy lab: `snapshot` is ADMIN3's and gives the last iteration's
+/// nodes and jobs; `schedctl -n FILE` writes the 16 nodes as Maui's
+/// resource trace; `whatif live` with `candidate` (the users' priorities
+/// swapped) reports the current order `want` and the candidate's with
+/// USER_B's jobs first, each of USER_A's jobs lower, and changes nothing.
+fn s9_snapshot_and_whatif(
+    c: &Cluster,
+    cmd: &AsUser<'_>,
+    sock: &Path,
+    candidate: &str,
+    want: &[String],
+) {
+    let (ok_user, refused) = cmd(USER_A, &["snapshot"]);
+    assert!(!ok_user && refused.contains("ADMIN3"), "{refused}");
+    let snap = c.base.join("snap.json");
+    let (ok_root, said) = cmd("root", &["snapshot", "-o", snap.to_str().unwrap()]);
+    assert!(ok_root, "snapshot: {said}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&snap).unwrap()).unwrap();
+    let names = |key: &str, field: &str| -> Vec<String> {
+        doc[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("no {key} in the snapshot"))
+            .iter()
+            .map(|x| x[field].as_str().unwrap().to_string())
+            .collect()
+    };
+    let nodes = names("nodes", "name");
+    assert_eq!(nodes.len(), 16, "{nodes:?}");
+    let jobs = names("jobs", "id");
+    assert!(
+        want.iter().all(|j| jobs.contains(j)),
+        "{want:?} in {jobs:?}"
+    );
+    assert!(doc["now"].as_i64().is_some() && doc["fairshare"].is_object());
+
+    let trace = c.base.join("nodes.trace");
+    let (ok_n, said) = cmd("root", &["schedctl", "-n", trace.to_str().unwrap()]);
+    assert!(
+        ok_n && said.contains("node table (16 node(s)) written"),
+        "{said}"
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 16, "{text}");
+    assert!(lines.iter().all(|l| l.starts_with("COMPUTENODE")), "{text}");
+
+    let cand = c.base.join("candidate.cfg");
+    std::fs::write(&cand, candidate).unwrap();
+    let mauictl = c.base.join("mauictl");
+    let out = c.job(
+        30,
+        "as",
+        &[
+            "root",
+            mauictl.to_str().unwrap(),
+            "whatif",
+            "live",
+            "-C",
+            cand.to_str().unwrap(),
+            "--socket",
+            sock.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    let printed = ok(out, "mauictl whatif live");
+    let v: serde_json::Value =
+        serde_json::from_str(&printed).unwrap_or_else(|e| panic!("{e}: {printed}"));
+    let order = |side: &str| -> Vec<String> {
+        v["order"][side]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["job"].as_str().unwrap().to_string())
+            .filter(|j| want.contains(j))
+            .collect()
+    };
+    assert_eq!(order("current"), want, "{v}");
+    let swapped = [&want[2], &want[3], &want[0], &want[1]].map(String::clone);
+    assert_eq!(order("candidate"), swapped, "{v}");
+    let shift = |user: &str| -> f64 {
+        v["credentials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["credential"] == "user" && s["name"] == user)
+            .unwrap_or_else(|| panic!("no user {user} in {v}"))["mean_priority_change"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(shift(USER_A) < 0.0 && shift(USER_B) > 0.0, "{v}");
 }
 
 #[test]
