@@ -78,17 +78,8 @@ impl Conversion {
             h.push('\n');
         };
         put("Version: 2.2");
-        put(&format!(
-            "Installation: converted from {}",
-            self.installation()
-        ));
-        put(&format!(
-            "Conversion: mauictl convert {} (mauisched {})",
-            self.source.name(),
-            env!("CARGO_PKG_VERSION")
-        ));
-        for i in &self.inputs {
-            put(&format!("            from {i}"));
+        for l in self.provenance("Installation: converted from", "") {
+            put(&l);
         }
         let n = self.records.len();
         put(&format!("MaxJobs: {n}"));
@@ -183,6 +174,22 @@ impl Conversion {
         }
     }
 
+    /// The header's first lines: where the records came from (`what`
+    /// then the installation), the command (`flags` after its source)
+    /// and each input file.
+    fn provenance(&self, what: &str, flags: &str) -> Vec<String> {
+        let mut v = vec![
+            format!("{what} {}", self.installation()),
+            format!(
+                "Conversion: mauictl convert {}{flags} (mauisched {})",
+                self.source.name(),
+                env!("CARGO_PKG_VERSION")
+            ),
+        ];
+        v.extend(self.inputs.iter().map(|i| format!("            from {i}")));
+        v
+    }
+
     /// Maui's workload trace: `VERSION 230`, a header of `#` comments, then
     /// one line per job in submission order, with the original job id and
     /// every credential by name.
@@ -194,17 +201,8 @@ impl Conversion {
             o.push_str(s);
             o.push('\n');
         };
-        put(&format!(
-            "Maui workload trace converted from {}",
-            self.installation()
-        ));
-        put(&format!(
-            "Conversion: mauictl convert {} --to maui (mauisched {})",
-            self.source.name(),
-            env!("CARGO_PKG_VERSION")
-        ));
-        for i in &self.inputs {
-            put(&format!("            from {i}"));
+        for l in self.provenance("Maui workload trace converted from", " --to maui") {
+            put(&l);
         }
         put(&format!("MaxJobs: {}", self.records.len()));
         // Read back by mauictl simulate, as from an SWF header, for a
