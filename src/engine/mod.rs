@@ -632,6 +632,25 @@ impl Engine {
         dropped
     }
 
+    /// Until when an iteration that starts nothing, over the same jobs,
+    /// leaves the engine's state as the last iteration left it (polls
+    /// before the time returned; `Time::MAX`: always): under a
+    /// configuration whose idle iterations are neutral
+    /// ([`idle_iterations_are_neutral`]), always; with standing
+    /// reservations, while the conditions of a quiet poll that the last
+    /// iteration left hold (until its instances next change, see
+    /// `quiet::quiet_allowed`). `None`: not even the next poll. The
+    /// simulator skips such polls when no job can start at all.
+    pub fn idle_polls_neutral_until(&self) -> Option<Time> {
+        if idle_iterations_are_neutral(&self.cfg) {
+            return Some(Time::MAX);
+        }
+        if !quiet::neutral_but_standing(&self.cfg) {
+            return None;
+        }
+        self.last.as_ref()?.quiet.as_ref().map(|q| q.until)
+    }
+
     /// A poll over the same snapshot as the last call, only time advanced:
     /// for a caller that knows nothing was submitted, completed, started,
     /// held or removed since, and that neither the nodes nor the

@@ -42,22 +42,39 @@ pub struct Quiet {
 /// and no preemption (whether a preemptor may preempt changes with
 /// priorities, which time moves, so every poll runs the passes).
 pub fn idle_iterations_are_neutral(cfg: &Config) -> bool {
+    cfg.standing.is_empty() && neutral_but_standing(cfg)
+}
+
+/// [`idle_iterations_are_neutral`] but for standing reservations, which
+/// [`Quiet::until`] and the conditions the plan sets on a quiet iteration
+/// handle instead.
+pub(super) fn neutral_but_standing(cfg: &Config) -> bool {
     use crate::config::FsMetric;
     let p = &cfg.params;
     !super::passes::preemption_configured(cfg)
-        && cfg.standing.is_empty()
         && p.reservation_policy != ReservationPolicy::Highest
         && !(p.bf_chunk_size > 0 && p.bf_chunk_duration.0 > 0)
         && matches!(p.fs_policy.metric, None | Some(FsMetric::DedicatedPs))
 }
 
 /// Whether [`still_quiet`] may answer for an iteration: idle iterations
-/// are neutral, no throttling limit is configured (their verdicts follow
-/// the order of the jobs tried) and there is no administrator reservation
-/// (they begin and end at times of their own). Without standing and admin
-/// reservations the reservation table is empty.
+/// are neutral but for standing reservations, no throttling limit is
+/// configured (their verdicts follow the order of the jobs tried) and
+/// there is no administrator reservation (they begin and end at times of
+/// their own).
+///
+/// Standing reservations are placed anew by every iteration, from the
+/// claims the last one left: re-applied, and topped up where short. A
+/// quiet iteration leaves `until` no later than the instances' next
+/// change (one begins or ends, or one is rolled in), and only when the
+/// job reservations it made are those it carried (the floating instances
+/// were placed around them) and no instance had just ended (Maui's range
+/// search treats those nodes apart). A poll before `until` then re-applies
+/// the same claims to the same profile and tops up nothing more, since
+/// the iteration found no more room on the same profile: the instances,
+/// and so the job reservations made around them, come out the same.
 pub(super) fn quiet_allowed(cfg: &Config, state: &EngineState) -> bool {
-    idle_iterations_are_neutral(cfg) && !has_limits(cfg) && state.admin.list().is_empty()
+    neutral_but_standing(cfg) && !has_limits(cfg) && state.admin.list().is_empty()
 }
 
 /// A poll at `now` over the same jobs as the iteration that left `quiet`,

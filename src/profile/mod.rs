@@ -906,7 +906,6 @@ impl Profile {
     }
 
     /// The nodes [`Profile::set_just_ended`] marked.
-    #[cfg(test)]
     pub fn just_ended(&self) -> &[NodeIdx] {
         &self.just_ended
     }

@@ -89,6 +89,34 @@ pub fn instance_windows(sr: &SrCfg, now: Time, zone: &Zone) -> Vec<Instance> {
     }
 }
 
+/// The first time after `t` at which the standing reservations' instances
+/// change: one begins or ends, or a new local day (PERIOD=DAY) or week
+/// (PERIOD=WEEK) brings a further instance within DEPTH. `None` when none
+/// ever does (no standing reservations, or PERIOD=INFINITY only, whose one
+/// instance runs from each iteration's `now` on). Between `t` and that
+/// time every iteration rolls the same instances with the same windows.
+pub fn next_change(standing: &BTreeMap<String, SrCfg>, zone: &Zone, t: Time) -> Option<Time> {
+    let today = zone.local(t);
+    let mut next: Option<Time> = None;
+    let mut at = |x: Time| {
+        if x > t {
+            next = Some(next.map_or(x, |n| n.min(x)));
+        }
+    };
+    for sr in standing.values() {
+        match sr.period {
+            SrPeriod::Infinity => continue,
+            SrPeriod::Day => at(zone.at(today.days + 1, 0)),
+            SrPeriod::Week => at(zone.at(today.days - today.weekday as i64 + 7, 0)),
+        }
+        for inst in instance_windows(sr, t, zone) {
+            at(inst.start);
+            at(inst.end);
+        }
+    }
+    next
+}
+
 /// When the instance named `id` (`name.number`, as
 /// [`instance_reservation`] names them) of a standing reservation in
 /// `standing` ends; `None` for an unknown name or a PERIOD=INFINITY one.

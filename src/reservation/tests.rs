@@ -186,6 +186,39 @@ fn byname_owner_job_attributes_and_preemption() {
     assert!(access(&pre, &j, s, e).is_granted());
 }
 
+/// The instances' next change: each begins and ends, and a new local day
+/// (or week) rolls one in; an INFINITY reservation never changes.
+#[test]
+fn standing_instances_change_at_their_bounds_and_at_midnight() {
+    let cfg = sr("SRCFG[w] TASKCOUNT=6 PERIOD=DAY DAYS=MON,TUE,WED,THU,FRI\n\
+                  SRCFG[w] STARTTIME=9:00:00 ENDTIME=17:00:00\n");
+    let next = |t| {
+        standing::next_change(&cfg.standing, &Zone::utc(), t)
+            .map(fmt_time)
+            .unwrap()
+    };
+    // Friday noon: today's instance ends at 17:00.
+    assert_eq!(next(FRI_NOON), "Fri Aug 18 17:00:00");
+    // Then midnight, though Saturday has no instance: the days roll on.
+    assert_eq!(next(FRI_NOON + 5 * HOUR), "Sat Aug 19 00:00:00");
+    // Monday 08:00: the instance begins at 09:00.
+    assert_eq!(next(FRI_NOON + 2 * DAY + 20 * HOUR), "Mon Aug 21 09:00:00");
+    let week = sr("SRCFG[m] TASKCOUNT=2 PERIOD=WEEK STARTTIME=1:00:00:00 ENDTIME=2:00:00:00\n");
+    assert_eq!(
+        standing::next_change(&week.standing, &Zone::utc(), FRI_NOON).map(fmt_time),
+        Some("Sun Aug 20 00:00:00".to_string())
+    );
+    let always = sr("SRCFG[a] TASKCOUNT=2 PERIOD=INFINITY\n");
+    assert_eq!(
+        standing::next_change(&always.standing, &Zone::utc(), FRI_NOON),
+        None
+    );
+    assert_eq!(
+        standing::next_change(&Default::default(), &Zone::utc(), FRI_NOON),
+        None
+    );
+}
+
 #[test]
 fn standing_windows_for_days_and_weeks() {
     // Seed example 1: business hours on weekdays, DEPTH 2 by default.

@@ -54,7 +54,10 @@
 //!   or after a window boundary, where the window opens;
 //! - and an iteration that starts nothing leaves no trace in the engine's
 //!   state that a later iteration would see differently
-//!   (`idle_iterations_are_neutral`).
+//!   (`idle_iterations_are_neutral`); with standing reservations, while
+//!   the last iteration left their instances settled and until they next
+//!   change (`Engine::idle_polls_neutral_until`): the first poll at or
+//!   after an instance begins or ends, or a new one is rolled in, runs.
 //!
 //! Any other poll that follows an iteration that started nothing, with
 //! nothing submitted or completed since, goes to
@@ -88,7 +91,7 @@ use super::workload::SimJob;
 use crate::admin::auth::Caller;
 use crate::admin::{Done, Failed, Mutation};
 use crate::config::Config;
-use crate::engine::{idle_iterations_are_neutral, ActionKind, Engine, Reason};
+use crate::engine::{ActionKind, Engine, Reason};
 use crate::model::{JobState, Node, NodeTasks, Secs, Snapshot, Time};
 use crate::service::Service;
 use std::cmp::Reverse;
@@ -590,7 +593,6 @@ pub fn simulate_with_operators(
         suspended_at: HashMap::new(),
         preemptions: Vec::new(),
     };
-    let mut neutral = !opts.every_poll && idle_iterations_are_neutral(cfg);
     let mut ops: Vec<&OperatorEvent> = operators.iter().collect();
     ops.sort_by_key(|o| o.at);
     let mut next_op = 0usize;
@@ -645,8 +647,15 @@ pub fn simulate_with_operators(
             .into_iter()
             .flatten()
             .min();
-        // Polls until the next event would start nothing and leave no trace.
-        let skip = neutral && !changed && sim.nothing_fits();
+        // Polls until the next event would start nothing and leave no
+        // trace; with standing reservations, only until their instances
+        // change (`neutral_until`).
+        let neutral_until = (!opts.every_poll)
+            .then(|| svc.engine().idle_polls_neutral_until())
+            .flatten();
+        let skip = neutral_until.is_some_and(|u| last_iter.is_none_or(|t0| u > t0 + poll))
+            && !changed
+            && sim.nothing_fits();
         if next_event.is_none() {
             let stalled = last_iter.is_some_and(|t| t - last_activity >= STALL_LIMIT);
             if sim.idle == 0 || skip || stalled {
@@ -670,7 +679,13 @@ pub fn simulate_with_operators(
             let before = waits
                 .then(|| t0 + (e - 1 - t0).div_euclid(poll) * poll)
                 .filter(|&c| c > t0);
-            [boundary.filter(|&b| b < e), before]
+            // The first poll at or after the standing reservations' next
+            // change runs.
+            let standing = neutral_until
+                .filter(|&u| u < e)
+                .map(|u| t0 + (u - t0 + poll - 1).div_euclid(poll) * poll)
+                .filter(|&s| s < e);
+            [boundary.filter(|&b| b < e), before, standing]
                 .into_iter()
                 .flatten()
                 .min()
@@ -745,11 +760,9 @@ pub fn simulate_with_operators(
                 operator_replies.push(svc.apply(&o.caller, o.mutation.clone()));
                 next_op += 1;
             }
-            // What the service logs goes nowhere (its replies are kept); a
-            // reconfigure may change which polls are neutral.
+            // What the service logs goes nowhere (its replies are kept).
             svc.take_notes();
             last_activity = now;
-            neutral = !opts.every_poll && idle_iterations_are_neutral(svc.config());
             fs_interval = fs_windows(svc.config());
             events = true;
         }

@@ -388,6 +388,59 @@ fn skipping_no_op_polls_changes_nothing() {
     }
 }
 
+/// Standing reservations no longer turn off polls answered by the
+/// priority order: between two changes of their instances (one begins or
+/// ends, one is rolled in) a poll over the same jobs places them the same.
+/// Fixed and floating, daily, on some days, with DEPTH, for ever, with
+/// fairshare: the same jobs.csv, fairshare, standing claims and job
+/// reservations as with every poll run, on both clocks.
+#[test]
+fn quiet_polls_with_standing_reservations_change_nothing() {
+    let configs = [
+        "SRCFG[day] HOSTLIST=sp2n001,sp2n002,sp2n003,sp2n004 PERIOD=DAY STARTTIME=08:00:00 ENDTIME=17:00:00 USERLIST=u3\n",
+        "SRCFG[float] TASKCOUNT=16 PERIOD=DAY DEPTH=2 STARTTIME=09:00:00 ENDTIME=18:00:00 USERLIST=u3\n\
+         SRCFG[wd] TASKCOUNT=8 PERIOD=DAY DAYS=MON,WED STARTTIME=06:00:00 ENDTIME=23:00:00 USERLIST=u18\n",
+        "SRCFG[always] TASKCOUNT=6 PERIOD=INFINITY USERLIST=u25\n\
+         FSPOLICY DEDICATEDPS\nFSWEIGHT 10\nFSUSERWEIGHT 1\nFSINTERVAL 12:00:00\nFSDEPTH 4\n",
+    ];
+    let configs = configs
+        .iter()
+        .map(|extra| format!("{}\n{extra}", crate::config::DEFAULT_CONFIG))
+        // Maui's defaults (scripts/maui-compare/kth.cfg) but the poll, and
+        // a floating reservation: the first poll after it changes may come
+        // after the next event, which must not be jumped over.
+        .chain(std::iter::once(
+            "RMPOLLINTERVAL 00:01:00\n\
+             SRCFG[day] TASKCOUNT=16 PERIOD=DAY STARTTIME=08:00:00 ENDTIME=17:00:00 USERLIST=u1\n"
+                .to_string(),
+        ));
+    for text in configs {
+        let extra = &text;
+        for clock in [Clock::Events, Clock::Grid] {
+            let run = |every_poll| {
+                let opts = SimOptions {
+                    clock,
+                    every_poll,
+                    initial_queue_depth: 0,
+                };
+                demo_run(500, &text, opts)
+            };
+            let ((jobs, quiet), (_, every)) = (run(false), run(true));
+            assert!(quiet.quiet_polls > 0, "{clock:?} {extra}");
+            assert_eq!(every.quiet_polls, 0);
+            assert_eq!(
+                report::jobs_csv(&jobs, &quiet),
+                report::jobs_csv(&jobs, &every),
+                "{clock:?} {extra}"
+            );
+            let (a, b) = (&quiet.engine.state, &every.engine.state);
+            assert_eq!(a.fairshare, b.fairshare, "{clock:?} {extra}");
+            assert_eq!(a.standing_claims, b.standing_claims, "{clock:?} {extra}");
+            assert_eq!(a.job_reservations, b.job_reservations, "{clock:?} {extra}");
+        }
+    }
+}
+
 /// Priority reads the queue time recorded at a job's previous iteration
 /// (`QueueAccrual::effective`), so the last poll before an event runs even
 /// when nothing can start. R (4 procs) runs from 0 to 1000 on the one

@@ -147,6 +147,9 @@ pub(super) struct Passes<'s, P> {
     /// one, or the first that could neither start nor get a reservation
     /// (see [`super::quiet::Quiet`]).
     pub decisive: Option<usize>,
+    /// The job reservations made are those the iteration carried from the
+    /// last one (set by the plan).
+    pub reservations_carried: bool,
     /// Preemption, when some job may preempt ([`preempt`]).
     pub preempt: Option<Box<preempt::Preempting>>,
 }
@@ -234,6 +237,7 @@ impl<'s, 'a, P: Placer<'a>> Passes<'s, P> {
             soft_deferred: JobMap::with_keys(idle),
             chunk_on: false,
             decisive: None,
+            reservations_carried: false,
             preempt,
         }
     }

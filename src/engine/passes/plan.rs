@@ -8,7 +8,7 @@ use crate::engine::state::{JobReservation, NamedClaim};
 use crate::engine::{build, job_id_cmp};
 use crate::model::{NodeIdx, NodeTasks, Resources, Time};
 use crate::profile::Profile;
-use crate::reservation::ResKind;
+use crate::reservation::{standing, ResKind};
 
 /// Waiting jobs beyond this many (in priority order) get their reason from
 /// a cheap aggregate check instead of a per-node look.
@@ -230,7 +230,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
     fn job_reservations(&mut self) -> Vec<PlanReservation> {
         let cx = self.p.cx();
         let mut reservations: Vec<PlanReservation> = Vec::new();
-        self.state.job_reservations.clear();
+        let carried = std::mem::take(&mut self.state.job_reservations);
         for (j, (s, e, nodes)) in self.reserved.iter() {
             let job = &cx.jobs[*j];
             reservations.push(PlanReservation {
@@ -265,6 +265,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                     .collect(),
             });
         }
+        self.reservations_carried = carried == self.state.job_reservations;
         reservations
     }
 
@@ -289,7 +290,20 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             .chain(self.reserved.values().map(|r| r.0))
             .min()
             .unwrap_or(Time::MAX);
-        if !(self.started.is_empty() && until > now && quiet_allowed(cfg, self.state)) {
+        // Standing reservations: their instances stay as they are until
+        // one begins or ends or a new one is rolled in; the iteration
+        // placed their floating instances around the job reservations it
+        // was carrying, so a poll places them the same only when it made
+        // the same ones; and Maui's search treats the nodes of an instance
+        // that just ended apart, which a poll no longer does.
+        let standing = &cfg.standing;
+        let until = match standing::next_change(standing, &cfg.zone, now) {
+            Some(t) => until.min(t),
+            None => until,
+        };
+        let settled = standing.is_empty()
+            || (self.reservations_carried && cx.view.profile.just_ended().is_empty());
+        if !(self.started.is_empty() && until > now && settled && quiet_allowed(cfg, self.state)) {
             return None;
         }
         let head_end = self.decisive.map_or(0, |d| d + 1);
