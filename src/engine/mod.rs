@@ -50,7 +50,7 @@ pub mod state;
 mod tests;
 
 pub use plan::{Action, ActionKind, JobPlan, Plan, PlanReservation, Reason, Start, Stats};
-pub use quiet::idle_iterations_are_neutral;
+pub use quiet::{idle_neutrality, IdleNeutrality};
 pub use state::{EngineState, ForcedStart, StopInfo};
 
 use crate::allocation::LocalAllocator;
@@ -632,22 +632,13 @@ impl Engine {
         dropped
     }
 
-    /// Until when an iteration that starts nothing, over the same jobs,
-    /// leaves the engine's state as the last iteration left it (polls
-    /// before the time returned; `Time::MAX`: always): under a
-    /// configuration whose idle iterations are neutral
-    /// ([`idle_iterations_are_neutral`]), always; with standing
-    /// reservations, while the conditions of a quiet poll that the last
-    /// iteration left hold (until its instances next change, see
-    /// `quiet::quiet_allowed`). `None`: not even the next poll. The
-    /// simulator skips such polls when no job can start at all.
-    pub fn idle_polls_neutral_until(&self) -> Option<Time> {
-        if idle_iterations_are_neutral(&self.cfg) {
-            return Some(Time::MAX);
-        }
-        if !quiet::neutral_but_standing(&self.cfg) {
-            return None;
-        }
+    /// Until when the last iteration's decisions stand for polls over the
+    /// same jobs, when it left a quiet poll ([`Engine::iterate_again`]):
+    /// the first change of its profile, and with standing reservations no
+    /// later than their instances' next change. Under
+    /// [`IdleNeutrality::WhileQuiet`] the simulator skips polls before it
+    /// when no job can start at all.
+    pub fn quiet_until(&self) -> Option<Time> {
         self.last.as_ref()?.quiet.as_ref().map(|q| q.until)
     }
 

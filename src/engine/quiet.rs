@@ -32,23 +32,40 @@ pub struct Quiet {
     pub(super) until: Time,
 }
 
-/// True when an iteration that starts nothing leaves the engine's state as
-/// if it had not run: no standing reservations (their placement follows
-/// what runs at each iteration), RESERVATIONPOLICY other than HIGHEST
-/// (which remembers every job ever reserved), no backfill chunking (which
-/// remembers when it began), and FSPOLICY DEDICATEDPS or none (usage summed
-/// in whole processor-seconds, so accruing over one span or several gives
-/// the same numbers; queue-time accrual is additive over spans already),
-/// and no preemption (whether a preemptor may preempt changes with
+/// Whether an iteration that starts nothing, over the same jobs, leaves
+/// the engine's state as if it had not run. It may when
+/// RESERVATIONPOLICY is other than HIGHEST (which remembers every job ever
+/// reserved), there is no backfill chunking (which remembers when it
+/// began), FSPOLICY is DEDICATEDPS or none (usage summed in whole
+/// processor-seconds, so accruing over one span or several gives the same
+/// numbers; queue-time accrual is additive over spans already), and there
+/// is no preemption (whether a preemptor may preempt changes with
 /// priorities, which time moves, so every poll runs the passes).
-pub fn idle_iterations_are_neutral(cfg: &Config) -> bool {
-    cfg.standing.is_empty() && neutral_but_standing(cfg)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdleNeutrality {
+    /// Always: no standing reservations either.
+    Always,
+    /// With standing reservations: while the conditions of the quiet poll
+    /// the last iteration left hold, until their instances next change
+    /// ([`crate::Engine::quiet_until`]; see `quiet_allowed`).
+    WhileQuiet,
+    /// Never.
+    Never,
 }
 
-/// [`idle_iterations_are_neutral`] but for standing reservations, which
+/// The configuration's [`IdleNeutrality`].
+pub fn idle_neutrality(cfg: &Config) -> IdleNeutrality {
+    match (neutral_but_standing(cfg), cfg.standing.is_empty()) {
+        (false, _) => IdleNeutrality::Never,
+        (true, true) => IdleNeutrality::Always,
+        (true, false) => IdleNeutrality::WhileQuiet,
+    }
+}
+
+/// [`IdleNeutrality`] but for standing reservations, which
 /// [`Quiet::until`] and the conditions the plan sets on a quiet iteration
 /// handle instead.
-pub(super) fn neutral_but_standing(cfg: &Config) -> bool {
+fn neutral_but_standing(cfg: &Config) -> bool {
     use crate::config::FsMetric;
     let p = &cfg.params;
     !super::passes::preemption_configured(cfg)

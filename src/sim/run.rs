@@ -54,9 +54,9 @@
 //!   or after a window boundary, where the window opens;
 //! - and an iteration that starts nothing leaves no trace in the engine's
 //!   state that a later iteration would see differently
-//!   (`idle_iterations_are_neutral`); with standing reservations, while
+//!   (`IdleNeutrality::Always`); with standing reservations, while
 //!   the last iteration left their instances settled and until they next
-//!   change (`Engine::idle_polls_neutral_until`): the first poll at or
+//!   change (`Engine::quiet_until`): the first poll at or
 //!   after an instance begins or ends, or a new one is rolled in, runs.
 //!
 //! Any other poll that follows an iteration that started nothing, with
@@ -91,7 +91,7 @@ use super::workload::SimJob;
 use crate::admin::auth::Caller;
 use crate::admin::{Done, Failed, Mutation};
 use crate::config::Config;
-use crate::engine::{ActionKind, Engine, Reason};
+use crate::engine::{idle_neutrality, ActionKind, Engine, IdleNeutrality, Reason};
 use crate::model::{JobState, Node, NodeTasks, Secs, Snapshot, Time};
 use crate::service::Service;
 use std::cmp::Reverse;
@@ -593,6 +593,11 @@ pub fn simulate_with_operators(
         suspended_at: HashMap::new(),
         preemptions: Vec::new(),
     };
+    let neutrality = |c: &Config| match opts.every_poll {
+        true => IdleNeutrality::Never,
+        false => idle_neutrality(c),
+    };
+    let mut neutral = neutrality(cfg);
     let mut ops: Vec<&OperatorEvent> = operators.iter().collect();
     ops.sort_by_key(|o| o.at);
     let mut next_op = 0usize;
@@ -650,9 +655,11 @@ pub fn simulate_with_operators(
         // Polls until the next event would start nothing and leave no
         // trace; with standing reservations, only until their instances
         // change (`neutral_until`).
-        let neutral_until = (!opts.every_poll)
-            .then(|| svc.engine().idle_polls_neutral_until())
-            .flatten();
+        let neutral_until = match neutral {
+            IdleNeutrality::Always => Some(Time::MAX),
+            IdleNeutrality::WhileQuiet => svc.engine().quiet_until(),
+            IdleNeutrality::Never => None,
+        };
         let skip = neutral_until.is_some_and(|u| last_iter.is_none_or(|t0| u > t0 + poll))
             && !changed
             && sim.nothing_fits();
@@ -760,9 +767,11 @@ pub fn simulate_with_operators(
                 operator_replies.push(svc.apply(&o.caller, o.mutation.clone()));
                 next_op += 1;
             }
-            // What the service logs goes nowhere (its replies are kept).
+            // What the service logs goes nowhere (its replies are kept); a
+            // reconfigure may change which polls are neutral.
             svc.take_notes();
             last_activity = now;
+            neutral = neutrality(svc.config());
             fs_interval = fs_windows(svc.config());
             events = true;
         }

@@ -275,6 +275,9 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
     pub(super) fn quiet(&self, eligible0: &[bool], statics: Vec<(usize, bool)>) -> Option<Quiet> {
         let cx = self.p.cx();
         let (cfg, now) = (cx.cfg, cx.now);
+        if !(self.started.is_empty() && quiet_allowed(cfg, self.state)) {
+            return None;
+        }
         // The profile's next change: a running job's window ends (those past
         // their walltime hold a window that moves with `now`: no memo) or a
         // reservation made now begins (one beginning now: no memo either).
@@ -303,7 +306,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         };
         let settled = standing.is_empty()
             || (self.reservations_carried && cx.view.profile.just_ended().is_empty());
-        if !(self.started.is_empty() && until > now && settled && quiet_allowed(cfg, self.state)) {
+        if !(until > now && settled) {
             return None;
         }
         let head_end = self.decisive.map_or(0, |d| d + 1);
