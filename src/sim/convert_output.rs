@@ -137,15 +137,8 @@ impl Conversion {
             "Note: the accounting's local times are read in {}.",
             self.zone.name()
         ));
-        for (kind, tab) in [
-            ("user", &self.names.users),
-            ("group", &self.names.groups),
-            ("queue", &self.names.queues),
-            ("partition", &self.names.partitions),
-        ] {
-            for (i, n) in tab.iter().enumerate() {
-                put(&format!("{kind} {} = {n}", i + 1));
-            }
+        for (kind, i, n) in self.numbered_names() {
+            put(&format!("{kind} {i} = {n}"));
         }
         for (r, x) in self.records.iter().zip(&self.extra) {
             if x.account.is_none() && x.qos.is_none() {
@@ -339,19 +332,24 @@ impl Conversion {
         }
     }
 
-    /// The mapping as tab-separated lines: `user N NAME`, `group N NAME`,
-    /// `queue N NAME`, `partition N NAME`, `job N ID`.
-    pub fn map_text(&self) -> String {
-        let mut out = String::from("# kind\tswf-number\tname (mauictl convert)\n");
-        for (kind, tab) in [
+    /// Each user, group, queue and partition with its SWF number (from 1).
+    fn numbered_names(&self) -> impl Iterator<Item = (&'static str, usize, &String)> {
+        [
             ("user", &self.names.users),
             ("group", &self.names.groups),
             ("queue", &self.names.queues),
             ("partition", &self.names.partitions),
-        ] {
-            for (i, n) in tab.iter().enumerate() {
-                out.push_str(&format!("{kind}\t{}\t{n}\n", i + 1));
-            }
+        ]
+        .into_iter()
+        .flat_map(|(kind, tab)| tab.iter().enumerate().map(move |(i, n)| (kind, i + 1, n)))
+    }
+
+    /// The mapping as tab-separated lines: `user N NAME`, `group N NAME`,
+    /// `queue N NAME`, `partition N NAME`, `job N ID`.
+    pub fn map_text(&self) -> String {
+        let mut out = String::from("# kind\tswf-number\tname (mauictl convert)\n");
+        for (kind, i, n) in self.numbered_names() {
+            out.push_str(&format!("{kind}\t{i}\t{n}\n"));
         }
         for (i, id) in self.ids.iter().enumerate() {
             out.push_str(&format!("job\t{}\t{id}\n", i + 1));

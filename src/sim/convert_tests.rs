@@ -443,18 +443,7 @@ fn converted_sacct_simulates_on_a_small_cluster() {
     );
     let nodes = cluster::parse_cluster("n[1-4] procs=16 mem=64G\n", "c.txt").unwrap();
     let cfg = Config::parse(DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL).config;
-    let res = run::simulate(
-        &cfg,
-        &nodes,
-        &w.jobs,
-        &run::SimOptions {
-            clock: run::Clock::Events,
-            every_poll: false,
-            initial_queue_depth: 0,
-        },
-        |_| {},
-    )
-    .unwrap();
+    let res = run::simulate(&cfg, &nodes, &w.jobs, &run::SimOptions::default(), |_| {}).unwrap();
     assert!(res.rejected.is_empty() && res.unfinished.is_empty());
     let runs: Vec<i64> = res
         .records
@@ -483,18 +472,7 @@ fn converted_torque_simulates_on_the_synthesised_cluster() {
     // MaxNodes 3, MaxProcs 9: 3 nodes of 3 processors.
     assert_eq!(nodes.len(), 3);
     let cfg = Config::parse(DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL).config;
-    let res = run::simulate(
-        &cfg,
-        &nodes,
-        &w.jobs,
-        &run::SimOptions {
-            clock: run::Clock::Events,
-            every_poll: false,
-            initial_queue_depth: 0,
-        },
-        |_| {},
-    )
-    .unwrap();
+    let res = run::simulate(&cfg, &nodes, &w.jobs, &run::SimOptions::default(), |_| {}).unwrap();
     assert_eq!(res.records.iter().filter(|r| r.is_some()).count(), 3);
 }
 
@@ -552,18 +530,7 @@ fn reload(c: &Conversion, target: Target, map: &MapOptions) -> workload::Workloa
 fn sim(cfg_text: &str, w: &workload::Workload) -> run::SimResult {
     let cfg = Config::parse(cfg_text, "test.cfg").config;
     let nodes = cluster::parse_cluster(CLUSTER, "c.txt").unwrap();
-    run::simulate(
-        &cfg,
-        &nodes,
-        &w.jobs,
-        &run::SimOptions {
-            clock: run::Clock::Events,
-            every_poll: false,
-            initial_queue_depth: 0,
-        },
-        |_| {},
-    )
-    .unwrap()
+    run::simulate(&cfg, &nodes, &w.jobs, &run::SimOptions::default(), |_| {}).unwrap()
 }
 
 /// Original job ids in the order the simulation started them.
@@ -939,18 +906,6 @@ fn concatenated_sacct_exports_skip_the_repeated_header() {
     assert_eq!(c.read.malformed, 0);
 }
 
-/// The archive's traces, when the shared folder is there.
-fn shared_trace(name: &str) -> Option<std::path::PathBuf> {
-    let p =
-        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/traces")).join(name);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is absent", p.display());
-        None
-    }
-}
-
 /// `D-HH:MM:SS`, as sacct prints Elapsed and Timelimit.
 fn slurm_dur(s: i64) -> String {
     format!(
@@ -1036,17 +991,13 @@ fn a_real_log_exported_by_sacct_simulates_as_the_log_itself() {
     // under Maui.)
     let cfg = Config::parse(DEFAULT_CONFIG, DEFAULT_CONFIG_LABEL).config;
     for name in ["KTH-SP2-1996-2.1-cln.swf.gz", "HPC2N-2002-2.1-cln.swf.gz"] {
-        let Some(p) = shared_trace(name) else {
+        let Some(p) = crate::sim::shared_trace(name) else {
             continue;
         };
         let (text, direct, header) = as_sacct(&p, 1500);
         let c = site(name, &text);
         let nodes = cluster::synthesize(&header, &direct).unwrap();
-        let opts = run::SimOptions {
-            clock: run::Clock::Events,
-            every_poll: false,
-            initial_queue_depth: 0,
-        };
+        let opts = run::SimOptions::default();
         let want = run::simulate(&cfg, &nodes, &direct, &opts, |_| {}).unwrap();
         let w = reload(&c, Target::Maui, &MapOptions::default());
         assert_eq!(w.jobs.len(), direct.len(), "{name}");

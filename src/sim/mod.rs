@@ -43,3 +43,17 @@ pub mod workload;
 pub use input::{InputError, ReadOptions, ReadStats};
 pub use swf::{SwfHeader, SwfReader, SwfRecord, SwfStatus};
 pub use workload::{MapOptions, NoRequest, SimJob, SkipReason, Workload};
+
+/// A trace of the Parallel Workloads Archive in `../shared/traces`, for
+/// the tests that read one: `None`, saying so, when it is absent.
+#[cfg(test)]
+pub(crate) fn shared_trace(name: &str) -> Option<std::path::PathBuf> {
+    let p =
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/traces")).join(name);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} is absent", p.display());
+        None
+    }
+}

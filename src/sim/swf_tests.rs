@@ -348,21 +348,9 @@ fn gzip_input_reads_the_same() {
     assert_eq!(recs[0].job, 15);
 }
 
-/// The archive's traces, when the shared folder is there.
-fn trace(name: &str) -> Option<std::path::PathBuf> {
-    let p =
-        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/traces")).join(name);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is absent", p.display());
-        None
-    }
-}
-
 #[test]
 fn real_trace_headers() {
-    if let Some(p) = trace("KTH-SP2-1996-2.1-cln.swf.gz") {
+    if let Some(p) = crate::sim::shared_trace("KTH-SP2-1996-2.1-cln.swf.gz") {
         let r = SwfReader::open(&p, ReadOptions::default()).unwrap();
         let h = r.header();
         assert_eq!(h.version.as_deref(), Some("2.2"));
@@ -395,7 +383,7 @@ fn real_trace_headers() {
         );
         assert!(h.other.is_empty() && h.warnings.is_empty() && h.comments.is_empty());
     }
-    if let Some(p) = trace("HPC2N-2002-2.1-cln.swf.gz") {
+    if let Some(p) = crate::sim::shared_trace("HPC2N-2002-2.1-cln.swf.gz") {
         let r = SwfReader::open(&p, ReadOptions::default()).unwrap();
         let h = r.header();
         assert_eq!(h.computer.as_deref(), Some("Linux cluster (Seth)"));
@@ -411,7 +399,7 @@ fn real_trace_headers() {
         assert!(h.notes[1].contains("user=2 (305178 jobs removed)"));
         assert!(h.warnings.is_empty());
     }
-    if let Some(p) = trace("lublin_256.swf.gz") {
+    if let Some(p) = crate::sim::shared_trace("lublin_256.swf.gz") {
         let r = SwfReader::open(&p, ReadOptions::default()).unwrap();
         let h = r.header();
         assert_eq!(h.version.as_deref(), Some("2"));
@@ -430,7 +418,7 @@ fn real_traces_read_completely() {
         ("KTH-SP2-1996-2.1-cln.swf.gz", 27_992u64),
         ("lublin_256.swf.gz", 10_000),
     ] {
-        if let Some(p) = trace(name) {
+        if let Some(p) = crate::sim::shared_trace(name) {
             let mut r = SwfReader::open(&p, ReadOptions::default()).unwrap();
             let mut n = 0;
             while r.next_record().unwrap().is_some() {

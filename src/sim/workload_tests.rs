@@ -397,28 +397,16 @@ fn lenient_loading_reports_malformed_lines() {
     assert_eq!(w.jobs.len(), 6);
 }
 
-/// The archive's traces, when the shared folder is there.
-fn trace(name: &str) -> Option<std::path::PathBuf> {
-    let p =
-        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/traces")).join(name);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is absent", p.display());
-        None
-    }
-}
-
 #[test]
 fn real_traces_map_with_every_record_accounted_for() {
-    if let Some(p) = trace("KTH-SP2-1996-2.1-cln.swf.gz") {
+    if let Some(p) = crate::sim::shared_trace("KTH-SP2-1996-2.1-cln.swf.gz") {
         assert_eq!(detect_format(&p).unwrap(), TraceFormat::Swf);
         let w = load_path(&p, ReadOptions::default(), &MapOptions::default()).unwrap();
         assert_eq!(w.read.records, 27_992);
         assert_eq!(w.jobs.len() as u64 + w.skipped_total(), 27_992);
         assert!(w.jobs.iter().all(|j| j.job.procs() <= 100));
     }
-    if let Some(p) = trace("lublin_256.swf.gz") {
+    if let Some(p) = crate::sim::shared_trace("lublin_256.swf.gz") {
         let w = load_path(&p, ReadOptions::default(), &MapOptions::default()).unwrap();
         assert_eq!(w.jobs.len(), 10_000);
         assert_eq!(w.origin, 0, "the model has no UnixStartTime");
