@@ -174,12 +174,16 @@ struct WhatifArgs {
 /// trace's records become jobs.
 #[derive(clap::Args)]
 struct WorkloadArgs {
-    /// Workload trace: SWF or Maui workload trace, plain or gzip (omit with --demo).
-    #[arg(required_unless_present = "demo")]
+    /// Workload trace: SWF or Maui workload trace, plain or gzip (omit with --demo or --synthetic).
+    #[arg(required_unless_present_any = ["demo", "synthetic"])]
     file: Option<PathBuf>,
     /// The bundled demo: 3,000 KTH-SP2 jobs on a 100-node cluster.
-    #[arg(long, conflicts_with = "file")]
+    #[arg(long, conflicts_with_all = ["file", "synthetic"])]
     demo: bool,
+    /// A synthetic cluster of NODES nodes and a trace of JOBS jobs (default
+    /// 10,000) that keeps it 90 % busy, drawn from SEED (default 1).
+    #[arg(long, value_name = "NODES[,JOBS[,SEED]]", conflicts_with = "file")]
+    synthetic: Option<mauisched::sim::synth_trace::TraceSpec>,
     /// Cluster file (text format or Maui resource trace); default: from the SWF header.
     #[arg(long, value_name = "FILE")]
     cluster: Option<PathBuf>,
@@ -221,7 +225,10 @@ impl WorkloadArgs {
                 &map,
             )
             .map_err(|e| e.to_string())?,
-            None => demo::workload_with(&map),
+            None => match &self.synthetic {
+                Some(spec) => mauisched::sim::synth_trace::trace(spec).1,
+                None => demo::workload_with(&map),
+            },
         };
         w.select(&workload::Selection {
             start_at: self.start_at.clone(),
@@ -229,6 +236,22 @@ impl WorkloadArgs {
             scale_load: self.scale_load,
         })?;
         Ok(w)
+    }
+
+    /// The cluster the options name, with its label: `--cluster FILE`,
+    /// the demo's or the synthetic one; `None` when it comes from the
+    /// trace's header.
+    fn named_cluster(&self) -> Result<Option<(Vec<mauisched::snapshot::Node>, String)>, String> {
+        use mauisched::sim::{cluster, demo, synth_trace};
+        Ok(match (&self.cluster, self.demo, &self.synthetic) {
+            (Some(p), _, _) => Some((
+                cluster::load_cluster(p).map_err(|e| e.to_string())?,
+                p.display().to_string(),
+            )),
+            (None, true, _) => Some((demo::cluster(), demo::CLUSTER_LABEL.to_string())),
+            (None, false, Some(spec)) => Some((synth_trace::trace(spec).0, spec.label())),
+            (None, false, None) => None,
+        })
     }
 }
 
@@ -563,7 +586,7 @@ fn sim_inputs(
     ),
     String,
 > {
-    use mauisched::sim::{cluster, demo};
+    use mauisched::sim::{cluster, workload::TraceFormat};
     let w = a.workload.load()?;
     if w.read.malformed > 0 {
         eprintln!(
@@ -577,13 +600,9 @@ fn sim_inputs(
                 .unwrap_or_default()
         );
     }
-    let (nodes, cluster_label) = match (&a.workload.cluster, a.workload.demo) {
-        (Some(p), _) => (
-            cluster::load_cluster(p).map_err(|e| e.to_string())?,
-            p.display().to_string(),
-        ),
-        (None, true) => (demo::cluster(), demo::CLUSTER_LABEL.to_string()),
-        (None, false) => (
+    let (nodes, cluster_label) = match a.workload.named_cluster()? {
+        Some(c) => c,
+        None => (
             cluster::synthesize(&w.header, &w.jobs).ok_or_else(|| {
                 format!(
                     "{}: the header gives neither MaxNodes nor MaxProcs; use --cluster FILE",
@@ -591,9 +610,9 @@ fn sim_inputs(
                 )
             })?,
             match w.format {
-                mauisched::sim::workload::TraceFormat::Swf => "<synthesised from the SWF header>",
+                TraceFormat::Swf => "<synthesised from the SWF header>",
                 // `# MaxNodes:` comments, as `mauictl convert --to maui` writes.
-                mauisched::sim::workload::TraceFormat::MauiWorkload => {
+                TraceFormat::MauiWorkload => {
                     "<synthesised from the trace's MaxNodes and MaxProcs comments>"
                 }
             }
@@ -885,19 +904,12 @@ struct TraceInfoArgs {
 }
 
 fn trace_info(a: TraceInfoArgs) -> Result<String, String> {
-    use mauisched::sim::{cluster, demo, info};
+    use mauisched::sim::{cluster, info};
     let a = a.workload;
     let w = a.load()?;
-    let c = match (&a.cluster, a.demo) {
-        (Some(p), _) => info::ClusterInfo::File {
-            source: p.display().to_string(),
-            nodes: cluster::load_cluster(p).map_err(|e| e.to_string())?,
-        },
-        (None, true) => info::ClusterInfo::File {
-            source: demo::CLUSTER_LABEL.into(),
-            nodes: demo::cluster(),
-        },
-        (None, false) => match cluster::synth_spec(&w.header, &w.jobs) {
+    let c = match a.named_cluster()? {
+        Some((nodes, source)) => info::ClusterInfo::File { source, nodes },
+        None => match cluster::synth_spec(&w.header, &w.jobs) {
             Some(spec) => info::ClusterInfo::Synthesised {
                 nodes: cluster::parse_cluster(&spec, "<synthesised>").map_err(|e| e.to_string())?,
                 spec,

@@ -13,13 +13,14 @@
 //! tables, Maui's showgrid matrix and the rejected jobs, [`svg`] the plots;
 //! [`operators`] reads operators' commands to apply during a run;
 //! [`compare`] runs several configurations side by side.
-//! [`synth`] and [`bench`](mod@bench) are the synthetic scenario of `mauictl bench`;
+//! [`synth`] and [`bench`](mod@bench) are the synthetic scenario of `mauictl bench`,
+//! [`synth_trace`] the synthetic cluster and trace of `simulate --synthetic`;
 //! [`whatif`] compares the plans of two configurations on one snapshot
 //! (`mauictl whatif`).
 //!
 //! Nothing in a simulation is random, so it takes no seed: the same files
 //! and options give the same jobs, the same schedule and a byte-identical
-//! `jobs.csv`. Only the synthetic benchmark scenario is drawn, from a seed.
+//! `jobs.csv`. Only the synthetic scenario and traces are drawn, from a seed.
 
 pub mod bench;
 pub mod cluster;
@@ -37,6 +38,7 @@ pub mod svg;
 pub mod sweep;
 pub mod swf;
 pub mod synth;
+pub mod synth_trace;
 pub mod whatif;
 pub mod workload;
 

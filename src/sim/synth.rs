@@ -128,7 +128,7 @@ fn node_type(r: &mut Rng) -> (u32, u64, &'static [&'static str], f64) {
 
 /// A random job shape (not placed, not timed). Running jobs are drawn
 /// smaller than queued ones: large jobs are the ones that wait.
-fn job_shape(r: &mut Rng, id: usize, running: bool) -> Job {
+pub(crate) fn job_shape(r: &mut Rng, id: usize, running: bool) -> Job {
     let procs: u32 = match (r.below(100), running) {
         (0..=34, _) => 1,
         (35..=64, true) => r.range(2, 32) as u32,
@@ -227,13 +227,12 @@ fn has_feature(node: &Node, f: &str) -> bool {
     node.features.iter().any(|x| x == f)
 }
 
-/// The scenario's snapshot (nodes and jobs; `now` is [`NOW`]).
-pub fn snapshot(spec: &SynthSpec) -> Snapshot {
-    let mut r = Rng::new(spec.seed);
-    let width = spec.nodes.to_string().len().max(5);
-    let nodes: Vec<Node> = (0..spec.nodes)
+/// `n` nodes of the five types, named `n00001`... (at least five digits).
+pub(crate) fn draw_nodes(r: &mut Rng, n: usize) -> Vec<Node> {
+    let width = n.to_string().len().max(5);
+    (0..n)
         .map(|i| {
-            let (procs, mem, features, speed) = node_type(&mut r);
+            let (procs, mem, features, speed) = node_type(r);
             Node {
                 name: format!("n{:0width$}", i + 1),
                 index: i as u32,
@@ -243,7 +242,13 @@ pub fn snapshot(spec: &SynthSpec) -> Snapshot {
                 ..Node::default()
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The scenario's snapshot (nodes and jobs; `now` is [`NOW`]).
+pub fn snapshot(spec: &SynthSpec) -> Snapshot {
+    let mut r = Rng::new(spec.seed);
+    let nodes = draw_nodes(&mut r, spec.nodes);
     let mut room = Room {
         free: nodes.iter().map(|n| n.configured).collect(),
     };
