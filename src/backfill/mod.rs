@@ -98,6 +98,7 @@ pub fn maui_availability(
 
 /// Maui's next window ([`maui_available`]'s rule) from
 /// [`maui_availability`]'s list, kept up to date by the caller.
+#[cfg(test)]
 pub fn maui_window_of(avail: &[(NodeIdx, u32, Secs)], longer_than: Secs) -> Option<Window> {
     let mut nodes = Vec::new();
     let (mut procs, mut duration) = (0u64, Secs::MAX);
@@ -113,6 +114,107 @@ pub fn maui_window_of(avail: &[(NodeIdx, u32, Secs)], longer_than: Secs) -> Opti
         procs,
         duration,
     })
+}
+
+/// A FIRSTFIT window's size, without its nodes ([`MauiWindows::window`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WindowSize {
+    /// Processors free on the window's nodes.
+    pub procs: u64,
+    /// How long they all stay available (`Secs::MAX`: unlimited).
+    pub duration: Secs,
+    /// The fastest of the window's nodes.
+    pub speed: f64,
+}
+
+/// Maui's FIRSTFIT windows ([`maui_window_of`]) over an availability list
+/// ([`maui_availability`]), found by a binary search over the nodes
+/// sorted by availability instead of a pass over every node: a large
+/// cluster has as many windows as distinct availabilities, and most
+/// windows are passed over without a job being tried in them.
+#[derive(Clone, Debug)]
+pub struct MauiWindows {
+    /// `(node, free processors, availability)` in node order.
+    avail: Vec<(NodeIdx, u32, Secs)>,
+    /// Speed of each entry's node.
+    speed: Vec<f64>,
+    /// `(availability, entry)` of the entries with processors free,
+    /// shortest first.
+    by_availability: Vec<(Secs, usize)>,
+    /// Processors free on `by_availability[k..]`.
+    procs_from: Vec<u64>,
+    /// Fastest node of `by_availability[k..]`.
+    speed_from: Vec<f64>,
+}
+
+impl MauiWindows {
+    /// The windows of `avail`, each node's speed given by `speed`.
+    pub fn new(avail: Vec<(NodeIdx, u32, Secs)>, speed: impl Fn(NodeIdx) -> f64) -> MauiWindows {
+        let speed = avail.iter().map(|a| speed(a.0)).collect();
+        let mut w = MauiWindows {
+            avail,
+            speed,
+            by_availability: Vec::new(),
+            procs_from: Vec::new(),
+            speed_from: Vec::new(),
+        };
+        w.index();
+        w
+    }
+
+    fn index(&mut self) {
+        self.by_availability.clear();
+        self.by_availability.extend(
+            self.avail
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| a.1 > 0)
+                .map(|(k, a)| (a.2, k)),
+        );
+        self.by_availability.sort_unstable();
+        let n = self.by_availability.len();
+        self.procs_from.clear();
+        self.procs_from.resize(n + 1, 0);
+        self.speed_from.clear();
+        self.speed_from.resize(n + 1, f64::MIN);
+        for k in (0..n).rev() {
+            let e = self.by_availability[k].1;
+            self.procs_from[k] = self.procs_from[k + 1] + self.avail[e].1 as u64;
+            self.speed_from[k] = self.speed_from[k + 1].max(self.speed[e]);
+        }
+    }
+
+    /// The size of the window of the nodes available longer than
+    /// `longer_than` (as [`maui_window_of`]); `None` when there is none.
+    pub fn window(&self, longer_than: Secs) -> Option<WindowSize> {
+        let k = self
+            .by_availability
+            .partition_point(|&(d, _)| d <= longer_than);
+        let &(duration, _) = self.by_availability.get(k)?;
+        Some(WindowSize {
+            procs: self.procs_from[k],
+            duration,
+            speed: self.speed_from[k],
+        })
+    }
+
+    /// The nodes of that window, in node order.
+    pub fn nodes(&self, longer_than: Secs) -> Vec<NodeIdx> {
+        self.avail
+            .iter()
+            .filter(|&&(_, p, d)| p > 0 && d > longer_than)
+            .map(|a| a.0)
+            .collect()
+    }
+
+    /// Brings the entries of `nodes` up to date (`available` gives a
+    /// node's free processors and availability).
+    pub fn refresh(&mut self, nodes: &[NodeIdx], available: impl Fn(NodeIdx) -> (u32, Secs)) {
+        for a in self.avail.iter_mut().filter(|a| nodes.contains(&a.0)) {
+            (a.1, a.2) = available(a.0);
+        }
+        self.index();
+    }
 }
 
 /// The backfill windows at `now` of resources `adm` admits (see

@@ -219,3 +219,58 @@ fn eight_processor_nodes(n: usize) -> (Cluster, Profile) {
     let p = Profile::from_cluster(&c, 0);
     (c, p)
 }
+
+#[test]
+fn maui_windows_by_binary_search_are_those_of_a_pass_over_every_node() {
+    // Random availability lists, windows taken one after the other (each
+    // from the last one's duration) and entries refreshed as after starts:
+    // the indexed windows are the plain pass's, field for field.
+    let mut r = crate::sim::synth::Rng::new(11);
+    for _ in 0..300 {
+        let n = 1 + r.below(40) as usize;
+        let mut avail: Vec<(NodeIdx, u32, Secs)> = (0..n as u32)
+            .map(|k| {
+                let d = match r.below(5) {
+                    0 => Secs::MAX,
+                    _ => r.range(1, 6) as Secs * 600,
+                };
+                (k, r.below(4) as u32, d)
+            })
+            .collect();
+        let speed = |n: NodeIdx| 0.5 + (n % 3) as f64 * 0.25;
+        let mut fast = MauiWindows::new(avail.clone(), speed);
+        let mut longer_than: Secs = 0;
+        loop {
+            let plain = maui_window_of(&avail, longer_than);
+            let size = fast.window(longer_than);
+            assert_eq!(plain.is_some(), size.is_some(), "{avail:?} > {longer_than}");
+            let (Some(w), Some(s)) = (plain, size) else {
+                break;
+            };
+            assert_eq!((w.procs, w.duration), (s.procs, s.duration));
+            let top = w.nodes.iter().map(|&n| speed(n)).fold(f64::MIN, f64::max);
+            assert_eq!(top, s.speed);
+            assert_eq!(fast.nodes(longer_than), w.nodes);
+            // A start on some of the window's nodes shortens them.
+            if r.below(2) == 0 {
+                let placed: Vec<NodeIdx> = w
+                    .nodes
+                    .iter()
+                    .copied()
+                    .filter(|_| r.below(3) == 0)
+                    .collect();
+                let new: Vec<(u32, Secs)> =
+                    placed.iter().map(|_| (r.below(2) as u32, 600)).collect();
+                let of = |n: NodeIdx| new[placed.iter().position(|&p| p == n).unwrap()];
+                for a in avail.iter_mut().filter(|a| placed.contains(&a.0)) {
+                    (a.1, a.2) = of(a.0);
+                }
+                fast.refresh(&placed, of);
+            }
+            if w.duration == Secs::MAX {
+                break;
+            }
+            longer_than = w.duration;
+        }
+    }
+}

@@ -4,7 +4,7 @@
 use super::{Passes, Placer};
 use crate::backfill::{self, BfJob};
 use crate::config::BackfillPolicy;
-use crate::model::Secs;
+use crate::model::{NodeIdx, Secs};
 use crate::reservation::acl::JobAdmission;
 use std::collections::BTreeSet;
 
@@ -73,6 +73,16 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
     /// with no more free, so where it did not fit it would not fit again.
     fn first_fit_by_window(&mut self, hard: bool) {
         let depth = self.backfill_depth();
+        // The jobs that may still be in a window's list, in priority
+        // order: whether a job may be backfilled only turns false as jobs
+        // start, and a window holds no more processors than the one
+        // before it, so a job that drops out of this list never returns.
+        let mut live: Vec<usize> = (0..self.idle().len())
+            .filter(|&i| self.may_backfill(i, hard))
+            .collect();
+        if live.is_empty() {
+            return;
+        }
         let mut longer_than: Secs = 0;
         let mut tried = vec![false; self.idle().len()];
         let mut first = true;
@@ -80,33 +90,34 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         // availability), brought up to date on the nodes of each start.
         let cx = self.p.cx();
         let wjob = crate::engine::backfill_window_job(self.p.cx().cfg);
-        let mut avail = backfill::maui_availability(
+        let avail = backfill::maui_availability(
             &cx.view.cluster,
             &cx.view.profile,
             cx.now,
             &JobAdmission::new(&cx.view.table, &wjob),
         );
-        loop {
-            let cx = self.p.cx();
-            let Some(w) = backfill::maui_window_of(&avail, longer_than) else {
-                break;
-            };
-            let speed = w
-                .nodes
-                .iter()
-                .map(|&n| cx.view.cluster.nodes[n as usize].speed)
-                .fold(f64::MIN, f64::max);
+        let mut windows =
+            backfill::MauiWindows::new(avail, |n| cx.view.cluster.nodes[n as usize].speed);
+        while let Some(w) = windows.window(longer_than) {
             let limit = match w.duration {
                 Secs::MAX => Secs::MAX,
-                d => (d as f64 * speed) as Secs,
+                d => (d as f64 * w.speed) as Secs,
             };
             let idle = self.idle();
-            let fits: Vec<usize> = (0..idle.len())
-                .filter(|&i| {
-                    self.may_backfill(i, hard) && idle[i].wall <= limit && idle[i].procs <= w.procs
-                })
+            live.retain(|&i| idle[i].procs <= w.procs && self.may_backfill(i, hard));
+            if live.iter().all(|&i| tried[i]) {
+                // No job is left to try in this window or a later one.
+                break;
+            }
+            let fits: Vec<usize> = live
+                .iter()
+                .copied()
+                .filter(|&i| idle[i].wall <= limit)
                 .take(depth)
                 .collect();
+            // The window's nodes, when a job is first tried in it (before
+            // any start in it changes the availabilities).
+            let mut nodes: Option<Vec<NodeIdx>> = None;
             for i in fits {
                 if std::mem::replace(&mut tried[i], true) {
                     continue;
@@ -118,13 +129,21 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 // that no reservation claims: for a job no reservation
                 // admits, that is every node it could use.
                 let everywhere = first && !self.p.admitted_anywhere(i);
-                if let Some(placed) = self.start_within(i, (!everywhere).then_some(&w.nodes[..])) {
+                let within = match everywhere {
+                    true => None,
+                    false => Some(&nodes.get_or_insert_with(|| windows.nodes(longer_than))[..]),
+                };
+                if let Some(placed) = self.start_within(i, within) {
                     let cx = self.p.cx();
                     let adm = JobAdmission::new(&cx.view.table, &wjob);
-                    for a in avail.iter_mut().filter(|a| placed.contains(&a.0)) {
-                        (a.1, a.2) = backfill::maui_available(&cx.view.profile, a.0, cx.now, &adm);
-                    }
+                    windows.refresh(&placed, |n| {
+                        backfill::maui_available(&cx.view.profile, n, cx.now, &adm)
+                    });
                 }
+            }
+            if depth == usize::MAX {
+                // Tried jobs only count towards a BACKFILLDEPTH.
+                live.retain(|&i| !tried[i]);
             }
             first = false;
             if w.duration == Secs::MAX {
