@@ -25,32 +25,35 @@ use crate::allocation::{allocate_from_first, first_slots, node_rank, Allocation}
 use crate::config::NodeAllocationPolicy;
 use crate::model::Bits;
 
-/// Usable nodes' runs of equal [`node_rank`], in rank order, per policy, for one
-/// cluster: they depend on the nodes' configuration only, so the engine
-/// carries them while the cluster is the same.
+/// Usable nodes in [`node_rank`] order, per policy, for one cluster: they
+/// depend on the nodes' configuration only, so the engine carries them
+/// while the cluster is the same.
 #[derive(Default)]
 pub(super) struct NodeOrders {
-    by_policy: Vec<(NodeAllocationPolicy, RankOrder)>,
+    by_policy: Vec<(NodeAllocationPolicy, Arc<RankOrder>)>,
 }
 
-/// Which run of equal rank each node is in, numbered in rank order.
+/// The usable nodes by rank, then index (by run of equal rank, then
+/// index), and each node's place in that order.
 struct RankOrder {
-    /// Each node's run (`u32::MAX`: not usable).
-    run_of: Vec<u32>,
+    /// Usable nodes, best rank first, ties in index order.
+    order: Vec<NodeIdx>,
+    /// Each node's place in `order` (`u32::MAX`: not usable).
+    pos_of: Vec<u32>,
 }
 
 impl NodeOrders {
     /// The order for `policy` (one of those [`node_rank`] ranks).
-    fn of(&mut self, policy: NodeAllocationPolicy, cluster: &Cluster) -> Option<&RankOrder> {
+    fn of(&mut self, policy: NodeAllocationPolicy, cluster: &Cluster) -> Option<Arc<RankOrder>> {
         let pos = match self.by_policy.iter().position(|(p, _)| *p == policy) {
             Some(pos) => pos,
             None => {
                 let order = RankOrder::new(policy, cluster)?;
-                self.by_policy.push((policy, order));
+                self.by_policy.push((policy, Arc::new(order)));
                 self.by_policy.len() - 1
             }
         };
-        Some(&self.by_policy[pos].1)
+        Some(Arc::clone(&self.by_policy[pos].1))
     }
 }
 
@@ -61,15 +64,14 @@ impl RankOrder {
             keyed.push((node_rank(n, policy)?, n.index));
         }
         keyed.sort_unstable();
-        let mut run_of = vec![u32::MAX; cluster.nodes.len()];
-        let mut run = 0u32;
-        for w in 0..keyed.len() {
-            if w > 0 && keyed[w].0 != keyed[w - 1].0 {
-                run += 1;
-            }
-            run_of[keyed[w].1 as usize] = run;
+        let mut pos_of = vec![u32::MAX; cluster.nodes.len()];
+        for (p, &(_, node)) in keyed.iter().enumerate() {
+            pos_of[node as usize] = p as u32;
         }
-        Some(RankOrder { run_of })
+        Some(RankOrder {
+            order: keyed.into_iter().map(|(_, n)| n).collect(),
+            pos_of,
+        })
     }
 }
 
@@ -92,34 +94,33 @@ impl Claimed {
     }
 }
 
-/// A node's place in a walk: (run, node).
-type WalkKey = (u32, NodeIdx);
-
 /// The unclaimed nodes with processors free now in one policy's order:
 /// by run of equal rank, then index. Built at a policy's first shortlist
 /// in an iteration and kept up to date by [`Iter::update_walks`] at each
-/// placement, so a shortlist walks only as far as it needs.
+/// placement, so a shortlist walks only as far as it needs. A bit per
+/// place in the policy's order: building it and keeping it cost a bit per
+/// node, and walking it skips 64 places that are out at a time.
 pub(super) struct Walk {
     policy: NodeAllocationPolicy,
-    /// Each node's run ([`RankOrder::run_of`]).
-    run_of: Vec<u32>,
-    order: std::collections::BTreeSet<WalkKey>,
-    /// Whether each node is in `order`.
-    entered: Vec<bool>,
+    ranks: Arc<RankOrder>,
+    /// Whether the node at each place of `ranks.order` is in the walk.
+    entered: Vec<u64>,
+    /// Nodes in the walk.
+    len: usize,
 }
 
 impl Walk {
     fn new(
         policy: NodeAllocationPolicy,
-        order: &RankOrder,
+        ranks: Arc<RankOrder>,
         claimed: &Claimed,
         ix: &NowIndex,
     ) -> Walk {
         let mut w = Walk {
             policy,
-            run_of: order.run_of.clone(),
-            order: Default::default(),
-            entered: vec![false; order.run_of.len()],
+            entered: vec![0; ranks.order.len().div_ceil(64)],
+            ranks,
+            len: 0,
         };
         for &node in ix.open(&Resources::procs(1)) {
             w.set(node, claimed, ix);
@@ -129,19 +130,37 @@ impl Walk {
 
     /// Node `node`'s entry from the index.
     fn set(&mut self, node: NodeIdx, claimed: &Claimed, ix: &NowIndex) {
-        let k = node as usize;
-        if k >= self.entered.len() {
+        let Some(&pos) = self.ranks.pos_of.get(node as usize) else {
+            return;
+        };
+        if pos == u32::MAX {
             return;
         }
-        let run = self.run_of[k];
-        if std::mem::take(&mut self.entered[k]) {
-            self.order.remove(&(run, node));
+        let (word, bit) = (pos as usize / 64, 1u64 << (pos % 64));
+        let was = self.entered[word] & bit != 0;
+        let is = !claimed.contains(node) && ix.free_now(node).procs > 0;
+        if was != is {
+            self.entered[word] ^= bit;
+            if is {
+                self.len += 1;
+            } else {
+                self.len -= 1;
+            }
         }
-        if run == u32::MAX || claimed.contains(node) || ix.free_now(node).procs == 0 {
-            return;
-        }
-        self.order.insert((run, node));
-        self.entered[k] = true;
+    }
+
+    /// The nodes in the walk, in order.
+    fn nodes(&self) -> impl Iterator<Item = NodeIdx> + '_ {
+        self.entered.iter().enumerate().flat_map(move |(k, &word)| {
+            let mut w = word;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    self.ranks.order[k * 64 + b]
+                })
+            })
+        })
     }
 }
 
@@ -242,9 +261,7 @@ impl Iter<'_> {
             return Shortlisted::Fails;
         }
         let cluster = std::sync::Arc::clone(&self.cx.view.cluster);
-        let mut orders = std::mem::take(&mut self.orders);
-        let Some(order) = orders.of(policy, &cluster) else {
-            self.orders = orders;
+        let Some(order) = self.orders.of(policy, &cluster) else {
             return Shortlisted::Undecided;
         };
         if self.claimed.is_none() {
@@ -254,13 +271,11 @@ impl Iter<'_> {
         let w = match self.walks.iter().position(|w| w.policy == policy) {
             Some(w) => w,
             None => {
-                let walk = Walk::new(policy, order, claimed, &self.now_ix);
-                self.walks.push(walk);
+                self.walks
+                    .push(Walk::new(policy, order, claimed, &self.now_ix));
                 self.walks.len() - 1
             }
         };
-        self.orders = orders;
-        let claimed = self.claimed.as_ref().expect("set above");
         let (cands, complete) = self.shortlist(i, &self.walks[w], claimed, k, (start, end));
         let it = &self.cx.idle[i];
         let answer = if complete {
@@ -314,7 +329,7 @@ impl Iter<'_> {
         let task = &it.req.task;
         // Claimed nodes with room, and about k others (more where k slots
         // need more nodes): grown, the vector would copy its candidates.
-        let mut out = Vec::with_capacity(claimed.nodes.len() + k.min(walk.order.len()) + 16);
+        let mut out = Vec::with_capacity(claimed.nodes.len() + k.min(walk.len) + 16);
         // A node's candidate, and when it is a slot (an unclaimed node's
         // candidate the job can use), what it counts toward the job's tasks.
         let push = |out: &mut Vec<Candidate>, node: NodeIdx, is_claimed: bool| -> Option<u64> {
@@ -342,7 +357,7 @@ impl Iter<'_> {
             }
         }
         let (mut slots, mut tasks) = (0u64, 0u64);
-        for &(_, node) in &walk.order {
+        for node in walk.nodes() {
             if slots >= k as u64 || tasks >= u64::from(it.req.tasks) {
                 return (out, false);
             }
