@@ -105,6 +105,46 @@ fn json_summary_and_grid_clock() {
 }
 
 #[test]
+fn a_synthetic_cluster_and_trace_of_any_size_run_the_same_from_a_seed() {
+    let run = |spec: &str| {
+        let (code, out, err) = mauictl(&["simulate", "--synthetic", spec, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let a = run("40,400,7");
+    assert_eq!(a["workload"], "<synthetic: 40 nodes, 400 jobs, seed 7>");
+    assert_eq!(a["cluster"], a["workload"]);
+    assert_eq!(
+        (a["nodes"].as_u64(), a["jobs"].as_u64()),
+        (Some(40), Some(400))
+    );
+    // Every job fits the cluster and runs; the trace keeps it busy.
+    assert_eq!(a["completed"], 400);
+    assert!(a["utilization"].as_f64().unwrap() > 0.5, "{a}");
+    // The same seed gives the same schedule; another seed another one.
+    let same = |v: &serde_json::Value| (v["wait"].clone(), v["makespan"].clone());
+    assert_eq!(same(&a), same(&run("40,400,7")));
+    assert_ne!(same(&a), same(&run("40,400,8")));
+    // trace-info describes the same cluster.
+    let (code, out, err) = mauictl(&["trace-info", "--synthetic", "40,400,7"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("<synthetic: 40 nodes, 400 jobs, seed 7>"),
+        "{out}"
+    );
+    // A bad spec says what is wrong; a file and --synthetic do not mix.
+    let (code, _, err) = mauictl(&["simulate", "--synthetic", "40,x"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("JOBS must be a whole number, got \"x\""),
+        "{err}"
+    );
+    let (code, _, err) = mauictl(&["simulate", "t.swf", "--synthetic", "40"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot be used with"), "{err}");
+}
+
+#[test]
 fn malformed_traces_fail_with_the_line_or_are_skipped_when_lenient() {
     let dir = temp_dir("bad");
     let swf = dir.join("bad.swf");
