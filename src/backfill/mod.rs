@@ -145,6 +145,8 @@ pub struct MauiWindows {
     procs_from: Vec<u64>,
     /// Fastest node of `by_availability[k..]`.
     speed_from: Vec<f64>,
+    /// `procs_from` and `speed_from` are out of date (entries refreshed).
+    stale: bool,
 }
 
 impl MauiWindows {
@@ -157,21 +159,23 @@ impl MauiWindows {
             by_availability: Vec::new(),
             procs_from: Vec::new(),
             speed_from: Vec::new(),
+            stale: true,
         };
-        w.index();
-        w
-    }
-
-    fn index(&mut self) {
-        self.by_availability.clear();
-        self.by_availability.extend(
-            self.avail
+        w.by_availability.extend(
+            w.avail
                 .iter()
                 .enumerate()
                 .filter(|(_, a)| a.1 > 0)
                 .map(|(k, a)| (a.2, k)),
         );
-        self.by_availability.sort_unstable();
+        w.by_availability.sort_unstable();
+        w.sums();
+        w
+    }
+
+    /// The suffix sums of `by_availability`.
+    fn sums(&mut self) {
+        self.stale = false;
         let n = self.by_availability.len();
         self.procs_from.clear();
         self.procs_from.resize(n + 1, 0);
@@ -186,7 +190,10 @@ impl MauiWindows {
 
     /// The size of the window of the nodes available longer than
     /// `longer_than` (as [`maui_window_of`]); `None` when there is none.
-    pub fn window(&self, longer_than: Secs) -> Option<WindowSize> {
+    pub fn window(&mut self, longer_than: Secs) -> Option<WindowSize> {
+        if self.stale {
+            self.sums();
+        }
         let k = self
             .by_availability
             .partition_point(|&(d, _)| d <= longer_than);
@@ -210,10 +217,28 @@ impl MauiWindows {
     /// Brings the entries of `nodes` up to date (`available` gives a
     /// node's free processors and availability).
     pub fn refresh(&mut self, nodes: &[NodeIdx], available: impl Fn(NodeIdx) -> (u32, Secs)) {
-        for a in self.avail.iter_mut().filter(|a| nodes.contains(&a.0)) {
-            (a.1, a.2) = available(a.0);
+        for &node in nodes {
+            // Entries are in node order.
+            let Ok(e) = self.avail.binary_search_by_key(&node, |a| a.0) else {
+                continue;
+            };
+            let (p, d) = available(node);
+            let old = self.avail[e];
+            if (old.1, old.2) == (p, d) {
+                continue;
+            }
+            if old.1 > 0 {
+                if let Ok(k) = self.by_availability.binary_search(&(old.2, e)) {
+                    self.by_availability.remove(k);
+                }
+            }
+            if p > 0 {
+                let k = self.by_availability.partition_point(|x| *x < (d, e));
+                self.by_availability.insert(k, (d, e));
+            }
+            self.avail[e] = (node, p, d);
+            self.stale = true;
         }
-        self.index();
     }
 }
 
