@@ -357,8 +357,10 @@ impl<'a> Placer<'a> for Iter<'a> {
         let (j, wall) = (self.cx.idle[i].j, self.cx.idle[i].wall);
         let end = start.saturating_add(wall);
         let immediate = start == self.cx.now;
+        // The shortlist looks nodes up in `only` by a binary search.
         let shortlisted = match (immediate, only) {
-            (true, None) => self.allocate_now_shortlisted(i),
+            (true, None) => self.allocate_now_shortlisted(i, None),
+            (true, Some(o)) if o.is_sorted() => self.allocate_now_shortlisted(i, Some(o)),
             _ => shortlist::Shortlisted::Undecided,
         };
         let alloc = match shortlisted {

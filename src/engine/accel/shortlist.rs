@@ -213,7 +213,14 @@ pub(super) enum Shortlisted {
 
 impl Iter<'_> {
     /// Job `i`'s allocation for a start now, from the shortlist.
-    pub(super) fn allocate_now_shortlisted(&mut self, i: usize) -> Shortlisted {
+    /// `only`: the nodes the job may use (a backfill window's, in node
+    /// order); the order of the others among them is the same, so the
+    /// first slots among them are found as among all.
+    pub(super) fn allocate_now_shortlisted(
+        &mut self,
+        i: usize,
+        only: Option<&[NodeIdx]>,
+    ) -> Shortlisted {
         let mode = mode();
         if mode == Mode::Off {
             return Shortlisted::Undecided;
@@ -276,7 +283,7 @@ impl Iter<'_> {
                 self.walks.len() - 1
             }
         };
-        let (cands, complete) = self.shortlist(i, &self.walks[w], claimed, k, (start, end));
+        let (cands, complete) = self.shortlist(i, &self.walks[w], claimed, k, (start, end), only);
         let it = &self.cx.idle[i];
         let answer = if complete {
             match allocate_checked(it.req, &cands, &cluster, policy, true, self.cx.local) {
@@ -294,7 +301,7 @@ impl Iter<'_> {
         #[cfg(debug_assertions)]
         if !matches!(answer, Shortlisted::Undecided) {
             let all = self
-                .candidates(i, (start, end), need, None)
+                .candidates(i, (start, end), need, only)
                 .and_then(|c| allocate_checked(it.req, &c, &cluster, policy, true, self.cx.local));
             let got = match &answer {
                 Shortlisted::Placed(a) => Some(a),
@@ -322,6 +329,7 @@ impl Iter<'_> {
         claimed: &Claimed,
         k: usize,
         window: (Time, Time),
+        only: Option<&[NodeIdx]>,
     ) -> (Vec<Candidate>, bool) {
         let it = &self.cx.idle[i];
         let adm = self.cx.adm(it.j);
@@ -350,7 +358,11 @@ impl Iter<'_> {
             let counts = crate::allocation::counts_toward(it.req, cap);
             (cap > 0).then_some(u64::from(counts))
         };
-        let has_room = |node: NodeIdx| task.fits_in(&ix.free_now(node)) && self.suitable(i, node);
+        let has_room = |node: NodeIdx| {
+            task.fits_in(&ix.free_now(node))
+                && only.is_none_or(|o| o.binary_search(&node).is_ok())
+                && self.suitable(i, node)
+        };
         for &node in &claimed.nodes {
             if has_room(node) {
                 push(&mut out, node, true);
