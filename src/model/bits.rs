@@ -23,6 +23,36 @@ impl Bits {
             .is_some_and(|w| w & (1 << (id % 64)) != 0)
     }
 
+    /// Takes `id` out; true when it was in. Trailing empty words go, so
+    /// equal sets keep equal words.
+    pub fn remove(&mut self, id: u32) -> bool {
+        let w = id as usize / 64;
+        let Some(word) = self.0.get_mut(w) else {
+            return false;
+        };
+        let bit = 1 << (id % 64);
+        let was = *word & bit != 0;
+        *word &= !bit;
+        while self.0.last() == Some(&0) {
+            self.0.pop();
+        }
+        was
+    }
+
+    /// The ids, smallest first; a word without ids is skipped whole.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().enumerate().flat_map(|(k, &word)| {
+            let mut w = word;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros();
+                    w &= w - 1;
+                    k as u32 * 64 + b
+                })
+            })
+        })
+    }
+
     /// True when every id of this set is in `other`.
     #[inline]
     pub fn is_subset(&self, other: &Bits) -> bool {
@@ -73,5 +103,17 @@ mod tests {
         assert!(!a.is_subset(&[3].into_iter().collect()));
         assert!(Bits::from_iter([3]).is_subset(&a));
         assert_ne!(Bits::from_iter([1]), Bits::default());
+    }
+
+    #[test]
+    fn removing_ids_leaves_the_set_of_the_others_listed_in_order() {
+        let mut a: Bits = [200, 3, 64, 130].into_iter().collect();
+        assert_eq!(a.iter().collect::<Vec<_>>(), [3, 64, 130, 200]);
+        assert!(a.remove(200) && !a.remove(200) && !a.remove(5000));
+        assert!(a.remove(130));
+        assert_eq!(a, Bits::from_iter([64, 3]));
+        assert!(a.remove(3) && a.remove(64));
+        assert!(a.is_empty() && a == Bits::default());
+        assert_eq!(a.iter().count(), 0);
     }
 }

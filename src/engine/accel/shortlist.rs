@@ -103,8 +103,8 @@ impl Claimed {
 pub(super) struct Walk {
     policy: NodeAllocationPolicy,
     ranks: Arc<RankOrder>,
-    /// Whether the node at each place of `ranks.order` is in the walk.
-    entered: Vec<u64>,
+    /// The places of `ranks.order` whose nodes are in the walk.
+    entered: Bits,
     /// Nodes in the walk.
     len: usize,
 }
@@ -118,7 +118,7 @@ impl Walk {
     ) -> Walk {
         let mut w = Walk {
             policy,
-            entered: vec![0; ranks.order.len().div_ceil(64)],
+            entered: Bits::default(),
             ranks,
             len: 0,
         };
@@ -136,31 +136,21 @@ impl Walk {
         if pos == u32::MAX {
             return;
         }
-        let (word, bit) = (pos as usize / 64, 1u64 << (pos % 64));
-        let was = self.entered[word] & bit != 0;
-        let is = !claimed.contains(node) && ix.free_now(node).procs > 0;
-        if was != is {
-            self.entered[word] ^= bit;
-            if is {
+        if !claimed.contains(node) && ix.free_now(node).procs > 0 {
+            if !self.entered.contains(pos) {
+                self.entered.insert(pos);
                 self.len += 1;
-            } else {
-                self.len -= 1;
             }
+        } else if self.entered.remove(pos) {
+            self.len -= 1;
         }
     }
 
     /// The nodes in the walk, in order.
     fn nodes(&self) -> impl Iterator<Item = NodeIdx> + '_ {
-        self.entered.iter().enumerate().flat_map(move |(k, &word)| {
-            let mut w = word;
-            std::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let b = w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    self.ranks.order[k * 64 + b]
-                })
-            })
-        })
+        self.entered
+            .iter()
+            .map(move |pos| self.ranks.order[pos as usize])
     }
 }
 
