@@ -208,50 +208,59 @@ struct WorkloadArgs {
 }
 
 impl WorkloadArgs {
-    /// The selected workload (the demo's without a file).
-    fn load(&self) -> Result<mauisched::sim::workload::Workload, String> {
-        use mauisched::sim::{demo, workload, MapOptions, ReadOptions};
+    /// The selected workload (the demo's without a file), and the cluster
+    /// the options name with its label: `--cluster FILE`, the demo's or the
+    /// synthetic one; `None` when it comes from the trace's header. A
+    /// synthetic trace is drawn once, its nodes and jobs together.
+    #[allow(clippy::type_complexity)]
+    fn load(
+        &self,
+    ) -> Result<
+        (
+            mauisched::sim::workload::Workload,
+            Option<(Vec<mauisched::snapshot::Node>, String)>,
+        ),
+        String,
+    > {
+        use mauisched::sim::{cluster, demo, synth_trace, workload, MapOptions, ReadOptions};
         let map = MapOptions {
             no_request: self.no_request,
             partitions: self.partitions,
             ..MapOptions::default()
         };
-        let mut w = match &self.file {
-            Some(p) => workload::load_path(
-                p,
-                ReadOptions {
-                    lenient: self.lenient,
-                },
-                &map,
-            )
-            .map_err(|e| e.to_string())?,
-            None => match &self.synthetic {
-                Some(spec) => mauisched::sim::synth_trace::trace(spec).1,
-                None => demo::workload_with(&map),
-            },
+        let (mut w, mut named) = match (&self.file, &self.synthetic) {
+            (Some(p), _) => (
+                workload::load_path(
+                    p,
+                    ReadOptions {
+                        lenient: self.lenient,
+                    },
+                    &map,
+                )
+                .map_err(|e| e.to_string())?,
+                None,
+            ),
+            (None, Some(spec)) => {
+                let (nodes, w) = synth_trace::trace(spec);
+                (w, Some((nodes, spec.label())))
+            }
+            (None, None) => (
+                demo::workload_with(&map),
+                Some((demo::cluster(), demo::CLUSTER_LABEL.to_string())),
+            ),
         };
+        if let Some(p) = &self.cluster {
+            named = Some((
+                cluster::load_cluster(p).map_err(|e| e.to_string())?,
+                p.display().to_string(),
+            ));
+        }
         w.select(&workload::Selection {
             start_at: self.start_at.clone(),
             jobs: self.jobs,
             scale_load: self.scale_load,
         })?;
-        Ok(w)
-    }
-
-    /// The cluster the options name, with its label: `--cluster FILE`,
-    /// the demo's or the synthetic one; `None` when it comes from the
-    /// trace's header.
-    fn named_cluster(&self) -> Result<Option<(Vec<mauisched::snapshot::Node>, String)>, String> {
-        use mauisched::sim::{cluster, demo, synth_trace};
-        Ok(match (&self.cluster, self.demo, &self.synthetic) {
-            (Some(p), _, _) => Some((
-                cluster::load_cluster(p).map_err(|e| e.to_string())?,
-                p.display().to_string(),
-            )),
-            (None, true, _) => Some((demo::cluster(), demo::CLUSTER_LABEL.to_string())),
-            (None, false, Some(spec)) => Some((synth_trace::trace(spec).0, spec.label())),
-            (None, false, None) => None,
-        })
+        Ok((w, named))
     }
 }
 
@@ -587,7 +596,7 @@ fn sim_inputs(
     String,
 > {
     use mauisched::sim::{cluster, workload::TraceFormat};
-    let w = a.workload.load()?;
+    let (w, named) = a.workload.load()?;
     if w.read.malformed > 0 {
         eprintln!(
             "mauictl: {}: skipped {} malformed line(s) (--lenient); first: {}",
@@ -600,7 +609,7 @@ fn sim_inputs(
                 .unwrap_or_default()
         );
     }
-    let (nodes, cluster_label) = match a.workload.named_cluster()? {
+    let (nodes, cluster_label) = match named {
         Some(c) => c,
         None => (
             cluster::synthesize(&w.header, &w.jobs).ok_or_else(|| {
@@ -906,8 +915,8 @@ struct TraceInfoArgs {
 fn trace_info(a: TraceInfoArgs) -> Result<String, String> {
     use mauisched::sim::{cluster, info};
     let a = a.workload;
-    let w = a.load()?;
-    let c = match a.named_cluster()? {
+    let (w, named) = a.load()?;
+    let c = match named {
         Some((nodes, source)) => info::ClusterInfo::File { source, nodes },
         None => match cluster::synth_spec(&w.header, &w.jobs) {
             Some(spec) => info::ClusterInfo::Synthesised {
