@@ -357,11 +357,12 @@ impl<'a> Placer<'a> for Iter<'a> {
         let (j, wall) = (self.cx.idle[i].j, self.cx.idle[i].wall);
         let end = start.saturating_add(wall);
         let immediate = start == self.cx.now;
-        // The shortlist looks nodes up in `only` by a binary search.
-        let shortlisted = match (immediate, only) {
-            (true, None) => self.allocate_now_shortlisted(i, None),
-            (true, Some(o)) if o.is_sorted() => self.allocate_now_shortlisted(i, Some(o)),
-            _ => shortlist::Shortlisted::Undecided,
+        // The shortlist looks nodes up in `only` by a binary search: the
+        // callers give it in node order ([`Placer::place`]).
+        debug_assert!(only.is_none_or(|o| o.is_sorted()));
+        let shortlisted = match immediate {
+            true => self.allocate_now_shortlisted(i, only),
+            false => shortlist::Shortlisted::Undecided,
         };
         let alloc = match shortlisted {
             shortlist::Shortlisted::Placed(a) => a,

@@ -106,7 +106,7 @@ pub(super) trait Placer<'a> {
         advres: Option<&std::collections::BTreeSet<NodeIdx>>,
     ) -> Option<Fit>;
     /// Places job `i` over [start, start + wall) by its allocation policy
-    /// and commits it. `only`: on these nodes alone, which
+    /// and commits it. `only`: on these nodes alone, in node order, which
     /// replace the job's host list (the caller intersects them).
     fn place(
         &mut self,

@@ -56,7 +56,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
         // MINRESOURCE for the future); the profile's own fit if it declines.
         // The nodes with room at the fit's start are those the fit counts
         // (each holds at least one task then), unless per-node rules made
-        // it skip some.
+        // it skip some. In node order, as the fit lists them.
         let counted: Option<Vec<NodeIdx>> = (req.min_per_node <= 1 && req.max_per_node.is_none())
             .then(|| fit.nodes.iter().map(|&(n, _)| n).collect());
         let nodes = match self.p.place(i, fit.start, counted.as_deref()) {
