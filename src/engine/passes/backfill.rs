@@ -104,7 +104,11 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 d => (d as f64 * w.speed) as Secs,
             };
             let idle = self.idle();
-            live.retain(|&i| idle[i].procs <= w.procs && self.may_backfill(i, hard));
+            // Only a job tried here can have started since `live` was made
+            // (each start is of the job tried; nothing else that
+            // `may_backfill` reads changes during backfill), so only tried
+            // jobs are asked again.
+            live.retain(|&i| idle[i].procs <= w.procs && (!tried[i] || self.may_backfill(i, hard)));
             if live.iter().all(|&i| tried[i]) {
                 // No job is left to try in this window or a later one.
                 break;
