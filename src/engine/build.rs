@@ -335,14 +335,9 @@ fn standing_instances(
         .collect();
     profile.set_just_ended(just_ended);
     let chooser = PolicyChooser(cfg.params.node_allocation_policy);
-    let mut provisional = Vec::new();
-    let outcomes = standing.place(first, cluster, profile, &chooser, admits, &mut |p| {
-        for (node, o) in carried {
-            if p.add_job(*node, o.clone(), &Unreserved).is_ok() {
-                provisional.push((*node, o.job));
-            }
-        }
-    });
+    let mut carried = CarriedJobs::new(carried);
+    let outcomes = standing.place(first, cluster, profile, &chooser, admits, &mut carried);
+    let provisional = carried.provisional;
     state.standing_claims.clear();
     for r in standing.instances() {
         state.standing_claims.insert(
@@ -365,6 +360,48 @@ fn standing_instances(
         .zip(outcomes.iter().map(|o| o.is_partial()))
         .collect();
     (instances, provisional)
+}
+
+/// Last iteration's job reservations, added to the profile before the
+/// floating standing instances are placed; those that fit are
+/// `provisional`, to take out again.
+struct CarriedJobs<'a> {
+    carried: &'a [(NodeIdx, Occupant)],
+    /// (node, start, end) of each, sorted.
+    windows: Vec<(NodeIdx, Time, Time)>,
+    provisional: Vec<(NodeIdx, JobIdx)>,
+}
+
+impl<'a> CarriedJobs<'a> {
+    fn new(carried: &'a [(NodeIdx, Occupant)]) -> CarriedJobs<'a> {
+        let mut windows: Vec<_> = carried.iter().map(|(n, o)| (*n, o.start, o.end)).collect();
+        windows.sort_unstable();
+        CarriedJobs {
+            carried,
+            windows,
+            provisional: Vec::new(),
+        }
+    }
+}
+
+impl crate::reservation::standing::BeforeFloating for CarriedJobs<'_> {
+    fn add(&mut self, p: &mut Profile) {
+        for (node, o) in self.carried {
+            if p.add_job(*node, o.clone(), &Unreserved).is_ok() {
+                self.provisional.push((*node, o.job));
+            }
+        }
+    }
+
+    fn meets(&self, r: &Reservation) -> bool {
+        r.claims.iter().any(|c| {
+            let from = self.windows.partition_point(|w| w.0 < c.node);
+            self.windows[from..]
+                .iter()
+                .take_while(|w| w.0 == c.node)
+                .any(|&(_, s, e)| s < r.end && r.start < e)
+        })
+    }
 }
 
 /// Adds a running or suspended job's placements; false when some did not
@@ -753,6 +790,86 @@ mod tests {
             })
             .collect();
         Arc::new(Cluster::build(&nodes, c))
+    }
+
+    /// The carried job reservations, added before the first floating
+    /// instance whether or not any instance could see them (as they were
+    /// before [`CarriedJobs::meets`]).
+    struct Always<'a>(CarriedJobs<'a>);
+
+    impl crate::reservation::standing::BeforeFloating for Always<'_> {
+        fn add(&mut self, p: &mut Profile) {
+            self.0.add(p)
+        }
+        fn meets(&self, _: &Reservation) -> bool {
+            true
+        }
+    }
+
+    proptest! {
+        /// Job reservations carried from the last iteration are added only
+        /// where a standing instance could see them, and the instances and
+        /// the profile come out as when they are always added.
+        #[test]
+        fn carried_job_reservations_are_added_only_where_an_instance_could_see_them(
+            busy in proptest::collection::vec(0u32..4, 0..3),
+            jobs in proptest::collection::vec((0u32..4, 0i64..40, 1i64..14, 1u32..5), 0..6),
+            later in 1i64..30,
+        ) {
+            use crate::reservation::place::PlaceOutcome;
+            use crate::reservation::standing::BeforeFloating;
+            let c = cfg("SRCFG[day] TASKCOUNT=3 PERIOD=DAY DEPTH=2 STARTTIME=08:00:00 ENDTIME=17:00:00\n");
+            let cluster = four_proc_nodes(4, &c);
+            let (hour, t0) = (3600, 966_600_000); // Fri Aug 18 2000 12:00 UTC
+            let one = Resources::procs_mem(1, 0);
+            // First iteration: the instances take what the busy nodes leave.
+            let mut set = StandingSet::new();
+            set.roll(&c.standing, &c.zone, t0);
+            let mut p0 = Profile::from_cluster(&cluster, t0);
+            for (k, &n) in busy.iter().enumerate() {
+                let o = Occupant { job: k as JobIdx, start: t0, end: t0 + 30 * hour, task: one, tasks: 4 };
+                let _ = p0.add_job(n, o, &Unreserved);
+            }
+            let no_jobs = |_: &Reservation, _: JobIdx| false;
+            let chooser = PolicyChooser(c.params.node_allocation_policy);
+            set.place(0, &cluster, &mut p0, &chooser, &no_jobs, &mut ());
+            // The next: the busy nodes are free, last iteration's job
+            // reservations are carried.
+            let now = t0 + later * hour;
+            let carried: Vec<(NodeIdx, Occupant)> = jobs
+                .iter()
+                .enumerate()
+                .map(|(k, &(n, from, hours, procs))| {
+                    let start = now + from * hour;
+                    (n, Occupant { job: 10 + k as JobIdx, start, end: start + hours * hour, task: one, tasks: procs })
+                })
+                .collect();
+            let place = |b: &mut dyn BeforeFloating| -> (StandingSet, Profile, Vec<PlaceOutcome>) {
+                let mut set = set.clone();
+                set.roll(&c.standing, &c.zone, now);
+                let mut p = Profile::from_cluster(&cluster, now);
+                let out = set.place(0, &cluster, &mut p, &chooser, &no_jobs, b);
+                (set, p, out)
+            };
+            let mut lazy = CarriedJobs::new(&carried);
+            let (set1, mut p1, out1) = place(&mut lazy);
+            let mut always = Always(CarriedJobs::new(&carried));
+            let (set2, mut p2, out2) = place(&mut always);
+            // Added exactly when some instance is short or meets one.
+            let seen = set2.instances().iter().any(|r| {
+                r.tasks() < r.request.wanted_tasks(&cluster) || lazy.meets(r)
+            }) || out2.iter().any(|o| !o.added.is_empty());
+            prop_assert_eq!(!lazy.provisional.is_empty(), seen && !always.0.provisional.is_empty());
+            for (n, j) in lazy.provisional {
+                p1.remove_job(n, j);
+            }
+            for (n, j) in always.0.provisional {
+                p2.remove_job(n, j);
+            }
+            prop_assert_eq!(out1, out2);
+            prop_assert_eq!(set1, set2);
+            prop_assert!(p1 == p2);
+        }
     }
 
     /// One change to the workload between two iterations.

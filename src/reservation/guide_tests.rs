@@ -59,7 +59,7 @@ fn standing(
 ) -> (Vec<Reservation>, Vec<PlaceOutcome>) {
     let mut set = StandingSet::new();
     set.roll(&cfg.standing, &cfg.zone, now);
-    let out = set.place(0, cluster, profile, &RmOrder, &no_jobs, &mut |_| {});
+    let out = set.place(0, cluster, profile, &RmOrder, &no_jobs, &mut ());
     (set.instances().to_vec(), out)
 }
 
@@ -483,7 +483,7 @@ fn depth_rolls_across_midnight_and_repairs_partial_instances() {
         // reservation for bob's 2-task, 4-hour job at its earliest start.
         let mut p = Profile::from_cluster(&c, thu_2300);
         set.roll(&cfg.standing, &cfg.zone, thu_2300);
-        set.place(0, &c, &mut p, &RmOrder, &no_jobs, &mut |_| {});
+        set.place(0, &c, &mut p, &RmOrder, &no_jobs, &mut ());
         let bob = job("j", "bob", "batch", 2, 4 * HOUR);
         let rs = set.instances().to_vec();
         let fit = p
@@ -524,7 +524,7 @@ fn depth_rolls_across_midnight_and_repairs_partial_instances() {
         (roll.created, roll.removed),
         (vec!["daily.11188".into()], vec!["daily.11186".into()])
     );
-    let out = set.place(0, &c, &mut p, &RmOrder, &no_jobs, &mut |_| {});
+    let out = set.place(0, &c, &mut p, &RmOrder, &no_jobs, &mut ());
     assert_eq!(
         (out[0].tasks, out[0].wanted),
         (4, 4),
@@ -539,11 +539,11 @@ fn depth_rolls_across_midnight_and_repairs_partial_instances() {
     // Next iteration, still held: nothing to add.
     let mut p = Profile::from_cluster(&c, midnight + 60);
     place_job(&mut p);
-    let out = set.place(0, &c, &mut p, &RmOrder, &no_jobs, &mut |_| {});
+    let out = set.place(0, &c, &mut p, &RmOrder, &no_jobs, &mut ());
     assert!(out[1].is_partial() && out[1].added.is_empty());
     // When the job is gone, the partial instance is repaired.
     let mut p = Profile::from_cluster(&c, midnight + 120);
-    let out = set.place(0, &c, &mut p, &RmOrder, &no_jobs, &mut |_| {});
+    let out = set.place(0, &c, &mut p, &RmOrder, &no_jobs, &mut ());
     assert_eq!((out[1].tasks, out[1].added.len()), (4, 2));
     assert_eq!(set.instances()[1].claims.len(), 4);
 
@@ -607,7 +607,7 @@ fn chooser_hook_orders_candidate_nodes() {
     set.roll(&cfg.standing, &cfg.zone, FRI_NOON);
     let last_first =
         |_: &ChooseCtx, cands: &mut [Candidate]| cands.sort_by_key(|c| std::cmp::Reverse(c.node));
-    set.place(0, &c, &mut p, &last_first, &no_jobs, &mut |_| {});
+    set.place(0, &c, &mut p, &last_first, &no_jobs, &mut ());
     assert_eq!(
         claims(&set.instances()[0], &c),
         named(&[("n3", 1), ("n4", 1)])

@@ -259,11 +259,17 @@ impl StandingSet {
     /// indexes). `admits_job` tells whether a reservation admits a job of
     /// the profile (running jobs it admits count against its claim).
     ///
-    /// `before_floating` is called on the profile once the non-floating
+    /// `before_floating` adds to the profile once the non-floating
     /// instances hold their hosts and before the floating ones are placed.
     /// A non-floating instance takes its hosts "no matter what" (seed
     /// 7.1.5.2.5), so what the caller adds there (job reservations carried
-    /// from the last iteration) keeps only the floating instances off.
+    /// from the last iteration) keeps only the floating instances off. It
+    /// is added only when an instance from the first floating one on could
+    /// see it: one short of tasks (its top-up chooses nodes by what is
+    /// free) or one whose claims it meets ([`BeforeFloating::meets`]).
+    /// Claims it does not meet land the same with it or without, and the
+    /// caller takes what it added out again, so where no instance could
+    /// see it the profile is the same without adding it at all.
     pub fn place(
         &mut self,
         first: ResIdx,
@@ -271,14 +277,18 @@ impl StandingSet {
         profile: &mut Profile,
         chooser: &dyn NodeChooser,
         admits_job: &dyn Fn(&Reservation, JobIdx) -> bool,
-        before_floating: &mut dyn FnMut(&mut Profile),
+        before_floating: &mut dyn BeforeFloating,
     ) -> Vec<PlaceOutcome> {
         let mut outcomes = Vec::with_capacity(self.instances.len());
-        let mut floating = false;
+        let (mut floating, mut added) = (false, false);
         for (i, r) in self.instances.iter_mut().enumerate() {
-            if !floating && r.request.is_floating() {
-                floating = true;
-                before_floating(profile);
+            floating |= r.request.is_floating();
+            if floating
+                && !added
+                && (r.tasks() < r.request.wanted_tasks(cluster) || before_floating.meets(r))
+            {
+                added = true;
+                before_floating.add(profile);
             }
             outcomes.push(place::ensure(
                 r,
@@ -289,10 +299,25 @@ impl StandingSet {
                 admits_job,
             ));
         }
-        if !floating {
-            before_floating(profile);
-        }
         outcomes
+    }
+}
+
+/// What [`StandingSet::place`] adds to the profile before the floating
+/// instances, to be taken out again by the caller afterwards.
+pub trait BeforeFloating {
+    /// Adds it to the profile.
+    fn add(&mut self, profile: &mut Profile);
+    /// Whether it could change how `r`'s claims land: it holds something
+    /// on a node of theirs over a time that overlaps `r`.
+    fn meets(&self, r: &Reservation) -> bool;
+}
+
+/// Nothing to add.
+impl BeforeFloating for () {
+    fn add(&mut self, _: &mut Profile) {}
+    fn meets(&self, _: &Reservation) -> bool {
+        false
     }
 }
 

@@ -130,7 +130,7 @@ pub fn build(
     let mut standing = StandingSet::new();
     standing.roll(&cfg.standing, &cfg.zone, now);
     let first = table.len() as ResIdx;
-    let outcomes = standing.place(first, &cluster, &mut profile, chooser, &admits, &mut |_| {});
+    let outcomes = standing.place(first, &cluster, &mut profile, chooser, &admits, &mut ());
     let mut partial = Vec::new();
     for (r, o) in standing.instances().iter().zip(&outcomes) {
         if o.is_partial() {
