@@ -73,27 +73,37 @@ pub fn maui_window(
     longer_than: Secs,
     adm: &dyn Admits,
 ) -> Option<Window> {
-    maui_window_of(&maui_availability(cluster, profile, now, adm), longer_than)
+    maui_window_of(
+        &maui_availability(cluster, profile, now, adm, None),
+        longer_than,
+    )
 }
 
 /// `(node, free processors, availability)` ([`maui_available`]) of each
-/// usable node with processors free, in node order.
+/// usable node with processors free, in node order. `with_free`: in node
+/// order, a superset of the nodes with processors free now (whatever the
+/// reservations), the only ones looked at; `None`: every node.
 pub fn maui_availability(
     cluster: &Cluster,
     profile: &Profile,
     now: Time,
     adm: &dyn Admits,
+    with_free: Option<&[NodeIdx]>,
 ) -> Vec<(NodeIdx, u32, Secs)> {
-    cluster
-        .nodes
-        .iter()
-        .filter(|n| n.usable)
-        .map(|n| {
-            let (p, d) = maui_available(profile, n.index, now, adm);
-            (n.index, p, d)
-        })
-        .filter(|a| a.1 > 0)
-        .collect()
+    let available = |n: &crate::model::EffNode| {
+        let (p, d) = maui_available(profile, n.index, now, adm);
+        (n.index, p, d)
+    };
+    let nodes = cluster.nodes.iter().filter(|n| n.usable);
+    match with_free {
+        None => nodes.map(available).filter(|a| a.1 > 0).collect(),
+        Some(w) => w
+            .iter()
+            .filter_map(|&n| cluster.nodes.get(n as usize).filter(|n| n.usable))
+            .map(available)
+            .filter(|a| a.1 > 0)
+            .collect(),
+    }
 }
 
 /// Maui's next window ([`maui_available`]'s rule) from

@@ -303,6 +303,10 @@ impl<'a> Placer<'a> for Iter<'a> {
         c.get() == 2
     }
 
+    fn with_free_procs(&self) -> Option<&[NodeIdx]> {
+        Some(self.now_ix.open(&Resources::procs(1)))
+    }
+
     fn fits_now(&self, i: usize) -> bool {
         if !self.may_fit_now(i) {
             return false;

@@ -95,6 +95,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             &cx.view.profile,
             cx.now,
             &JobAdmission::new(&cx.view.table, &wjob),
+            self.p.with_free_procs(),
         );
         let mut windows =
             backfill::MauiWindows::new(avail, |n| cx.view.cluster.nodes[n as usize].speed);

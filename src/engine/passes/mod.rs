@@ -94,6 +94,12 @@ pub(super) trait Placer<'a> {
     fn admitted_anywhere(&self, i: usize) -> bool {
         self.cx().admitted_anywhere(i)
     }
+    /// In node order, every node with processors free now whatever the
+    /// reservations, and maybe some without (a bound the accelerated
+    /// placer keeps); `None`: every node may have.
+    fn with_free_procs(&self) -> Option<&[NodeIdx]> {
+        None
+    }
     /// Starts job `i` now if the allocation policy finds it nodes: those
     /// nodes, committed.
     fn start_now(&mut self, i: usize) -> Option<Vec<(NodeIdx, u32)>>;
