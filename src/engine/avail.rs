@@ -125,6 +125,15 @@ impl NowIndex {
         }
     }
 
+    /// The index over unclaimed capacity, from this one over all of it,
+    /// of a profile where nothing is claimed (so all of it is unclaimed).
+    pub fn of_unclaimed(&self) -> NowIndex {
+        NowIndex {
+            scope: Scope::Unclaimed,
+            ..self.clone()
+        }
+    }
+
     /// Recomputes one node's values (after a placement on it).
     pub fn refresh(&mut self, profile: &Profile, node: NodeIdx) {
         let k = node as usize;

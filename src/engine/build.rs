@@ -41,6 +41,10 @@ pub struct View {
     /// Shared, not copied: the placer copies it only once a start now
     /// changes it.
     pub(crate) now_ix: Option<Arc<super::avail::NowIndex>>,
+    /// The profile's now-index over unclaimed capacity, with `now_ix`,
+    /// when the profile has reservations and was built on the carried
+    /// running-job profile.
+    pub(crate) open_ix: Option<Arc<super::avail::NowIndex>>,
 }
 
 /// Walltime the scheduler plans with.
@@ -153,6 +157,7 @@ pub fn build_with(
         partial: Vec::new(),
         windows,
         now_ix: None,
+        open_ix: None,
     };
     // 2. Admin reservations.
     state.admin.expire(now);
@@ -195,9 +200,23 @@ pub fn build_with(
     for (node, pj) in provisional {
         v.profile.remove_job(node, pj);
     }
-    // Without reservations the profile is the running jobs' one.
-    if table.is_empty() {
-        v.now_ix = running.as_mut().map(|r| r.now_index(now));
+    // Without reservations the profile is the running jobs' one. With
+    // them it is that one where claims were made: its indexes are the
+    // running jobs' one (all capacity is unclaimed there) brought up to
+    // date on the lines the claims changed.
+    if let Some(r) = running.as_mut() {
+        let base = r.now_index(now);
+        if table.is_empty() {
+            v.now_ix = Some(base);
+        } else {
+            let changed = v.profile.lines_apart(&r.profile);
+            let mut open = base.of_unclaimed();
+            open.advance(&v.cluster, &v.profile, now, &changed);
+            let mut all = (*base).clone();
+            all.advance(&v.cluster, &v.profile, now, &changed);
+            v.now_ix = Some(Arc::new(all));
+            v.open_ix = Some(Arc::new(open));
+        }
     }
     v.table = table;
     v
@@ -967,8 +986,13 @@ mod tests {
         fn the_carried_profile_is_the_one_built_anew(
             ops in prop::collection::vec(op(), 1..60),
             single_job in any::<bool>(),
+            standing in any::<bool>(),
         ) {
-            let c = cfg(if single_job { "NODEACCESSPOLICY SINGLEJOB" } else { "" });
+            let mut text = String::from(if single_job { "NODEACCESSPOLICY SINGLEJOB\n" } else { "" });
+            if standing {
+                text.push_str("SRCFG[d] TASKCOUNT=2 PERIOD=DAY STARTTIME=00:00:00 ENDTIME=23:00:00\n");
+            }
+            let c = cfg(&text);
             let cluster = four_proc_nodes(4, &c);
             let mut snapshot: Vec<Job> = Vec::new();
             let mut now: Time = 1_000_000;
@@ -988,6 +1012,13 @@ mod tests {
                 prop_assert_eq!(kept.now_ix.is_some(), running.is_some());
                 if let Some(kept_ix) = &kept.now_ix {
                     prop_assert_eq!(&**kept_ix, &ix, "after {:?}", op);
+                }
+                // With a standing reservation, so is the one over
+                // unclaimed capacity.
+                prop_assert_eq!(kept.open_ix.is_some(), running.is_some() && !kept.table.is_empty());
+                if let Some(kept_open) = &kept.open_ix {
+                    let open = NowIndex::new(&anew.cluster, &anew.profile, now, Scope::Unclaimed);
+                    prop_assert_eq!(&**kept_open, &open, "after {:?}", op);
                 }
             }
         }

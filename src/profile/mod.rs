@@ -942,6 +942,21 @@ impl Profile {
 
     /// A node's line taken out for changing (copied first if shared); put
     /// it back with [`Profile::put_line`].
+    /// The nodes whose line is not the one `other` holds: every line
+    /// changed since this profile was cloned from `other` (or `other` from
+    /// it), and maybe some changed back.
+    pub(crate) fn lines_apart(&self, other: &Profile) -> Vec<NodeIdx> {
+        (0..self.lines.len())
+            .filter(|&n| {
+                other
+                    .lines
+                    .get(n)
+                    .is_none_or(|l| !std::sync::Arc::ptr_eq(l, &self.lines[n]))
+            })
+            .map(|n| n as NodeIdx)
+            .collect()
+    }
+
     fn take_line(&mut self, node: NodeIdx) -> Line {
         let slot = &mut self.lines[node as usize];
         if let Some(l) = std::sync::Arc::get_mut(slot) {

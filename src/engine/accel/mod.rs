@@ -72,11 +72,12 @@ pub(super) struct Iter<'a> {
 }
 
 impl<'a> Iter<'a> {
-    /// The placer over `cx` (`now_ix`: the profile's index when it was
-    /// carried), with what `carried` kept for its cluster.
+    /// The placer over `cx` (`now_ix`, `open_ix`: the profile's indexes
+    /// over all and over unclaimed capacity, when they were carried), with
+    /// what `carried` kept for its cluster.
     pub(super) fn new(
         cx: Ctx<'a>,
-        now_ix: Option<Arc<NowIndex>>,
+        (now_ix, open_ix): (Option<Arc<NowIndex>>, Option<Arc<NowIndex>>),
         feasible: Feasible,
         signatures: usize,
         carried: &mut Carried,
@@ -93,12 +94,14 @@ impl<'a> Iter<'a> {
         };
         let base_ix = Arc::clone(&now_ix);
         let open_ix = (!view.table.is_empty()).then(|| {
-            Arc::new(NowIndex::new(
-                &view.cluster,
-                &view.profile,
-                cx.now,
-                Scope::Unclaimed,
-            ))
+            open_ix.unwrap_or_else(|| {
+                Arc::new(NowIndex::new(
+                    &view.cluster,
+                    &view.profile,
+                    cx.now,
+                    Scope::Unclaimed,
+                ))
+            })
         });
         let unreserved = vec![std::cell::Cell::new(0u8); cx.idle.len()];
         let orders = carried.orders_for(&view.cluster);

@@ -194,6 +194,7 @@ pub fn run(
     let ranked = rank::rank(cfg, state, jobs, &view, usage_then, now, &memo, &slots);
     let base = view.profile.clone();
     let now_ix = view.now_ix.take();
+    let open_ix = view.open_ix.take();
     let cx = Ctx {
         cfg,
         jobs,
@@ -217,7 +218,7 @@ pub fn run(
             quiet,
         };
     }
-    let it = super::accel::Iter::new(cx, now_ix, feasible, memo.signatures(), carried);
+    let it = super::accel::Iter::new(cx, (now_ix, open_ix), feasible, memo.signatures(), carried);
     let (plan, quiet, it) = Passes::new(it, state, throttled, usage).decide(&base, ranked.statics);
     let (view, feasible) = it.finish(carried);
     carried.keep(&view.cluster, feasible, memo);
