@@ -90,19 +90,30 @@ pub fn maui_availability(
     adm: &dyn Admits,
     with_free: Option<&[NodeIdx]>,
 ) -> Vec<(NodeIdx, u32, Secs)> {
-    let available = |n: &crate::model::EffNode| {
-        let (p, d) = maui_available(profile, n.index, now, adm);
-        (n.index, p, d)
-    };
-    let nodes = cluster.nodes.iter().filter(|n| n.usable);
-    match with_free {
-        None => nodes.map(available).filter(|a| a.1 > 0).collect(),
-        Some(w) => w
-            .iter()
-            .filter_map(|&n| cluster.nodes.get(n as usize).filter(|n| n.usable))
-            .map(available)
+    // Generic over the node source, so each arm gets its own inlined loop.
+    fn of<'a>(
+        nodes: impl Iterator<Item = &'a crate::model::EffNode>,
+        profile: &Profile,
+        now: Time,
+        adm: &dyn Admits,
+    ) -> Vec<(NodeIdx, u32, Secs)> {
+        nodes
+            .filter(|n| n.usable)
+            .map(|n| {
+                let (p, d) = maui_available(profile, n.index, now, adm);
+                (n.index, p, d)
+            })
             .filter(|a| a.1 > 0)
-            .collect(),
+            .collect()
+    }
+    match with_free {
+        None => of(cluster.nodes.iter(), profile, now, adm),
+        Some(w) => of(
+            w.iter().filter_map(|&n| cluster.nodes.get(n as usize)),
+            profile,
+            now,
+            adm,
+        ),
     }
 }
 
