@@ -6,13 +6,16 @@
 pub struct Bits(Vec<u64>);
 
 impl Bits {
-    /// Adds `id`.
-    pub fn insert(&mut self, id: u32) {
+    /// Adds `id`; true when it was not in yet.
+    pub fn insert(&mut self, id: u32) -> bool {
         let w = id as usize / 64;
         if self.0.len() <= w {
             self.0.resize(w + 1, 0);
         }
-        self.0[w] |= 1 << (id % 64);
+        let bit = 1 << (id % 64);
+        let new = self.0[w] & bit == 0;
+        self.0[w] |= bit;
+        new
     }
 
     /// True when `id` is in the set.
@@ -115,5 +118,13 @@ mod tests {
         assert!(a.remove(3) && a.remove(64));
         assert!(a.is_empty() && a == Bits::default());
         assert_eq!(a.iter().count(), 0);
+    }
+
+    #[test]
+    fn inserting_says_whether_the_id_was_new() {
+        let mut a = Bits::default();
+        assert!(a.insert(70) && !a.insert(70));
+        assert!(a.insert(1) && !a.insert(1) && !a.insert(70));
+        assert_eq!(a, Bits::from_iter([1, 70]));
     }
 }

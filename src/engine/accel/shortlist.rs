@@ -137,8 +137,7 @@ impl Walk {
             return;
         }
         if !claimed.contains(node) && ix.free_now(node).procs > 0 {
-            if !self.entered.contains(pos) {
-                self.entered.insert(pos);
+            if self.entered.insert(pos) {
                 self.len += 1;
             }
         } else if self.entered.remove(pos) {
