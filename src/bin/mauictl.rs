@@ -207,21 +207,16 @@ struct WorkloadArgs {
     partitions: bool,
 }
 
+/// A cluster's nodes and the label reports give it (a file's path, the
+/// demo's or the synthetic trace's name).
+type NamedCluster = (Vec<mauisched::snapshot::Node>, String);
+
 impl WorkloadArgs {
     /// The selected workload (the demo's without a file), and the cluster
     /// the options name with its label: `--cluster FILE`, the demo's or the
     /// synthetic one; `None` when it comes from the trace's header. A
     /// synthetic trace is drawn once, its nodes and jobs together.
-    #[allow(clippy::type_complexity)]
-    fn load(
-        &self,
-    ) -> Result<
-        (
-            mauisched::sim::workload::Workload,
-            Option<(Vec<mauisched::snapshot::Node>, String)>,
-        ),
-        String,
-    > {
+    fn load(&self) -> Result<(mauisched::sim::workload::Workload, Option<NamedCluster>), String> {
         use mauisched::sim::{cluster, demo, synth_trace, workload, MapOptions, ReadOptions};
         let map = MapOptions {
             no_request: self.no_request,
@@ -587,14 +582,7 @@ fn duration_arg(name: &str, v: &Option<String>) -> Result<Option<i64>, String> {
 /// The workload, the cluster and its label of `simulate`.
 fn sim_inputs(
     a: &SimulateArgs,
-) -> Result<
-    (
-        mauisched::sim::workload::Workload,
-        Vec<mauisched::snapshot::Node>,
-        String,
-    ),
-    String,
-> {
+) -> Result<(mauisched::sim::workload::Workload, NamedCluster), String> {
     use mauisched::sim::{cluster, workload::TraceFormat};
     let (w, named) = a.workload.load()?;
     if w.read.malformed > 0 {
@@ -628,7 +616,7 @@ fn sim_inputs(
             .to_string(),
         ),
     };
-    Ok((w, nodes, cluster_label))
+    Ok((w, (nodes, cluster_label)))
 }
 
 /// The operators' commands of `simulate` (lines and events), read under
@@ -705,7 +693,7 @@ fn simulate(loaded: &Loaded, a: SimulateArgs) -> Result<String, String> {
         span: duration_arg("chart-span", &a.chart_span)?,
         nodes: a.chart_nodes,
     };
-    let (w, nodes, cluster_label) = sim_inputs(&a)?;
+    let (w, (nodes, cluster_label)) = sim_inputs(&a)?;
     let cfg = &loaded.config;
     let first_submit = w.jobs.first().map_or(0, |j| j.job.submit_time);
     let (op_lines, op_events) = sim_operators(&a, cfg, first_submit)?;
@@ -766,7 +754,7 @@ fn simulate_compare(a: SimulateArgs) -> Result<String, String> {
     };
     let paths: Vec<String> = a.compare.iter().map(|p| p.display().to_string()).collect();
     let labels = compare::labels(&paths);
-    let (w, nodes, cluster_label) = sim_inputs(&a)?;
+    let (w, (nodes, cluster_label)) = sim_inputs(&a)?;
     let first_submit = w.jobs.first().map_or(0, |j| j.job.submit_time);
     let mut entries = Vec::new();
     for (p, label) in a.compare.iter().zip(labels) {
