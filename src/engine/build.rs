@@ -876,7 +876,7 @@ mod tests {
             let (set2, mut p2, out2) = place(&mut always);
             // Added exactly when some instance is short or meets one.
             let seen = set2.instances().iter().any(|r| {
-                r.tasks() < r.request.wanted_tasks(&cluster) || lazy.meets(r)
+                r.is_partial(&cluster) || lazy.meets(r)
             }) || out2.iter().any(|o| !o.added.is_empty());
             prop_assert_eq!(!lazy.provisional.is_empty(), seen && !always.0.provisional.is_empty());
             for (n, j) in lazy.provisional {

@@ -283,10 +283,7 @@ impl StandingSet {
         let (mut floating, mut added) = (false, false);
         for (i, r) in self.instances.iter_mut().enumerate() {
             floating |= r.request.is_floating();
-            if floating
-                && !added
-                && (r.tasks() < r.request.wanted_tasks(cluster) || before_floating.meets(r))
-            {
+            if floating && !added && (r.is_partial(cluster) || before_floating.meets(r)) {
                 added = true;
                 before_floating.add(profile);
             }
