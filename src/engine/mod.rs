@@ -229,6 +229,14 @@ pub struct Engine {
     /// only the decisions (the simulator) turns it off: the priorities,
     /// and so the decisions, are the same.
     pub(crate) priority_breakdowns: bool,
+    /// Each waiting job's reason in the plan is worked out in full (for
+    /// `checkjob`, `showq` and the RM's views: the resources it lacks, the
+    /// reservation in its way). On by default; a caller that reads only
+    /// the decisions and the rejections (the simulator) turns it off, and
+    /// its waiting jobs get the cheap reason that jobs past the detail
+    /// budget get, or `NoFit` where their ADVRES names nothing usable. The
+    /// decisions are the same.
+    pub(crate) wait_reasons: bool,
 }
 
 /// A cluster (NODECFG applied to the RM's nodes) with its inputs: reused
@@ -397,6 +405,7 @@ impl Engine {
             cluster_cache: None,
             carried: accel::Carried::default(),
             priority_breakdowns: true,
+            wait_reasons: true,
         }
     }
 
@@ -420,6 +429,7 @@ impl Engine {
             cluster_cache: None,
             carried: accel::Carried::default(),
             priority_breakdowns: true,
+            wait_reasons: true,
         }
     }
 
@@ -530,6 +540,7 @@ impl Engine {
             now,
             local,
             &mut self.carried,
+            self.wait_reasons,
         );
         // Starts name the RM's tasks: bundled jobs' allocations are
         // multiplied back (looked up once, not per start over every job).

@@ -1138,6 +1138,65 @@ fn plans_without_breakdowns_decide_the_same() {
     assert_ne!(now_computed.priority, before[0].priority);
 }
 
+/// The simulator turns full waiting reasons off (`wait_reasons`): the
+/// starts, reservations, priorities, estimates, the state and the blocking
+/// reasons (a missing ADVRES is NoFit) are those of full reasons; the other
+/// waiting jobs get the cheap reason (Resources or Priority, naming no
+/// reservation), where full reasons name the reservation in their way.
+#[test]
+fn plans_without_full_wait_reasons_decide_the_same() {
+    // n3 is kept for u1: bob's B finds room there, but may not use it.
+    let text = "RESERVATIONDEPTH 2\nSRCFG[r1] HOSTLIST=n3 PERIOD=INFINITY USERLIST=u1\n";
+    let mut x = idle("X", "alice", 1, H, 0);
+    x.advres = Some("nope.1".into());
+    let jobs = vec![
+        idle("A", "bob", 4, 4 * H, -600),
+        idle("B", "bob", 2, 4 * H, -500),
+        idle("C", "bob", 6, H, -400),
+        x,
+    ];
+    let s = snap(nodes(3, 2), jobs);
+    let mut full = Engine::new(cfg(text));
+    let mut brief = Engine::new(cfg(text));
+    brief.wait_reasons = false;
+    let mut named = 0;
+    for now in [0, 600, 1200] {
+        let (a, b) = (full.iterate(&s, now), brief.iterate(&s, now));
+        let json = |p: &Plan| {
+            let starts = serde_json::to_string(&p.starts).unwrap();
+            (starts, serde_json::to_string(&p.reservations).unwrap())
+        };
+        assert_eq!(json(&a), json(&b), "at {now}");
+        assert_eq!(a.jobs.len(), b.jobs.len());
+        for (x, y) in a.jobs.iter().zip(&b.jobs) {
+            let same = |j: &JobPlan| {
+                let r = j.reservation.clone();
+                (j.job.clone(), j.priority, j.started, j.estimated_start, r)
+            };
+            assert_eq!(same(x), same(y));
+            match &x.reason {
+                Some(r) if r.is_blocking() => assert_eq!(y.reason.as_ref(), Some(r)),
+                Some(r) => {
+                    named += (*r != Reason::PRIORITY && *r != Reason::Resources) as usize;
+                    assert!(
+                        matches!(y.reason, Some(Reason::Resources | Reason::PRIORITY)),
+                        "{} at {now}: {:?}",
+                        y.job,
+                        y.reason
+                    );
+                }
+                None => assert!(y.reason.is_none()),
+            }
+        }
+        assert!(matches!(
+            b.job("X").unwrap().reason,
+            Some(Reason::NoFit { .. })
+        ));
+    }
+    assert!(named > 0, "full reasons named no reservation in the way");
+    assert_eq!(full.state, brief.state);
+}
+
 /// An RM that runs the plans: the engine carrying its running-job profile
 /// from one iteration to the next decides exactly as one that builds it
 /// anew every time, with standing reservations placed over it, as jobs

@@ -702,6 +702,13 @@ impl Service {
         self.engine.priority_breakdowns = keep;
     }
 
+    /// Works out each waiting job's reason in full, or (off) only what a
+    /// reader of decisions and rejections needs (see
+    /// [`Engine::wait_reasons`]).
+    pub fn set_wait_reasons(&mut self, full: bool) {
+        self.engine.wait_reasons = full;
+    }
+
     /// True when an iteration at `now` should write the state: nothing
     /// written yet by this service, an operator change waiting, or
     /// CHECKPOINTINTERVAL elapsed (a clock that went back counts as elapsed).

@@ -608,6 +608,8 @@ pub fn simulate_with_operators(
     let mut svc = Service::in_memory(cfg.clone(), Default::default());
     // Nothing here reads priority breakdowns: only the decisions.
     svc.set_priority_breakdowns(false);
+    // Nor the reasons jobs wait, but for the rejections (NoFit).
+    svc.set_wait_reasons(false);
     let mut next = 0usize; // next job to submit
     let mut last_iter: Option<Time> = None;
     let mut last_activity: Time = jobs.first().map_or(0, |j| j.job.submit_time);

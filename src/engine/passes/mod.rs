@@ -158,6 +158,9 @@ pub(super) struct Passes<'s, P> {
     pub reservations_carried: bool,
     /// Preemption, when some job may preempt ([`preempt`]).
     pub preempt: Option<Box<preempt::Preempting>>,
+    /// Waiting jobs' reasons in full ([`crate::engine::Engine`]'s
+    /// `wait_reasons`).
+    pub wait_reasons: bool,
 }
 
 /// Runs one iteration; `finished`: jobs the RM reports ended with usage
@@ -172,6 +175,7 @@ pub fn run(
     now: Time,
     local: Option<&dyn LocalAllocator>,
     carried: &mut super::accel::Carried,
+    wait_reasons: bool,
 ) -> Outcome {
     // 1. Reconcile.
     let mut view = build::build_with(cfg, cluster, jobs, now, state, &mut carried.running);
@@ -208,7 +212,7 @@ pub fn run(
     if super::reference::on() {
         let p = super::reference::Plain::new(cx);
         let (plan, quiet, p) =
-            Passes::new(p, state, throttled, usage).decide(&base, ranked.statics);
+            Passes::new(p, state, throttled, usage, wait_reasons).decide(&base, ranked.statics);
         let view = p.into_view();
         carried.keep(&view.cluster, feasible, memo);
         return Outcome {
@@ -219,7 +223,8 @@ pub fn run(
         };
     }
     let it = super::accel::Iter::new(cx, (now_ix, open_ix), feasible, memo.signatures(), carried);
-    let (plan, quiet, it) = Passes::new(it, state, throttled, usage).decide(&base, ranked.statics);
+    let (plan, quiet, it) =
+        Passes::new(it, state, throttled, usage, wait_reasons).decide(&base, ranked.statics);
     let (view, feasible) = it.finish(carried);
     carried.keep(&view.cluster, feasible, memo);
     Outcome {
@@ -231,7 +236,13 @@ pub fn run(
 }
 
 impl<'s, 'a, P: Placer<'a>> Passes<'s, P> {
-    fn new(p: P, state: &'s mut EngineState, throttled: bool, usage: Usage) -> Self {
+    fn new(
+        p: P,
+        state: &'s mut EngineState,
+        throttled: bool,
+        usage: Usage,
+        wait_reasons: bool,
+    ) -> Self {
         let (jobs, idle) = (p.cx().jobs.len(), p.cx().idle.len());
         let preempt = preempt::Preempting::new(p.cx().cfg, state.stopped.is_some());
         Passes {
@@ -246,6 +257,7 @@ impl<'s, 'a, P: Placer<'a>> Passes<'s, P> {
             decisive: None,
             reservations_carried: false,
             preempt,
+            wait_reasons,
         }
     }
 

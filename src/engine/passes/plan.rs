@@ -93,7 +93,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 Some(r)
             } else if let Some(r) = self.soft_deferred.get(&i) {
                 Some(r.clone())
-            } else if detail_budget > 0 {
+            } else if detail_budget > 0 && self.wait_reasons {
                 detail_budget -= 1;
                 match self.p.why_waiting(i, base) {
                     Reason::Priority { reserved_for: None } => {
@@ -104,13 +104,29 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                     }
                     other => Some(other),
                 }
-            } else if self.idle()[i].procs
-                > *total_free_now
-                    .get_or_insert_with(|| free_procs_now(base, &self.p.cx().view.cluster, now))
-            {
-                Some(Reason::Resources)
             } else {
-                Some(Reason::PRIORITY)
+                // Where the full reason would be `NoFit` for an ADVRES
+                // naming nothing usable, the reader of rejections still
+                // gets it.
+                let cx = self.p.cx();
+                let no_fit = match detail_budget > 0 {
+                    true => {
+                        detail_budget -= 1;
+                        cx.advres_nodes(&cx.jobs[self.idle()[i].j])
+                            .and_then(Result::err)
+                    }
+                    false => None,
+                };
+                Some(match no_fit {
+                    Some(detail) => Reason::NoFit { detail },
+                    None if self.idle()[i].procs
+                        > *total_free_now
+                            .get_or_insert_with(|| free_procs_now(base, &cx.view.cluster, now)) =>
+                    {
+                        Reason::Resources
+                    }
+                    None => Reason::PRIORITY,
+                })
             };
             let x = &self.idle()[i];
             let res = self.reserved.get(&x.j);
