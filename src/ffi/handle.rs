@@ -86,6 +86,7 @@ impl Logger {
 struct Front {
     snapshot: Option<Snapshot>,
     log: Logger,
+    trim: super::trim::Trim,
 }
 
 /// What an ABI body works on, for the duration of one call.
@@ -96,6 +97,8 @@ pub(crate) struct Handle<'a> {
     pub snapshot: &'a mut Option<Snapshot>,
     /// Log sink.
     pub log: &'a mut Logger,
+    /// When to hand memory freed after a burst back to the system.
+    pub trim: &'a mut super::trim::Trim,
 }
 
 /// An engine instance.
@@ -151,7 +154,11 @@ pub(crate) unsafe fn with_handle(
     // the lock only for the short time a change takes.
     let mut svc = outer.shared.lock();
     let mut front = outer.front.borrow_mut();
-    let Front { snapshot, log } = &mut *front;
+    let Front {
+        snapshot,
+        log,
+        trim,
+    } = &mut *front;
     let r = boundary(
         |_| {},
         || {
@@ -160,6 +167,7 @@ pub(crate) unsafe fn with_handle(
                 svc: &mut svc,
                 snapshot,
                 log,
+                trim,
             });
             log.deliver(&svc);
             r
@@ -321,6 +329,7 @@ pub unsafe extern "C" fn mauisched_new(
                 front: RefCell::new(Front {
                     snapshot: None,
                     log,
+                    trim: Default::default(),
                 }),
                 admin,
             }));

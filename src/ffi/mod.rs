@@ -64,6 +64,8 @@ pub mod render;
 
 pub mod local;
 
+mod trim;
+
 pub use admin::*;
 pub use handle::*;
 pub use input::*;

@@ -11,7 +11,7 @@ use super::handle::{mauisched_t, with_handle, Handle};
 use super::status::*;
 use crate::config::Config;
 use crate::engine::{LastIteration, Plan, Reason};
-use crate::model::Time;
+use crate::model::{JobState, Time};
 use std::collections::BTreeMap;
 use std::ffi::{c_char, CString};
 use std::sync::{Arc, OnceLock};
@@ -161,6 +161,9 @@ pub struct mauisched_plan_t {
     state_saved: bool,
     state_message: CString,
     what_if: WhatIf,
+    /// Free memory goes back to the system when the plan is freed (see
+    /// `trim`): after the front end has applied it, not before.
+    trim: bool,
 }
 
 /// `showstart`'s estimates for unreserved jobs, computed on the first
@@ -290,6 +293,7 @@ impl mauisched_plan_t {
                 source,
                 starts: OnceLock::new(),
             },
+            trim: false,
         }
     }
 }
@@ -348,6 +352,15 @@ fn run(hd: &mut Handle<'_>) -> FfiResult<mauisched_plan_t> {
             "mauisched_snapshot_begin was not called",
         )
     })?;
+    let now = snap.now.unwrap_or_default();
+    let active = (snap.jobs.iter())
+        .filter(|j| {
+            matches!(
+                j.state,
+                JobState::Idle | JobState::Running | JobState::Suspended
+            )
+        })
+        .count();
     // A bad snapshot is kept (the caller begins a new one); a good one is
     // consumed.
     let ran = hd.svc.iterate(snap)?;
@@ -367,7 +380,9 @@ fn run(hd: &mut Handle<'_>) -> FfiResult<mauisched_plan_t> {
         .filter(|last| Arc::ptr_eq(&last.plan, &ran.plan))
         .map(|last| (Arc::clone(last), hd.svc.config_shared()));
     let zone = hd.svc.config().zone.clone();
-    Ok(mauisched_plan_t::new(&ran.plan, state, source, &zone))
+    let mut plan = mauisched_plan_t::new(&ran.plan, state, source, &zone);
+    plan.trim = hd.trim.due(active, now);
+    Ok(plan)
 }
 
 /// Runs one scheduling iteration over the snapshot built since
@@ -411,8 +426,16 @@ pub unsafe extern "C" fn mauisched_run(
 #[no_mangle]
 pub unsafe extern "C" fn mauisched_plan_free(plan: *mut mauisched_plan_t) {
     if !plan.is_null() {
-        let _ =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(Box::from_raw(plan))));
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let plan = Box::from_raw(plan);
+            let trim = plan.trim;
+            drop(plan);
+            // What the iterations freed, the plan included, goes back to
+            // the system now and then (see `trim`).
+            if trim {
+                super::trim::release_free_memory();
+            }
+        }));
     }
 }
 
