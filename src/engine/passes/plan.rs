@@ -93,40 +93,30 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 Some(r)
             } else if let Some(r) = self.soft_deferred.get(&i) {
                 Some(r.clone())
-            } else if detail_budget > 0 && self.wait_reasons {
+            } else if detail_budget > 0 {
                 detail_budget -= 1;
-                match self.p.why_waiting(i, base) {
-                    Reason::Priority { reserved_for: None } => {
-                        let free = free_after.get_or_insert_with(|| self.free_now());
-                        Some(Reason::Priority {
-                            reserved_for: self.reserved_for(i, free),
-                        })
+                if self.wait_reasons {
+                    match self.p.why_waiting(i, base) {
+                        Reason::Priority { reserved_for: None } => {
+                            let free = free_after.get_or_insert_with(|| self.free_now());
+                            Some(Reason::Priority {
+                                reserved_for: self.reserved_for(i, free),
+                            })
+                        }
+                        other => Some(other),
                     }
-                    other => Some(other),
+                } else {
+                    // Where the full reason would be `NoFit` for an ADVRES
+                    // naming nothing usable, the reader of rejections
+                    // still gets it.
+                    let cx = self.p.cx();
+                    match cx.advres_nodes(&cx.jobs[self.idle()[i].j]) {
+                        Some(Err(detail)) => Some(Reason::NoFit { detail }),
+                        _ => Some(self.cheap_reason(i, base, &mut total_free_now)),
+                    }
                 }
             } else {
-                // Where the full reason would be `NoFit` for an ADVRES
-                // naming nothing usable, the reader of rejections still
-                // gets it.
-                let cx = self.p.cx();
-                let no_fit = match detail_budget > 0 {
-                    true => {
-                        detail_budget -= 1;
-                        cx.advres_nodes(&cx.jobs[self.idle()[i].j])
-                            .and_then(Result::err)
-                    }
-                    false => None,
-                };
-                Some(match no_fit {
-                    Some(detail) => Reason::NoFit { detail },
-                    None if self.idle()[i].procs
-                        > *total_free_now
-                            .get_or_insert_with(|| free_procs_now(base, &cx.view.cluster, now)) =>
-                    {
-                        Reason::Resources
-                    }
-                    None => Reason::PRIORITY,
-                })
+                Some(self.cheap_reason(i, base, &mut total_free_now))
             };
             let x = &self.idle()[i];
             let res = self.reserved.get(&x.j);
@@ -148,6 +138,19 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
             });
         }
         plan_jobs
+    }
+
+    /// The reason of a waiting job past the detail budget: Resources when
+    /// it asks for more processors than the cluster has free now
+    /// (`total_free_now`, found on first use), else Priority.
+    fn cheap_reason(&self, i: usize, base: &Profile, total_free_now: &mut Option<u64>) -> Reason {
+        let cx = self.p.cx();
+        let free =
+            *total_free_now.get_or_insert_with(|| free_procs_now(base, &cx.view.cluster, cx.now));
+        match self.idle()[i].procs > free {
+            true => Reason::Resources,
+            false => Reason::PRIORITY,
+        }
     }
 
     /// What is free now after the plan's starts ([`FreeNow`]).
