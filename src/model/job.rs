@@ -75,8 +75,19 @@ impl Clone for NodeTasks {
 
     /// Reuses the name's buffer (see [`Job::clone_from`]).
     fn clone_from(&mut self, src: &Self) {
-        self.node.clone_from(&src.node);
+        copy_str(&mut self.node, &src.node);
         self.tasks = src.tasks;
+    }
+}
+
+/// `dst.clone_from(src)`, writing nothing when they are equal already (the
+/// engine copies each job over its own copy of the iteration before, where
+/// the names nearly always are).
+#[inline]
+fn copy_str(dst: &mut String, src: &str) {
+    if dst != src {
+        dst.clear();
+        dst.push_str(src);
     }
 }
 
@@ -326,9 +337,9 @@ impl Clone for Job {
             allocation,
             utilized_procs,
         } = self;
-        id.clone_from(&src.id);
-        user.clone_from(&src.user);
-        group.clone_from(&src.group);
+        copy_str(id, &src.id);
+        copy_str(user, &src.user);
+        copy_str(group, &src.group);
         account.clone_from(&src.account);
         class.clone_from(&src.class);
         qos.clone_from(&src.qos);
@@ -480,6 +491,43 @@ impl Job {
             super::CredKind::Account => self.account.as_deref(),
             super::CredKind::Qos => self.qos.as_deref(),
             super::CredKind::Class => self.class.as_deref(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Copying a job over another gives the source, whether its names and
+    /// allocation equal the old copy's, differ at the same lengths, or
+    /// differ in length.
+    #[test]
+    fn copying_over_an_earlier_copy_gives_the_source() {
+        let job = |id: &str, user: &str, nodes: &[&str]| Job {
+            id: id.into(),
+            user: user.into(),
+            group: "g".into(),
+            allocation: (nodes.iter())
+                .map(|n| NodeTasks {
+                    node: n.to_string(),
+                    tasks: 2,
+                })
+                .collect(),
+            ..Job::default()
+        };
+        let sources = [
+            job("101", "ann", &["n01", "n02"]),
+            job("102", "bob", &["n01", "n03"]),
+            job("1000", "carol", &["n010"]),
+            job("7", "", &[]),
+        ];
+        for old in &sources {
+            for src in &sources {
+                let mut copy = old.clone();
+                copy.clone_from(src);
+                assert_eq!(&copy, src);
+            }
         }
     }
 }
