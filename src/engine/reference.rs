@@ -107,8 +107,8 @@ impl<'a> Placer<'a> for Plain<'a> {
     fn why_waiting(&mut self, i: usize, base: &Profile) -> Reason {
         let cx = &self.cx;
         let it = &cx.idle[i];
-        if let Some(Err(e)) = cx.advres_nodes(&cx.jobs[it.j]) {
-            return Reason::NoFit { detail: e };
+        if let Some(no_fit) = cx.advres_no_fit(it.j) {
+            return no_fit;
         }
         let need = it.req.tasks as u64;
         if self.tasks_in(i, base, &AdmitAll) < need {

@@ -450,9 +450,8 @@ impl Iter<'_> {
     /// reservation that excludes it, or higher-priority jobs.
     fn why_waiting_in(&self, i: usize, base: &Profile) -> Reason {
         let it = &self.cx.idle[i];
-        let job = &self.cx.jobs[it.j];
-        if let Some(Err(e)) = self.cx.advres_nodes(job) {
-            return Reason::NoFit { detail: e };
+        if let Some(no_fit) = self.cx.advres_no_fit(it.j) {
+            return no_fit;
         }
         let (start, end) = (self.cx.now, self.cx.now.saturating_add(it.wall));
         let adm = self.cx.adm(it.j);

@@ -62,6 +62,16 @@ impl Ctx<'_> {
         )
     }
 
+    /// `NoFit` for job `j` when its ADVRES names no reservation
+    /// ([`Ctx::advres_nodes`]' error): the one reason waiting jobs get
+    /// whether their reasons are worked out in full or not.
+    pub fn advres_no_fit(&self, j: usize) -> Option<Reason> {
+        match self.advres_nodes(&self.jobs[j])? {
+            Err(detail) => Some(Reason::NoFit { detail }),
+            Ok(_) => None,
+        }
+    }
+
     /// Job `i`'s candidate on `node`, which holds `tasks` of its tasks
     /// with `free` free over `window`: its affinity for the reservations
     /// there (none when `claimed` is false: the caller knows no

@@ -109,11 +109,8 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                     // Where the full reason would be `NoFit` for an ADVRES
                     // naming nothing usable, the reader of rejections
                     // still gets it.
-                    let cx = self.p.cx();
-                    match cx.advres_nodes(&cx.jobs[self.idle()[i].j]) {
-                        Some(Err(detail)) => Some(Reason::NoFit { detail }),
-                        _ => Some(self.cheap_reason(i, base, &mut total_free_now)),
-                    }
+                    let no_fit = self.p.cx().advres_no_fit(self.idle()[i].j);
+                    Some(no_fit.unwrap_or_else(|| self.cheap_reason(i, base, &mut total_free_now)))
                 }
             } else {
                 Some(self.cheap_reason(i, base, &mut total_free_now))
