@@ -350,7 +350,7 @@ fn credential_advres(cfg: &Config, jobs: &mut [Job]) {
 }
 
 /// The jobs the passes see: idle, running and suspended.
-fn seen_by_passes(j: &Job) -> bool {
+pub(crate) fn seen_by_passes(j: &Job) -> bool {
     matches!(
         j.state,
         JobState::Idle | JobState::Running | JobState::Suspended

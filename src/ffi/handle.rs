@@ -97,7 +97,7 @@ pub(crate) struct Handle<'a> {
     pub snapshot: &'a mut Option<Snapshot>,
     /// Log sink.
     pub log: &'a mut Logger,
-    /// When to hand memory freed after a burst back to the system.
+    /// When to hand the memory iterations freed back to the system.
     pub trim: &'a mut super::trim::Trim,
 }
 

@@ -10,8 +10,9 @@
 use super::handle::{mauisched_t, with_handle, Handle};
 use super::status::*;
 use crate::config::Config;
+use crate::engine::seen_by_passes;
 use crate::engine::{LastIteration, Plan, Reason};
-use crate::model::{JobState, Time};
+use crate::model::Time;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, CString};
 use std::sync::{Arc, OnceLock};
@@ -353,14 +354,7 @@ fn run(hd: &mut Handle<'_>) -> FfiResult<mauisched_plan_t> {
         )
     })?;
     let now = snap.now.unwrap_or_default();
-    let active = (snap.jobs.iter())
-        .filter(|j| {
-            matches!(
-                j.state,
-                JobState::Idle | JobState::Running | JobState::Suspended
-            )
-        })
-        .count();
+    let active = snap.jobs.iter().filter(|j| seen_by_passes(j)).count();
     // A bad snapshot is kept (the caller begins a new one); a good one is
     // consumed.
     let ran = hd.svc.iterate(snap)?;
