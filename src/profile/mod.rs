@@ -62,6 +62,7 @@ use crate::model::{Cluster, NodeIdx, Resources, Secs, Time};
 use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
+mod lines;
 mod maui;
 #[cfg(test)]
 mod tests;
@@ -606,10 +607,10 @@ impl NodeFits {
 #[derive(Clone, Debug)]
 pub struct Profile {
     origin: Time,
-    /// Shared between copies and copied on first change (`Arc::make_mut`):
-    /// the iteration keeps the profile before its passes beside the one
-    /// they change, and the passes touch few nodes.
-    lines: Vec<std::sync::Arc<Line>>,
+    /// Shared between copies and copied on first change, in chunks
+    /// ([`lines::Lines`]): the iteration keeps the profile before its
+    /// passes beside the one they change, and the passes touch few nodes.
+    lines: lines::Lines<Line>,
     stacks: Stacks,
     /// What the jobs use on all nodes together, over time: made from the
     /// lines when a search first needs it, then kept up to date change by
@@ -643,7 +644,7 @@ struct Load {
 }
 
 impl Load {
-    fn new(origin: Time, lines: &[std::sync::Arc<Line>]) -> Load {
+    fn new(origin: Time, lines: &lines::Lines<Line>) -> Load {
         Load {
             origin,
             cap_procs: lines.iter().map(|l| l.cap.procs as i64).sum(),
@@ -828,24 +829,19 @@ fn overlaps(a0: Time, a1: Time, b0: Time, b1: Time) -> bool {
 impl Profile {
     /// An empty profile from `origin` (now) with one node per capacity, in order.
     pub fn new(origin: Time, capacities: impl IntoIterator<Item = Resources>) -> Profile {
-        let lines: Vec<std::sync::Arc<Line>> = capacities
-            .into_iter()
-            .map(|cap| {
-                std::sync::Arc::new(Line {
+        let lines = lines::Lines::new(capacities.into_iter().map(|cap| Line {
+            cap,
+            segs: vec![Seg {
+                start: origin,
+                cells: smallvec::smallvec![Cell {
+                    stack: UNCLAIMED,
                     cap,
-                    segs: vec![Seg {
-                        start: origin,
-                        cells: smallvec::smallvec![Cell {
-                            stack: UNCLAIMED,
-                            cap,
-                            used: Resources::ZERO,
-                            jobs: CellJobs::new(),
-                        }],
-                    }],
-                    jobs: Vec::new(),
-                })
-            })
-            .collect();
+                    used: Resources::ZERO,
+                    jobs: CellJobs::new(),
+                }],
+            }],
+            jobs: Vec::new(),
+        }));
         Profile {
             origin,
             lines,
@@ -859,7 +855,7 @@ impl Profile {
     /// to date change by change), for checks.
     fn load_from_lines(&self) -> Load {
         let mut l = Load::new(self.origin, &self.lines);
-        for line in &self.lines {
+        for line in self.lines.iter() {
             for (k, seg) in line.segs.iter().enumerate() {
                 let end = line.segs.get(k + 1).map_or(INFINITY, |s| s.start);
                 let used = seg
@@ -946,19 +942,15 @@ impl Profile {
     /// changed since this profile was cloned from `other` (or `other` from
     /// it), and maybe some changed back.
     pub(crate) fn lines_apart(&self, other: &Profile) -> Vec<NodeIdx> {
-        (0..self.lines.len())
-            .filter(|&n| {
-                other
-                    .lines
-                    .get(n)
-                    .is_none_or(|l| !std::sync::Arc::ptr_eq(l, &self.lines[n]))
-            })
+        self.lines
+            .apart(&other.lines)
+            .into_iter()
             .map(|n| n as NodeIdx)
             .collect()
     }
 
     fn take_line(&mut self, node: NodeIdx) -> Line {
-        let slot = &mut self.lines[node as usize];
+        let slot = self.lines.slot_mut(node as usize);
         if let Some(l) = std::sync::Arc::get_mut(slot) {
             return std::mem::take(l);
         }
@@ -978,7 +970,7 @@ impl Profile {
     }
 
     fn put_line(&mut self, node: NodeIdx, line: Line) {
-        let slot = &mut self.lines[node as usize];
+        let slot = self.lines.slot_mut(node as usize);
         match std::sync::Arc::get_mut(slot) {
             Some(l) => *l = line,
             None => *slot = std::sync::Arc::new(line),
@@ -1845,9 +1837,7 @@ impl Profile {
             Self::coalesce(&mut line);
             self.put_line(node, line);
         }
-        std::sync::Arc::make_mut(&mut self.lines[node as usize])
-            .jobs
-            .push(o);
+        self.lines.make_mut(node as usize).jobs.push(o);
         overflow
     }
 
@@ -1902,11 +1892,11 @@ impl Profile {
             table[old as usize] = new;
         }
         let new = |j: JobIdx| table.get(j as usize).copied().unwrap_or(j);
-        for slot in &mut self.lines {
-            if slot.jobs.iter().all(|o| new(o.job) == o.job) {
+        for n in 0..self.lines.len() {
+            if self.lines[n].jobs.iter().all(|o| new(o.job) == o.job) {
                 continue;
             }
-            let line = std::sync::Arc::make_mut(slot);
+            let line = self.lines.make_mut(n);
             for o in &mut line.jobs {
                 o.job = new(o.job);
             }
@@ -1923,9 +1913,12 @@ impl Profile {
     /// Puts a node's occupants in job order (stable: a job's placements
     /// keep theirs), the order they have when added in job order.
     pub fn sort_occupants(&mut self, node: NodeIdx) {
-        if let Some(slot) = self.lines.get_mut(node as usize) {
-            if !slot.jobs.is_sorted_by_key(|o| o.job) {
-                std::sync::Arc::make_mut(slot).jobs.sort_by_key(|o| o.job);
+        if let Some(line) = self.line(node) {
+            if !line.jobs.is_sorted_by_key(|o| o.job) {
+                self.lines
+                    .make_mut(node as usize)
+                    .jobs
+                    .sort_by_key(|o| o.job);
             }
         }
     }
@@ -1939,7 +1932,7 @@ impl Profile {
         {
             return false;
         }
-        let line = std::sync::Arc::make_mut(&mut self.lines[node as usize]);
+        let line = self.lines.make_mut(node as usize);
         let before = line.jobs.len();
         line.jobs.retain(|o| o.job != job);
         if line.jobs.len() == before {
