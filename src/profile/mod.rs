@@ -611,6 +611,12 @@ pub struct Profile {
     /// ([`lines::Lines`]): the iteration keeps the profile before its
     /// passes beside the one they change, and the passes touch few nodes.
     lines: lines::Lines<Line>,
+    /// Per node, the start of its second segment (`INFINITY` for none):
+    /// the first time what is there changes. Moving the origin touches
+    /// only the lines it passes a boundary of: a line's first segment
+    /// starts at or before the origin, and is taken to start at it (its
+    /// own start is brought up to the origin when the line is changed).
+    boundaries: Vec<Time>,
     stacks: Stacks,
     /// What the jobs use on all nodes together, over time: made from the
     /// lines when a search first needs it, then kept up to date change by
@@ -622,9 +628,23 @@ pub struct Profile {
 }
 
 impl PartialEq for Profile {
-    /// The load is derived from the lines, made or not.
+    /// The load is derived from the lines, made or not; a first segment
+    /// starts at the origin, whatever start it keeps.
     fn eq(&self, other: &Profile) -> bool {
-        self.origin == other.origin && self.lines == other.lines && self.stacks == other.stacks
+        let same_line =
+            |(a, b): (&std::sync::Arc<Line>, &std::sync::Arc<Line>)| {
+                std::sync::Arc::ptr_eq(a, b)
+                    || (a.cap == b.cap
+                        && a.jobs == b.jobs
+                        && a.segs.len() == b.segs.len()
+                        && a.segs.iter().zip(&b.segs).enumerate().all(|(k, (x, y))| {
+                            (k == 0 || x.start == y.start) && x.cells == y.cells
+                        }))
+            };
+        self.origin == other.origin
+            && self.lines.len() == other.lines.len()
+            && self.lines.iter().zip(other.lines.iter()).all(same_line)
+            && self.stacks == other.stacks
     }
 }
 
@@ -844,6 +864,7 @@ impl Profile {
         }));
         Profile {
             origin,
+            boundaries: vec![INFINITY; lines.len()],
             lines,
             stacks: Stacks::default(),
             load: std::sync::OnceLock::new(),
@@ -950,6 +971,15 @@ impl Profile {
     }
 
     fn take_line(&mut self, node: NodeIdx) -> Line {
+        let mut line = self.take_line_as_kept(node);
+        // Changes split segments at the origin or later.
+        if let Some(first) = line.segs.first_mut() {
+            first.start = first.start.max(self.origin);
+        }
+        line
+    }
+
+    fn take_line_as_kept(&mut self, node: NodeIdx) -> Line {
         let slot = self.lines.slot_mut(node as usize);
         if let Some(l) = std::sync::Arc::get_mut(slot) {
             return std::mem::take(l);
@@ -970,11 +1000,17 @@ impl Profile {
     }
 
     fn put_line(&mut self, node: NodeIdx, line: Line) {
+        self.boundaries[node as usize] = Self::boundary(&line);
         let slot = self.lines.slot_mut(node as usize);
         match std::sync::Arc::get_mut(slot) {
             Some(l) => *l = line,
             None => *slot = std::sync::Arc::new(line),
         }
+    }
+
+    /// When a line's second segment starts (see `boundaries`).
+    fn boundary(line: &Line) -> Time {
+        line.segs.get(1).map_or(INFINITY, |s| s.start)
     }
 
     /// Index of the segment holding time `t` (clamped to the origin).
@@ -1857,21 +1893,24 @@ impl Profile {
         if let Some(load) = self.load.get_mut() {
             load.advance(t);
         }
-        for (node, slot) in self.lines.iter_mut().enumerate() {
-            let k = Self::seg_at(slot, t);
-            if k == 0 && slot.segs.first().is_none_or(|s| s.start >= t) {
+        debug_assert!(
+            (0..self.lines.len()).all(|n| self.boundaries[n] == Self::boundary(&self.lines[n]))
+        );
+        // Only the lines with a boundary at or before `t` change: the
+        // others' first segments hold on from before the old origin past
+        // `t`, and are taken to start at the origin.
+        for (node, b) in self.boundaries.iter_mut().enumerate() {
+            if *b > t {
                 continue;
             }
-            if k > 0 {
-                passed.push(node as NodeIdx);
-            }
-            let line = std::sync::Arc::make_mut(slot);
-            if k > 0 {
-                line.segs.drain(..k);
-            }
+            passed.push(node as NodeIdx);
+            let line = self.lines.make_mut(node);
+            let k = Self::seg_at(line, t);
+            line.segs.drain(..k);
             if let Some(first) = line.segs.first_mut() {
                 first.start = first.start.max(t);
             }
+            *b = Self::boundary(line);
         }
         passed
     }
@@ -1956,10 +1995,11 @@ impl Profile {
                 took.push((seg.start, end, x));
             }
         }
+        Self::coalesce(line);
+        self.boundaries[node as usize] = Self::boundary(line);
         if let Some(load) = self.load.get_mut() {
             load.change_runs(took.into_iter(), false);
         }
-        Self::coalesce(line);
         true
     }
 

@@ -647,3 +647,48 @@ fn a_just_ended_reservation_leaves_the_first_change_a_taking_as_maui() {
     pr.remove_job(0, 2);
     assert_eq!(range(&pr), Some((4, 200)));
 }
+
+/// Moving the origin changes only the lines it passes a boundary of; the
+/// others keep their first segment, taken to begin at the origin, and
+/// every change and answer there is the one a line begun at the origin
+/// gives.
+#[test]
+fn a_line_the_origin_passes_no_boundary_of_behaves_as_begun_at_it() {
+    let now = T0 + 2 * HOUR;
+    let mut pr = Profile::new(T0, [p(4), p(4)]);
+    pr.add_job(0, job(1, T0, T0 + HOUR, 2), &Unreserved)
+        .unwrap();
+    pr.add_job(1, job(2, T0, T0 + 3 * HOUR, 2), &Unreserved)
+        .unwrap();
+    assert_eq!(pr.advance(now), vec![0], "node 0's job ended");
+    pr.remove_job(0, 1);
+    let mut fresh = Profile::new(now, [p(4), p(4)]);
+    fresh
+        .add_job(1, job(2, T0, T0 + 3 * HOUR, 2), &Unreserved)
+        .unwrap();
+    assert_eq!(pr, fresh);
+    assert_eq!(pr.next_change(1, now), Some(T0 + 3 * HOUR));
+    // A job and a claim from the origin on node 1, both profiles alike.
+    for q in [&mut pr, &mut fresh] {
+        q.add_job(1, job(3, now, now + HOUR / 2, 1), &Unreserved)
+            .unwrap();
+        q.add_claim(1, 0, now, now + HOUR, p(1), ClaimMode::MayStack, NOBODY);
+    }
+    assert_eq!(pr, fresh);
+    assert_eq!(pr.segment_count(1), fresh.segment_count(1));
+    assert_eq!(
+        pr.lines[1].segs[0].start, now,
+        "a changed line begins at the origin"
+    );
+    for t in [now, now + HOUR / 2, now + HOUR, T0 + 3 * HOUR] {
+        assert_eq!(
+            pr.free(1, t, t + 1, &Unreserved),
+            fresh.free(1, t, t + 1, &Unreserved)
+        );
+        assert_eq!(pr.next_change(1, t), fresh.next_change(1, t));
+    }
+    // Moving on past the job's end, as a profile begun later would.
+    assert_eq!(pr.advance(T0 + 4 * HOUR), vec![1]);
+    fresh.advance(T0 + 4 * HOUR);
+    assert_eq!(pr, fresh);
+}
