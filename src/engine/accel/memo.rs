@@ -294,6 +294,10 @@ impl JobMemo {
             }
         }
         self.free.extend(old);
+        // Sized once: a first iteration over a large queue would otherwise
+        // double the slots while holding both copies.
+        self.slots
+            .reserve(new_jobs.len().saturating_sub(self.free.len()));
         for j in new_jobs {
             let d = self.derive(&jobs[j], cfg, feasible);
             slot_of[j] = match self.free.pop() {
