@@ -5,9 +5,17 @@
 #
 # usage: scripts/slurm-bench.sh [--nodes N] [--jobs N] [--measure SECS]
 #                               [--runs LIST] [--base DIR] [--debug]
+#                               [--slurm24]
 #        scripts/slurm-bench.sh --turnover [N] [--first K] [--chunk C]
 #                               [--min-job-age SECS] [--nodes N]
 #                               [--runs LIST] [--base DIR] [--debug]
+#                               [--slurm24]
+#
+# --slurm24: on Slurm 24.11 instead of the host's 22.05, inside the Debian
+# 13 root of scripts/slurm24-root.sh (made if missing): the library is
+# built here, the plugins and the submitter in there against 24.11; --base
+# defaults to target/slurm-bench-24-PID (the repository is bind-mounted
+# in the root at its own path).
 #
 # --runs: which runs, comma-separated, done in the order given (default
 # backfill,easy,conservative):
@@ -91,10 +99,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 NODES="" JOBS=3000 MEASURE=90 BASE="" PROFILE=release RUNS=backfill,easy,conservative
-TURNOVER=0 FIRST=500 CHUNK=500 MINJOBAGE=""
+TURNOVER=0 FIRST=500 CHUNK=500 MINJOBAGE="" SLURM24=0 BUILT=0
+ORIG=("$@")
 isnum() { case "$1" in ''|*[!0-9]*) return 1 ;; esac; }
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--slurm24) SLURM24=1 ;;
+	# Inside the root (--slurm24): the library was built outside.
+	--built) BUILT=1 ;;
 	--nodes) NODES=$2; shift ;;
 	--jobs) JOBS=$2; shift ;;
 	--measure) MEASURE=$2; shift ;;
@@ -130,12 +142,26 @@ if [ "$TURNOVER" -gt 0 ]; then
 else
 	: "${NODES:=256}"
 fi
+say() { printf 'slurm-bench: %s\n' "$*" >&2; }
+build_library() {
+	if [ "$PROFILE" = release ]; then cargo build --release --lib -q; else cargo build --lib -q; fi
+}
+if [ "$SLURM24" = 1 ]; then
+	# Built here (the root has no Rust), then this script again in there.
+	say "building the library ($PROFILE); the runs on Slurm 24.11 in the Debian 13 root"
+	build_library
+	root=$(scripts/slurm24-root.sh make)
+	inner=(--built)
+	[ -n "$BASE" ] || inner+=(--base "$PWD/target/slurm-bench-24-$$")
+	for a in "${ORIG[@]}"; do [ "$a" = --slurm24 ] || inner+=("$a"); done
+	exec scripts/slurm24-root.sh run "$root" -- scripts/slurm-bench.sh "${inner[@]}"
+fi
 [ -n "$BASE" ] || BASE=/tmp/mauisched-bench-$$
 mkdir -p "$BASE"
 BASE=$(cd "$BASE" && pwd -P)
-say() { printf 'slurm-bench: %s\n' "$*" >&2; }
 
 reason=$(tests/slurm/cluster.sh preflight) || { echo "slurm-bench: $reason" >&2; exit 1; }
+SLURM_VERSION=$(slurmctld -V | awk '{ print $2 }')
 
 # The cluster now up, stopped on any exit (the watchdog, --owner-pid $$,
 # covers a kill -9 of this script).
@@ -153,7 +179,7 @@ trap 'exit 130' INT TERM
 
 # ------------------------------------------------------------------ build
 say "building the library ($PROFILE), the plugins and the submitter"
-if [ "$PROFILE" = release ]; then cargo build --release --lib -q; else cargo build --lib -q; fi
+[ "$BUILT" = 1 ] || build_library
 PLUGINS=$BASE/plugins
 mkdir -p "$PLUGINS"
 make -s -C c-shim/slurm O="$PLUGINS"
@@ -255,7 +281,7 @@ if [ "$TURNOVER" -gt 0 ]; then
 		stop_current
 	done
 	echo
-	echo "slurmctld VmRSS as jobs pass through: Slurm 22.05, $NODES nodes of 16 CPUs, whole-node jobs of 0 s in chunks of $CHUNK, each drained before the next ($(nproc) cores; library: $PROFILE)"
+	echo "slurmctld VmRSS as jobs pass through: Slurm $SLURM_VERSION, $NODES nodes of 16 CPUs, whole-node jobs of 0 s in chunks of $CHUNK, each drained before the next ($(nproc) cores; library: $PROFILE)"
 	printf '%-14s %10s %14s %14s %9s %10s %9s\n' run "start MB" "after $FIRST MB" "after $TURNOVER MB" "growth" "MinJobAge" "time s"
 	for run in "${RUN_LIST[@]}"; do
 		g=$(awk -v a="${T_FIRST[$run]}" -v b="${T_LAST[$run]}" 'BEGIN { if (a + 0 > 0) printf "%+.0f%%", (b - a) * 100 / a; else print "-" }')
@@ -407,7 +433,7 @@ done
 
 # ----------------------------------------------------------------- report
 echo
-echo "Slurm 22.05 on $NODES nodes, $JOBS jobs submitted at once, window ${MEASURE} s from the submission ($(nproc) cores; library: $PROFILE; bf_max_job_test $BF_MAX_JOB_TEST)"
+echo "Slurm $SLURM_VERSION on $NODES nodes, $JOBS jobs submitted at once, window ${MEASURE} s from the submission ($(nproc) cores; library: $PROFILE; bf_max_job_test $BF_MAX_JOB_TEST)"
 fmt='%-13s %6s %6s %8s %9s %8s %6s %6s %10s %16s %20s %12s %12s %24s %10s\n'
 # shellcheck disable=SC2059
 printf "$fmt" run window "util%" started "starts(dup)" "ctldCPUs" peakMB endMB cycles "mean ms" "max ms" "w/reasons" "apply ms" "looked at" backfilled
