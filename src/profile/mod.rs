@@ -12,7 +12,9 @@
 //! # Model
 //!
 //! Each node has a capacity and a sorted list of *segments* (a segment holds
-//! from its start to the next segment's start; the last one holds forever).
+//! from its start to the next segment's start; the last one holds forever;
+//! the first holds from the profile's origin, whatever earlier start it
+//! keeps until its line next changes).
 //! Within a segment the capacity is split into *cells*, each keyed by the set
 //! of reservations that claim it (its *stack*):
 //!
