@@ -10,7 +10,9 @@
 //!
 //! Reading commands render from the latest completed iteration, published
 //! by the service after every iteration as an immutable [`Published`]
-//! value: a client never holds the engine while it is being served.
+//! value: a client never holds the engine while it is being served. One
+//! asked while an iteration runs waits for that iteration's view, as
+//! Maui's commands waited for its scheduling cycle ([`PublishedSlot`]).
 //! Commands that change something ([`ops`]) are parsed first, then handed
 //! to the [`Backend`] (the service), which checks the caller's level again
 //! and carries them out under its lock, validated in full before anything
@@ -39,10 +41,12 @@ use crate::engine::{LastIteration, StopInfo};
 use crate::fairshare::Fairshare;
 use crate::model::Time;
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 /// What reading commands render from: one consistent view of the scheduler
 /// as of its last iteration (or last change).
+#[derive(Clone)]
 pub struct Published {
     /// The configuration in force.
     pub cfg: Arc<Config>,
@@ -61,6 +65,9 @@ pub struct Published {
     /// What the last iteration was given and the memory it started from
     /// (`mauictl snapshot`).
     pub snapshot: Option<Arc<crate::service::KeptSnapshot>>,
+    /// An iteration is under way: `last` and `snapshot` are let go of
+    /// until it publishes its own (see [`PublishedSlot`]).
+    pub iterating: bool,
 }
 
 impl Published {
@@ -75,7 +82,85 @@ impl Published {
             clock: 0,
             host_uid: auth::own_uid(),
             snapshot: None,
+            iterating: false,
         }
+    }
+}
+
+/// How long a reading command waits for the iteration under way to publish
+/// its view before it is answered [`ErrorCode::Busy`].
+pub const ITERATION_WAIT: Duration = Duration::from_secs(10);
+
+/// The published view, shared by the service and the admin socket's
+/// threads.
+///
+/// An iteration lets go of the last one's view before it starts
+/// ([`PublishedSlot::begin_iteration`]): the view holds the last
+/// iteration's profiles, plan and jobs, and holding them while the next is
+/// made would double the scheduler's memory at its peak (inside slurmctld
+/// or the PBS scheduler daemon) and keep the engine from reusing the jobs'
+/// buffers. Reading commands asked meanwhile wait for the new view
+/// ([`PublishedSlot::settled`]), as Maui's commands waited for the
+/// scheduler to finish its iteration; the socket's own bookkeeping (the
+/// configuration, who is an administrator) reads the view at once.
+pub struct PublishedSlot {
+    view: Mutex<Arc<Published>>,
+    changed: Condvar,
+}
+
+impl PublishedSlot {
+    /// A slot holding `view`.
+    pub fn new(view: Published) -> PublishedSlot {
+        PublishedSlot {
+            view: Mutex::new(Arc::new(view)),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// The view as it is now (during an iteration, without the last
+    /// iteration).
+    pub fn now(&self) -> Arc<Published> {
+        crate::service::lock(&self.view).clone()
+    }
+
+    /// The view to render from: the current one, or while an iteration is
+    /// under way the one it publishes, waited for at most `wait` (after
+    /// which the view still says `iterating`).
+    pub fn settled(&self, wait: Duration) -> Arc<Published> {
+        let deadline = Instant::now() + wait;
+        let mut g = crate::service::lock(&self.view);
+        while g.iterating {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            g = match self.changed.wait_timeout(g, left) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+        g.clone()
+    }
+
+    /// Publishes `view`, waking the readers waiting for it.
+    pub fn set(&self, view: Published) {
+        *crate::service::lock(&self.view) = Arc::new(view);
+        self.changed.notify_all();
+    }
+
+    /// An iteration starts: the view keeps everything but the last
+    /// iteration and the snapshot kept with it, and says one is under way.
+    /// Should the iteration panic, readers are answered busy after their
+    /// wait until the front end opens the library again.
+    pub fn begin_iteration(&self) {
+        let mut g = crate::service::lock(&self.view);
+        let view = Published {
+            last: None,
+            snapshot: None,
+            iterating: true,
+            ..Published::clone(&g)
+        };
+        *g = Arc::new(view);
     }
 }
 
@@ -109,8 +194,15 @@ impl Failed {
 
 /// The scheduler behind the socket.
 pub trait Backend: Send + Sync {
-    /// The current published view (cheap: an `Arc`).
+    /// The current published view (cheap: an `Arc`), without waiting for
+    /// an iteration under way (see [`PublishedSlot`]).
     fn published(&self) -> Arc<Published>;
+    /// The view a reading command renders from: while an iteration is
+    /// under way, the one it publishes, waited for at most
+    /// [`ITERATION_WAIT`].
+    fn settled(&self) -> Arc<Published> {
+        self.published()
+    }
     /// Carries out a change under the engine's lock: validates it in full
     /// first, changes nothing on error, logs who made it.
     fn mutate(&self, caller: &Caller, m: Mutation) -> Result<Done, Failed>;
@@ -325,7 +417,16 @@ fn answer(backend: &dyn Backend, caller: &Caller, req: &Request) -> Response {
         }
         return r;
     }
-    let view = backend.published();
+    let view = backend.settled();
+    if view.iterating {
+        return Response::error(
+            ErrorCode::Busy,
+            format!(
+                "{cmd}: the scheduler is still in an iteration after {} s: try again",
+                ITERATION_WAIT.as_secs()
+            ),
+        );
+    }
     if cmd == "snapshot" {
         return snapshot(&view, &req.args);
     }

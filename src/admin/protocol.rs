@@ -74,7 +74,8 @@ pub enum ErrorCode {
     PermissionDenied,
     /// The request is valid but cannot be carried out (no room, wrong state).
     Refused,
-    /// Too many clients at once: try again.
+    /// Too many clients at once, or the scheduler is still in an iteration
+    /// after the wait for its view: try again.
     Busy,
     /// Something failed inside the scheduler.
     Internal,

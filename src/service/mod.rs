@@ -31,7 +31,7 @@ mod wakeup;
 pub use config_file::LAST_GOOD_CONFIG;
 pub use socket::Shared;
 
-use crate::admin::{Published, SchedStats};
+use crate::admin::{Published, PublishedSlot, SchedStats};
 use crate::commands::CommandError;
 use crate::config::{Config, Diagnostic, Severity};
 use crate::engine::{ActionKind, Engine, EngineState, Plan, StopInfo};
@@ -241,7 +241,7 @@ pub struct Service {
     persist: Persist,
     notes: Notes,
     cfg_shared: Arc<Config>,
-    published: Arc<Mutex<Arc<Published>>>,
+    published: Arc<PublishedSlot>,
     stats: SchedStats,
     /// Why the site's maui.cfg was not used at open, when the service runs
     /// on the last good copy instead.
@@ -367,7 +367,7 @@ impl Service {
 
     fn with_engine(engine: Engine, config_path: PathBuf, notes: Notes) -> Service {
         let cfg_shared = Arc::new(engine.cfg.clone());
-        let published = Arc::new(Mutex::new(Arc::new(Published::empty(cfg_shared.clone()))));
+        let published = Arc::new(PublishedSlot::new(Published::empty(cfg_shared.clone())));
         Service {
             engine,
             config_path,
@@ -523,7 +523,7 @@ impl Service {
     }
 
     /// What the admin socket renders from, shared with its threads.
-    pub(crate) fn published_handle(&self) -> Arc<Mutex<Arc<Published>>> {
+    pub(crate) fn published_handle(&self) -> Arc<PublishedSlot> {
         self.published.clone()
     }
 
@@ -531,7 +531,7 @@ impl Service {
     /// iteration (fairshare and statistics changed); otherwise those are
     /// kept from the previous view.
     fn publish(&mut self, full: bool) {
-        let prev = lock(&self.published).clone();
+        let prev = self.published.now();
         let view = Published {
             cfg: self.cfg_shared.clone(),
             last: self.engine.last.clone(),
@@ -549,8 +549,9 @@ impl Service {
             clock: self.clock,
             host_uid: prev.host_uid,
             snapshot: self.kept.clone(),
+            iterating: false,
         };
-        *lock(&self.published) = Arc::new(view);
+        self.published.set(view);
     }
 
     /// Runs one iteration over `snap` at its `now` (else the service's
@@ -567,6 +568,10 @@ impl Service {
         // The memory this iteration starts from, kept with the snapshot
         // (`mauictl snapshot`): what another scheduler needs to decide the
         // same.
+        // The last iteration is let go of before this one is made (readers
+        // of the admin socket wait for this one's view): see PublishedSlot.
+        self.published.begin_iteration();
+        self.kept = None;
         let before = self.engine.remembered().clone();
         let plan = self.engine.iterate(&snap, now);
         for (a, why) in &plan.dropped_actions {

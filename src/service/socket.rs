@@ -1,7 +1,9 @@
 //! A service shared between its front end and the admin socket's threads.
 
 use super::{lock, LogLevel, Notes, Service};
-use crate::admin::{Backend, Caller, Done, ErrorCode, Failed, Mutation, Published, Server};
+use crate::admin::{
+    Backend, Caller, Done, ErrorCode, Failed, Mutation, Published, PublishedSlot, Server,
+};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -67,13 +69,17 @@ impl Shared {
 /// The admin socket's view of a shared service.
 struct SocketBackend {
     shared: Shared,
-    published: Arc<Mutex<Arc<Published>>>,
+    published: Arc<PublishedSlot>,
     notes: Notes,
 }
 
 impl Backend for SocketBackend {
     fn published(&self) -> Arc<Published> {
-        lock(&self.published).clone()
+        self.published.now()
+    }
+
+    fn settled(&self) -> Arc<Published> {
+        self.published.settled(crate::admin::ITERATION_WAIT)
     }
 
     fn note(&self, level: LogLevel, message: String) {

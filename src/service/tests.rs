@@ -1155,3 +1155,85 @@ fn the_snapshot_command_needs_admin3() {
     let r = crate::admin::dispatch(&*backend, &caller(Level::Admin1), &extra);
     assert_eq!(r.error.unwrap().code, ErrorCode::Usage);
 }
+
+#[test]
+fn an_iteration_lets_go_of_the_last_one_before_it_is_made() {
+    // The published view shares the last iteration with the engine; were
+    // it held while the next is made, two iterations (profiles, plan,
+    // jobs) would be in memory at the peak, and the engine could not
+    // reuse the last one's job buffers. Reused, the buffer is the same.
+    let (_d, mut svc) = iterated("letgo");
+    let socket_view = svc.published_handle();
+    assert!(socket_view.now().last.is_some());
+    let before = svc.engine().last().unwrap().jobs.as_ptr();
+    iterate(&mut svc, T0 + 60);
+    let after = svc.engine().last().unwrap();
+    assert_eq!(
+        after.jobs.as_ptr(),
+        before,
+        "the last iteration was still held"
+    );
+    let view = socket_view.now();
+    assert!(!view.iterating);
+    assert!(Arc::ptr_eq(view.last.as_ref().unwrap(), after));
+    assert!(view.snapshot.is_some());
+}
+
+#[test]
+fn readers_wait_for_the_view_of_the_iteration_under_way() {
+    let (_d, svc) = iterated("settled");
+    let slot = svc.published_handle();
+    let done = Published::clone(&slot.now());
+    slot.begin_iteration();
+    let during = slot.now();
+    assert!(during.iterating && during.last.is_none() && during.snapshot.is_none());
+    // What the socket reads for itself (configuration, levels) is kept.
+    assert!(Arc::ptr_eq(&during.cfg, &done.cfg));
+    // A reader that gives up after its wait still sees the iteration.
+    let t = std::time::Instant::now();
+    assert!(slot.settled(std::time::Duration::from_millis(50)).iterating);
+    assert!(t.elapsed() >= std::time::Duration::from_millis(50));
+    let reader = {
+        let slot = Arc::clone(&slot);
+        std::thread::spawn(move || slot.settled(std::time::Duration::from_secs(60)))
+    };
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    slot.set(done);
+    let seen = reader.join().unwrap();
+    assert!(!seen.iterating && seen.last.is_some());
+}
+
+#[test]
+fn a_reading_command_during_a_long_iteration_is_answered_busy() {
+    use crate::admin::{Backend, Done, Failed, PublishedSlot, Request};
+    /// The socket's backend with a short wait.
+    struct Impatient(Arc<PublishedSlot>);
+    impl Backend for Impatient {
+        fn published(&self) -> Arc<Published> {
+            self.0.now()
+        }
+        fn settled(&self) -> Arc<Published> {
+            self.0.settled(std::time::Duration::from_millis(20))
+        }
+        fn mutate(&self, _: &Caller, _: Mutation) -> std::result::Result<Done, Failed> {
+            unreachable!("reading commands only")
+        }
+        fn note(&self, _: LogLevel, _: String) {}
+    }
+    let (_d, svc) = iterated("busy");
+    let backend = Impatient(svc.published_handle());
+    let req = Request {
+        v: crate::admin::protocol::VERSION,
+        cmd: "showq".into(),
+        args: Vec::new(),
+        json: false,
+    };
+    let r = crate::admin::dispatch(&backend, &admin(), &req);
+    assert!(r.error.is_none(), "{r:?}");
+    backend.0.begin_iteration();
+    let e = crate::admin::dispatch(&backend, &admin(), &req)
+        .error
+        .expect("busy");
+    assert_eq!(e.code, ErrorCode::Busy, "{}", e.message);
+    assert!(e.message.contains("still in an iteration"), "{}", e.message);
+}
