@@ -8,6 +8,7 @@ use crate::priority::QueueAccrual;
 use crate::reservation::AdminStore;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A reservation's tasks on one node, by node name (stable across restarts
 /// and node order changes).
@@ -294,8 +295,11 @@ pub struct EngineState {
     pub admin: AdminStore,
     /// Claims of standing reservation instances, by instance id.
     pub standing_claims: BTreeMap<String, Vec<NamedClaim>>,
-    /// Job reservations of the last iteration.
-    pub job_reservations: Vec<JobReservation>,
+    /// Job reservations of the last iteration. Shared: each iteration
+    /// makes a new list, and the service keeps the state an iteration
+    /// started from (`mauictl snapshot`), a copy per iteration that would
+    /// otherwise copy every reservation's claims node by node.
+    pub job_reservations: Arc<Vec<JobReservation>>,
     /// Jobs that ever held a reservation (RESERVATIONPOLICY HIGHEST).
     pub ever_reserved: BTreeMap<String, Time>,
     /// Backfill chunking: when protecting freed resources for large jobs began.
@@ -464,14 +468,16 @@ impl EngineState {
             standing_claims: (m.standing_claims.into_iter())
                 .map(|(id, cs)| (id, cs.into_iter().map(claim_in).collect()))
                 .collect(),
-            job_reservations: (m.job_reservations.into_iter())
-                .map(|r| JobReservation {
-                    job: r.job,
-                    start: r.start,
-                    end: r.end,
-                    claims: r.claims.into_iter().map(claim_in).collect(),
-                })
-                .collect(),
+            job_reservations: Arc::new(
+                (m.job_reservations.into_iter())
+                    .map(|r| JobReservation {
+                        job: r.job,
+                        start: r.start,
+                        end: r.end,
+                        claims: r.claims.into_iter().map(claim_in).collect(),
+                    })
+                    .collect(),
+            ),
             ever_reserved: m.ever_reserved,
             chunk_since: m.chunk_since,
             pending_actions: (m.pending_actions.into_iter())

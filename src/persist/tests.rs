@@ -253,7 +253,7 @@ fn the_engine_state_round_trips_through_the_checkpoint() {
     });
     s.standing_claims
         .insert("interactive.19675".into(), vec![claim.clone()]);
-    s.job_reservations.push(JobReservation {
+    std::sync::Arc::make_mut(&mut s.job_reservations).push(JobReservation {
         job: "B".into(),
         start: 1_700_010_800,
         end: 1_700_014_400,

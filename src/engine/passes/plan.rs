@@ -246,7 +246,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
     fn job_reservations(&mut self) -> Vec<PlanReservation> {
         let cx = self.p.cx();
         let mut reservations: Vec<PlanReservation> = Vec::new();
-        let carried = std::mem::take(&mut self.state.job_reservations);
+        let mut kept = Vec::with_capacity(self.reserved.len());
         for (j, (s, e, nodes)) in self.reserved.iter() {
             let job = &cx.jobs[*j];
             reservations.push(PlanReservation {
@@ -263,7 +263,7 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                 .find(|x| x.j == *j)
                 .map(|x| x.req.task)
                 .unwrap_or(job.task);
-            self.state.job_reservations.push(JobReservation {
+            kept.push(JobReservation {
                 job: job.id.clone(),
                 start: *s,
                 end: *e,
@@ -281,7 +281,8 @@ impl<'a, P: Placer<'a>> Passes<'_, P> {
                     .collect(),
             });
         }
-        self.reservations_carried = carried == self.state.job_reservations;
+        self.reservations_carried = *self.state.job_reservations == kept;
+        self.state.job_reservations = std::sync::Arc::new(kept);
         reservations
     }
 
