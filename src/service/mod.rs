@@ -565,13 +565,13 @@ impl Service {
         let mut snap = std::mem::take(snap);
         let now = snap.now.unwrap_or(self.clock);
         self.clock = now;
-        // The memory this iteration starts from, kept with the snapshot
-        // (`mauictl snapshot`): what another scheduler needs to decide the
-        // same.
         // The last iteration is let go of before this one is made (readers
         // of the admin socket wait for this one's view): see PublishedSlot.
         self.published.begin_iteration();
         self.kept = None;
+        // The memory this iteration starts from, kept with the snapshot
+        // (`mauictl snapshot`): what another scheduler needs to decide the
+        // same.
         let before = self.engine.remembered().clone();
         let plan = self.engine.iterate(&snap, now);
         for (a, why) in &plan.dropped_actions {
