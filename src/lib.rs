@@ -58,7 +58,9 @@ pub mod snapshot {
 
 /// What a [`Plan`] is made of.
 pub mod plan {
-    pub use crate::engine::{Action, ActionKind, JobPlan, PlanReservation, Reason, Start, Stats};
+    pub use crate::engine::{
+        Action, ActionKind, JobPlan, PlanReservation, PolicyBlock, Reason, Start, Stats,
+    };
 }
 pub use service::Service;
 pub use util::atomic_write;

@@ -24,7 +24,7 @@ pub fn reason_text(r: &Reason, zone: &Zone) -> String {
         ),
         Reason::Dependency => "dependency is not met".into(),
         Reason::BeginTime { at } => format!("start date not reached ({})", zone.fmt(*at)),
-        Reason::Policy { detail, .. } => format!("rejected by policy: {detail}"),
+        Reason::Policy(p) => format!("rejected by policy: {}", p.detail),
         Reason::FairshareCap { detail } => format!("fairshare cap reached: {detail}"),
         Reason::NegativePriority => "job priority is negative (REJECTNEGPRIOJOBS)".into(),
         Reason::NoFit { detail } => format!("job can never run on this cluster: {detail}"),
@@ -2121,9 +2121,10 @@ pub fn diagnose_q(last: &LastIteration) -> String {
                     crate::model::HoldKind::Batch => "Batch",
                 }
             ),
-            Reason::Policy { detail, hard, .. } => format!(
-                "violates {} policy: {detail}",
-                if *hard { "hard" } else { "soft" }
+            Reason::Policy(p) => format!(
+                "violates {} policy: {}",
+                if p.hard { "hard" } else { "soft" },
+                p.detail
             ),
             Reason::BeginTime { at } => format!(
                 "has not reached its start date ({} to startdate)",

@@ -49,7 +49,9 @@ pub mod state;
 #[cfg(test)]
 mod tests;
 
-pub use plan::{Action, ActionKind, JobPlan, Plan, PlanReservation, Reason, Start, Stats};
+pub use plan::{
+    Action, ActionKind, JobPlan, Plan, PlanReservation, PolicyBlock, Reason, Start, Stats,
+};
 pub use quiet::{idle_neutrality, IdleNeutrality};
 pub use state::{EngineState, ForcedStart, StopInfo};
 

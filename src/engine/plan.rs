@@ -24,20 +24,10 @@ pub enum Reason {
         /// Reservation id.
         id: String,
     },
-    /// A throttling policy blocks it.
-    Policy {
-        /// Limit (MAXJOB, MAXPROC, ...).
-        limit: LimitKind,
-        /// Credential label, e.g. `user steve` or `class batch, user steve`.
-        credential: String,
-        /// True when the hard limit blocks (not only the soft one).
-        hard: bool,
-        /// Maui's wording.
-        detail: String,
-        /// The generic resource of a MAXGRES limit.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        gres: Option<String>,
-    },
+    /// A throttling policy blocks it. Boxed: the rarest and largest
+    /// reason would otherwise size every job's (the memo, the ranked queue
+    /// and the plan each hold one per job); it serializes as its fields.
+    Policy(Box<PolicyBlock>),
     /// A hold is in place.
     Hold {
         /// Kind of hold.
@@ -73,6 +63,22 @@ pub enum Reason {
 /// A job reservation keeping a waiting job off resources that are free
 /// now: its nodes have room for the job now, but not until the job's
 /// walltime would end.
+/// The throttling policy that blocks a job ([`Reason::Policy`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PolicyBlock {
+    /// Limit (MAXJOB, MAXPROC, ...).
+    pub limit: LimitKind,
+    /// Credential label, e.g. `user steve` or `class batch, user steve`.
+    pub credential: String,
+    /// True when the hard limit blocks (not only the soft one).
+    pub hard: bool,
+    /// Maui's wording.
+    pub detail: String,
+    /// The generic resource of a MAXGRES limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gres: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ReservedFor {
     /// The job the reservation is for.
@@ -91,7 +97,7 @@ impl Reason {
             Reason::Priority { .. } => "Priority",
             Reason::Resources => "Resources",
             Reason::Reservation { .. } => "Reservation",
-            Reason::Policy { .. } => "Policy",
+            Reason::Policy(_) => "Policy",
             Reason::Hold { .. } => "Hold",
             Reason::Dependency => "Dependency",
             Reason::BeginTime { .. } => "BeginTime",
@@ -130,15 +136,10 @@ impl std::fmt::Display for Reason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Reason::Reservation { id } => write!(f, "Reservation {id}"),
-            Reason::Policy {
-                limit,
-                credential,
-                gres: Some(g),
-                ..
-            } => write!(f, "Policy {}[{g}] {credential}", limit.keyword()),
-            Reason::Policy {
-                limit, credential, ..
-            } => write!(f, "Policy {} {credential}", limit.keyword()),
+            Reason::Policy(p) => match &p.gres {
+                Some(g) => write!(f, "Policy {}[{g}] {}", p.limit.keyword(), p.credential),
+                None => write!(f, "Policy {} {}", p.limit.keyword(), p.credential),
+            },
             Reason::Hold { kind } => write!(
                 f,
                 "Hold {}",
@@ -368,5 +369,28 @@ impl Plan {
     /// The plan of a job by id.
     pub fn job(&self, id: &str) -> Option<&JobPlan> {
         self.jobs.iter().find(|j| j.job == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A policy block is boxed in memory but reads in the plan's JSON as
+    /// the other reasons do: its fields beside the code.
+    #[test]
+    fn a_policy_reason_serializes_as_its_fields_beside_the_code() {
+        let r = Reason::Policy(Box::new(PolicyBlock {
+            limit: LimitKind::Gres,
+            credential: "user steve".into(),
+            hard: true,
+            detail: "MAXGRES[gpu] 2".into(),
+            gres: Some("gpu".into()),
+        }));
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            r#"{"code":"Policy","limit":"MAXGRES","credential":"user steve","hard":true,"detail":"MAXGRES[gpu] 2","gres":"gpu"}"#
+        );
+        assert_eq!(r.to_string(), "Policy MAXGRES[gpu] user steve");
     }
 }

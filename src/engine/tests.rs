@@ -282,12 +282,8 @@ fn soft_limits_first_then_hard() {
         "the soft pass serves u2 first"
     );
     match &p.job("J1").unwrap().reason {
-        Some(Reason::Policy {
-            limit,
-            credential,
-            hard,
-            ..
-        }) => {
+        Some(Reason::Policy(p)) => {
+            let (limit, credential, hard) = (&p.limit, &p.credential, &p.hard);
             assert_eq!(
                 (limit.keyword(), credential.as_str(), *hard),
                 ("MAXJOB", "user u1", false)
@@ -311,7 +307,7 @@ fn soft_limits_first_then_hard() {
     assert!(p.starts.is_empty());
     assert!(matches!(
         p.job("J1").unwrap().reason,
-        Some(Reason::Policy { hard: true, .. })
+        Some(Reason::Policy(ref b)) if b.hard
     ));
 }
 
@@ -2076,7 +2072,7 @@ fn priority_ties_fall_to_submission_then_id() {
     let blocked: Vec<&str> = p
         .jobs
         .iter()
-        .filter(|j| matches!(j.reason, Some(Reason::Policy { .. })))
+        .filter(|j| matches!(j.reason, Some(Reason::Policy(_))))
         .map(|j| j.job.as_str())
         .collect();
     assert_eq!(

@@ -78,7 +78,7 @@ fn reason_code(r: &Reason) -> u32 {
         Reason::Priority { .. } => MAUISCHED_REASON_PRIORITY,
         Reason::Resources => MAUISCHED_REASON_RESOURCES,
         Reason::Reservation { .. } => MAUISCHED_REASON_RESERVATION,
-        Reason::Policy { .. } => MAUISCHED_REASON_POLICY,
+        Reason::Policy(_) => MAUISCHED_REASON_POLICY,
         Reason::Hold { .. } => MAUISCHED_REASON_HOLD,
         Reason::Dependency => MAUISCHED_REASON_DEPENDENCY,
         Reason::BeginTime { .. } => MAUISCHED_REASON_BEGIN_TIME,

@@ -49,13 +49,13 @@ pub(in crate::engine) fn has_limits(cfg: &Config) -> bool {
 
 pub(in crate::engine) fn verdict_reason(v: &Verdict) -> Option<Reason> {
     let viol = v.violation()?;
-    Some(Reason::Policy {
+    Some(Reason::Policy(Box::new(crate::engine::plan::PolicyBlock {
         limit: viol.limit,
         credential: viol.cred_label(),
         hard: viol.hard,
         detail: viol.to_string(),
         gres: viol.gres.clone(),
-    })
+    })))
 }
 
 /// Step 1's bookkeeping: fairshare accrues the running jobs' usage since
