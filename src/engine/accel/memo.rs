@@ -79,39 +79,71 @@ pub(in crate::engine) struct Derived {
 /// its [`Signature`] keeps as given: the requirements are kept by id
 /// there, and these names tell a job whose requirements changed without
 /// resolving them again (host lists match patterns against every node).
+/// The requirements most jobs leave out are boxed apart, only when given:
+/// the memo holds one of these per waiting job.
 #[derive(Clone, Debug, PartialEq)]
 struct Extra {
+    partition: Option<String>,
+    walltime: Option<Secs>,
+    rare: Option<Box<Rare>>,
+}
+
+/// The node requirements of [`Extra`] that most jobs leave out.
+#[derive(Clone, Debug, PartialEq)]
+struct Rare {
     features: Vec<String>,
     node_req: (Option<NodeAmount>, Option<NodeAmount>),
     pref_features: Vec<String>,
-    partition: Option<String>,
     hostlist: Vec<String>,
     exclude_hosts: Vec<String>,
-    walltime: Option<Secs>,
+}
+
+impl Rare {
+    /// True when `job` gives none of these requirements.
+    fn none_in(job: &Job) -> bool {
+        job.features.is_empty()
+            && job.node_mem.is_none()
+            && job.node_disk.is_none()
+            && job.pref_features.is_empty()
+            && job.hostlist.is_empty()
+            && job.exclude_hosts.is_empty()
+    }
+
+    /// True when these are `job`'s requirements.
+    fn is_of(&self, job: &Job) -> bool {
+        self.features == job.features
+            && self.node_req == (job.node_mem, job.node_disk)
+            && self.pref_features == job.pref_features
+            && self.hostlist == job.hostlist
+            && self.exclude_hosts == job.exclude_hosts
+    }
 }
 
 impl Extra {
     fn of(job: &Job) -> Extra {
         Extra {
-            features: job.features.clone(),
-            node_req: (job.node_mem, job.node_disk),
-            pref_features: job.pref_features.clone(),
             partition: job.partition.clone(),
-            hostlist: job.hostlist.clone(),
-            exclude_hosts: job.exclude_hosts.clone(),
             walltime: job.walltime,
+            rare: (!Rare::none_in(job)).then(|| {
+                Box::new(Rare {
+                    features: job.features.clone(),
+                    node_req: (job.node_mem, job.node_disk),
+                    pref_features: job.pref_features.clone(),
+                    hostlist: job.hostlist.clone(),
+                    exclude_hosts: job.exclude_hosts.clone(),
+                })
+            }),
         }
     }
 
     /// True when these are `job`'s fields (no copy made).
     fn is_of(&self, job: &Job) -> bool {
         self.walltime == job.walltime
-            && self.features == job.features
-            && self.node_req == (job.node_mem, job.node_disk)
-            && self.pref_features == job.pref_features
             && self.partition == job.partition
-            && self.hostlist == job.hostlist
-            && self.exclude_hosts == job.exclude_hosts
+            && match &self.rare {
+                Some(r) => r.is_of(job),
+                None => Rare::none_in(job),
+            }
     }
 }
 
