@@ -1269,6 +1269,13 @@ impl Profile {
     /// The nodes on which some reservation claims resources at some time,
     /// in node order: elsewhere no job has a reservation affinity.
     pub fn claimed_nodes(&self) -> Vec<NodeIdx> {
+        // A claimed cell's stack is interned first: with none but the
+        // unclaimed one (no reservation claimed anything in this profile, as
+        // in most iterations of a cluster without standing reservations),
+        // no line need be looked at.
+        if self.stacks.sets.len() == 1 {
+            return Vec::new();
+        }
         (0..self.lines.len() as NodeIdx)
             .filter(|&n| {
                 self.lines[n as usize]
