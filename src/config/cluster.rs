@@ -23,7 +23,7 @@ impl Cluster {
                 && max_load.is_some_and(|m| n.load >= m);
             let mut gres = nc.gres.clone().unwrap_or_default();
             let mut gres_overridden = Vec::new();
-            for (name, count) in &n.gres.0 {
+            for (name, count) in n.gres.items() {
                 if let Some(c) = gres.get(name).filter(|c| c != count) {
                     gres_overridden.push((name.clone(), c, *count));
                 }
@@ -88,8 +88,9 @@ impl Cluster {
         self.gres_names = names;
         for (k, rm_node) in rm.iter().enumerate().take(self.nodes.len()) {
             let keep = |l: &GresList| {
-                GresList(
-                    l.0.iter()
+                GresList::from(
+                    l.items()
+                        .iter()
                         .filter(|(n, _)| {
                             !self
                                 .gres_dropped
@@ -97,7 +98,7 @@ impl Cluster {
                                 .any(|d| d == n || n.starts_with(&format!("{d}:")))
                         })
                         .cloned()
-                        .collect(),
+                        .collect::<Vec<_>>(),
                 )
             };
             let configured = self

@@ -534,8 +534,8 @@ impl NodeCfg {
                 // Maui's does.
                 Ok(g) => {
                     let all = self.gres.get_or_insert_with(Default::default);
-                    for (name, count) in g.0 {
-                        all.set(&name, count);
+                    for (name, count) in g.items() {
+                        all.set(name, *count);
                     }
                     AttrOutcome::Ok
                 }

@@ -358,7 +358,7 @@ impl LimitSpec {
                 ))?;
             let list = crate::model::GresList::parse(g)
                 .map_err(|e| (None, format!("bad generic resource name in {name}: {e}")))?;
-            match list.0.as_slice() {
+            match list.items() {
                 [(n, 1)] if n == g => gres = Some(g.to_string()),
                 _ => {
                     return Err((
@@ -622,7 +622,7 @@ impl TaskSpec {
             && self.mem == 0
             && self.swap == 0
             && self.disk == 0
-            && self.gres.0.iter().all(|(_, c)| *c == 0)
+            && self.gres.items().iter().all(|(_, c)| *c == 0)
     }
 }
 
@@ -633,8 +633,8 @@ fn task_gres(t: &mut TaskSpec, item: &str) -> Result<(), String> {
     }
     let g = crate::model::GresList::parse(item)
         .map_err(|m| format!("generic resource {m} (expected name[:type]:count)"))?;
-    for (name, count) in g.0 {
-        t.gres.set(&name, count);
+    for (name, count) in g.items() {
+        t.gres.set(name, *count);
     }
     Ok(())
 }
@@ -715,10 +715,10 @@ impl Scalar for TaskSpec {
                 parts.push(format!("{k}:{v}"));
             }
         }
-        if !self.gres.0.is_empty() {
+        if !self.gres.is_empty() {
             let list: Vec<String> = self
                 .gres
-                .0
+                .items()
                 .iter()
                 .map(|(n, c)| format!("{n}:{c}"))
                 .collect();

@@ -162,13 +162,29 @@ impl GresCounts {
 /// comma-separated list of `name[:type]:count`; a bare `name` means one.
 /// Kept in the order given, each name once (a later count replaces an
 /// earlier one, as a repeated NODECFG GRES does in Maui).
+///
+/// One pointer wide, and no allocation when empty: every job carries three
+/// (per task, per node, per job), nearly always empty, and the engine
+/// holds each queued job twice.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct GresList(pub Vec<(String, u32)>);
+#[allow(clippy::box_collection)] // one pointer in the job instead of a vector's three words
+pub struct GresList(Option<Box<Vec<(String, u32)>>>);
+
+impl From<Vec<(String, u32)>> for GresList {
+    fn from(items: Vec<(String, u32)>) -> GresList {
+        GresList((!items.is_empty()).then(|| Box::new(items)))
+    }
+}
 
 impl GresList {
     /// True when no resource is listed.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.items().is_empty()
+    }
+
+    /// The (name, count) items, in the order given.
+    pub fn items(&self) -> &[(String, u32)] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
     }
 
     /// Parses `name[:type]:count[,...]`; the error says which item is wrong.
@@ -218,15 +234,16 @@ impl GresList {
 
     /// Sets `name`'s count (replacing an earlier one).
     pub fn set(&mut self, name: &str, count: u32) {
-        match self.0.iter_mut().find(|(n, _)| n == name) {
+        let items = self.0.get_or_insert_with(Default::default);
+        match items.iter_mut().find(|(n, _)| n == name) {
             Some(e) => e.1 = count,
-            None => self.0.push((name.to_string(), count)),
+            None => items.push((name.to_string(), count)),
         }
     }
 
     /// The count of `name`, if listed.
     pub fn get(&self, name: &str) -> Option<u32> {
-        self.0.iter().find(|(n, _)| n == name).map(|e| e.1)
+        self.items().iter().find(|(n, _)| n == name).map(|e| e.1)
     }
 
     /// The list with each typed name's count also added to its untyped
@@ -234,9 +251,9 @@ impl GresList {
     /// untyped name is listed itself, with at least that many. This is
     /// what a node offers and what a request takes.
     pub fn with_totals(&self) -> Vec<(String, u32)> {
-        let mut out: Vec<(String, u32)> = self.0.clone();
+        let mut out: Vec<(String, u32)> = self.items().to_vec();
         let mut totals: Vec<(String, u32)> = Vec::new();
-        for (n, c) in &self.0 {
+        for (n, c) in self.items() {
             if let Some((base, _)) = n.split_once(':') {
                 match totals.iter_mut().find(|(b, _)| b == base) {
                     Some(e) => e.1 = e.1.saturating_add(*c),
@@ -260,7 +277,7 @@ fn name_byte(b: u8) -> bool {
 
 impl std::fmt::Display for GresList {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (k, (n, c)) in self.0.iter().enumerate() {
+        for (k, (n, c)) in self.items().iter().enumerate() {
             if k > 0 {
                 f.write_str(",")?;
             }

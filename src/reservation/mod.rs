@@ -168,7 +168,7 @@ impl ResRequest {
     /// error names one no node has.
     pub fn task_gres(&self, cluster: &Cluster) -> Result<GresCounts, String> {
         let mut list = GresList::default();
-        for (name, count) in &self.resources.gres.0 {
+        for (name, count) in self.resources.gres.items() {
             list.set(&cluster_gres_name(cluster, name), *count);
         }
         cluster.gres_counts(&list)

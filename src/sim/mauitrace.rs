@@ -1129,7 +1129,7 @@ pub fn rm_extension_gres(ext: &str) -> Result<GresList, String> {
             };
             // The name rules of every other generic resource list.
             let one = GresList::parse(&format!("{name}:{count}")).map_err(bad)?;
-            if one.0.len() != 1 || one.0[0].0 != name {
+            if one.items().len() != 1 || one.items()[0].0 != name {
                 return Err(bad(format!("\"{name}\" is not a resource name")));
             }
             out.set(name, count);

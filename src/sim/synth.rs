@@ -316,7 +316,7 @@ pub const GPUS_PER_NODE: u32 = 4;
 pub fn add_gpus(s: &mut Snapshot, spec: &SynthSpec) {
     let mut r = Rng::new(spec.seed ^ 0x6770_7573);
     let p = spec.gpus.min(100) as u64;
-    let gpu = crate::model::GresList(vec![("gpu".to_string(), GPUS_PER_NODE)]);
+    let gpu = crate::model::GresList::from(vec![("gpu".to_string(), GPUS_PER_NODE)]);
     let mut free: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     for n in &mut s.nodes {
         if r.below(100) < p {
@@ -324,7 +324,7 @@ pub fn add_gpus(s: &mut Snapshot, spec: &SynthSpec) {
             free.insert(n.name.clone(), GPUS_PER_NODE);
         }
     }
-    let ask = |n: u32| crate::model::GresList(vec![("gpu".to_string(), n)]);
+    let ask = |n: u32| crate::model::GresList::from(vec![("gpu".to_string(), n)]);
     for j in &mut s.jobs {
         if r.below(100) >= p {
             continue;
