@@ -304,6 +304,26 @@ impl<'de> Deserialize<'de> for GresList {
 mod tests {
     use super::*;
 
+    /// An empty list is one value however it was made, so that jobs
+    /// compare equal whether their lists were parsed, built or defaulted.
+    #[test]
+    fn an_empty_list_is_the_default_however_made() {
+        let empty = [
+            GresList::from(Vec::new()),
+            GresList::parse("").unwrap(),
+            GresList::parse(" ").unwrap(),
+        ];
+        for l in &empty {
+            assert_eq!(*l, GresList::default());
+            assert!(l.is_empty() && l.items().is_empty());
+            assert_eq!(l.to_string(), "");
+        }
+        let mut g = GresList::default();
+        g.set("gpu", 2);
+        assert_eq!(g, GresList::from(vec![("gpu".to_string(), 2)]));
+        assert_eq!(g, GresList::parse("gpu:2").unwrap());
+    }
+
     #[test]
     fn guide_examples_parse() {
         let g = GresList::parse("matlab:2,prime:4").unwrap();
