@@ -308,7 +308,7 @@ fn seed_resource_preferences_5_pref_minus_load() {
     let c = Cluster::build(&nodes, &conf);
     let mut j = job("j", 4, Resources::procs(1));
     j.nodes = Some(4);
-    j.pref_features = vec!["FAST".into(), "TAPE".into()];
+    j.pref_features = thin_vec::thin_vec!["FAST".into(), "TAPE".into()];
     let req = TaskRequest::from_job(&j, &c, &conf);
     let cands: Vec<Candidate> = (0..6)
         .map(|i| Candidate::new(i, 1, Resources::procs(1)))
@@ -853,7 +853,7 @@ fn build(w: &World) -> (Cluster, Config, Job, Vec<Candidate>) {
         .filter(|(b, _)| w.want & (1 << b) != 0)
         .map(|(_, f)| f.to_string())
         .collect();
-    j.pref_features = vec!["c".into()];
+    j.pref_features = thin_vec::thin_vec!["c".into()];
     j.hostlist = w.hosts.iter().flatten().map(|h| format!("n{h}")).collect();
     j.exclude_hosts = w.excl.iter().map(|h| format!("n{h}")).collect();
     let cands = w

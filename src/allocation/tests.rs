@@ -181,8 +181,8 @@ fn host_and_exclude_lists_resolve_names_and_ranges() {
     let cfg = Config::default();
     let c = cluster(&[1, 1, 1, 1, 1], &cfg);
     let mut j = job(1);
-    j.hostlist = vec!["n0[1-3]".into(), "nosuch".into()];
-    j.exclude_hosts = vec!["n02".into()];
+    j.hostlist = thin_vec::thin_vec!["n0[1-3]".into(), "nosuch".into()];
+    j.exclude_hosts = thin_vec::thin_vec!["n02".into()];
     let req = TaskRequest::from_job(&j, &c, &cfg);
     assert_eq!(req.hosts, Some(vec![1, 2, 3]));
     assert_eq!(req.excluded, vec![2]);

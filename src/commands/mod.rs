@@ -996,7 +996,7 @@ mod tests {
     fn engine() -> Engine {
         let mut s = abc();
         let mut held = job("H", "u4", 1, H, -H);
-        held.holds = vec![HoldKind::User];
+        held.holds = thin_vec::thin_vec![HoldKind::User];
         s.jobs.push(held);
         s.normalize().unwrap();
         let mut e = Engine::new(Config::default());
@@ -1100,7 +1100,7 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
         // times move six hours, JSON keeps the epoch and adds local ISO.
         let mut s = abc();
         let mut held = job("H", "u4", 1, H, -H);
-        held.holds = vec![HoldKind::User];
+        held.holds = thin_vec::thin_vec![HoldKind::User];
         s.jobs.push(held);
         s.normalize().unwrap();
         let cfg = Config {
@@ -1345,7 +1345,7 @@ Total Jobs: 4   Active Jobs: 2   Idle Jobs: 1   Blocked Jobs: 1
         ));
         // A release goes the other way: C's system hold is lifted now.
         let mut snap = snapshot();
-        snap.jobs[2].holds = vec![HoldKind::System];
+        snap.jobs[2].holds = thin_vec::thin_vec![HoldKind::System];
         e.state.pending_actions = vec![crate::engine::Action {
             kind: crate::engine::ActionKind::Release,
             job: "C".into(),

@@ -299,7 +299,7 @@ impl ActionKind {
     }
 
     /// Applies the hold change to a job's holds (a cancel changes none).
-    pub fn apply_to(self, holds: &mut Vec<HoldKind>) {
+    pub fn apply_to(self, holds: &mut thin_vec::ThinVec<HoldKind>) {
         match self.hold_change() {
             Some((k, true)) if !holds.contains(&k) => holds.push(k),
             Some((k, false)) => holds.retain(|h| *h != k),

@@ -466,7 +466,7 @@ fn jobs_that_can_never_fit_say_so() {
     let mut huge = idle("HUGE", "u", 100, H, 0);
     huge.task = Resources::procs(1);
     let mut gpu = idle("GPU", "u", 1, H, 0);
-    gpu.features = vec!["gpu".into()];
+    gpu.features = thin_vec::thin_vec!["gpu".into()];
     let mut fat = idle("FAT", "u", 1, H, 0);
     fat.task = Resources::procs_mem(1, 1_000_000);
     let ok = idle("OK", "u", 1, H, 0);
@@ -580,7 +580,7 @@ fn fairshare_caps_hold_jobs_back_in_the_iteration() {
 #[test]
 fn held_dependent_and_future_jobs_wait_with_their_reason() {
     let mut h = idle("H", "u", 1, H, 0);
-    h.holds = vec![HoldKind::User];
+    h.holds = thin_vec::thin_vec![HoldKind::User];
     let mut d = idle("D", "u", 1, H, 0);
     d.dependency_satisfied = false;
     let mut f = idle("F", "u", 1, H, 0);
@@ -1263,7 +1263,7 @@ fn jobs_copied_into_earlier_ones_are_the_snapshots() {
         qos: Some(format!("q{k}")),
         partition: Some("p".into()),
         state: JobState::Running,
-        holds: vec![HoldKind::User],
+        holds: thin_vec::thin_vec![HoldKind::User],
         dependency_satisfied: false,
         submit_time: 10 + k as i64,
         earliest_start: Some(20),
@@ -1279,17 +1279,17 @@ fn jobs_copied_into_earlier_ones_are_the_snapshots() {
         bundle: k,
         nodes: Some(2),
         tasks_per_node: Some(2),
-        features: vec!["a".into(), format!("f{k}")],
+        features: thin_vec::thin_vec!["a".into(), format!("f{k}")],
         node_mem: Some(crate::model::NodeAmount {
             cmp: crate::model::Cmp::Ge,
             mb: 1,
         }),
         node_disk: None,
-        pref_features: vec!["fast".into()],
-        hostlist: vec!["n1".into(), "n2".into()],
-        exclude_hosts: vec!["n3".into()],
+        pref_features: thin_vec::thin_vec!["fast".into()],
+        hostlist: thin_vec::thin_vec!["n1".into(), "n2".into()],
+        exclude_hosts: thin_vec::thin_vec!["n3".into()],
         advres: Some("r".into()),
-        attributes: vec!["PREEMPTEE".into()],
+        attributes: thin_vec::thin_vec!["PREEMPTEE".into()],
         bypass_count: k,
         system_priority: Some(-5),
         node_allocation_policy: Some(crate::config::NodeAllocationPolicy::Fastest),
@@ -1333,7 +1333,7 @@ fn a_broken_same_nodes_promise_is_caught() {
 fn requirement_node_sets_follow_the_nodes() {
     let mut e = Engine::new(cfg("RESERVATIONDEPTH 1\n"));
     let mut job = idle("1", "u1", 1, 3600, 0);
-    job.features = vec!["gpu".into()];
+    job.features = thin_vec::thin_vec!["gpu".into()];
     let plain = nodes(2, 2);
     let p = e.iterate(&snap(plain.clone(), vec![job.clone()]), 60);
     assert!(p.starts.is_empty());
@@ -1446,14 +1446,14 @@ fn random_jobs(specs: &[(u32, u32, u64, u8, i64, u32)], extra: &[u8]) -> Vec<Job
             ..Resources::procs_mem(procs, mem)
         };
         if feat == 1 {
-            j.features = vec!["a".into()];
+            j.features = thin_vec::thin_vec!["a".into()];
         }
         match extra[k % extra.len()] {
             1 => j.qos = Some("high".into()),
             2 => j.advres = Some("day".into()),
-            3 => j.hostlist = vec!["n1".into(), "n3".into(), "n4".into()],
+            3 => j.hostlist = thin_vec::thin_vec!["n1".into(), "n3".into(), "n4".into()],
             4 => j.earliest_start = Some(2 * H),
-            5 => j.holds = vec![HoldKind::User],
+            5 => j.holds = thin_vec::thin_vec![HoldKind::User],
             6 => j.group = "g2".into(),
             7 => {
                 j.node_mem = Some(crate::model::NodeAmount {
@@ -1889,12 +1889,18 @@ fn carried_job_derivations_follow_changed_jobs_and_configuration() {
     // What changes, and how.
     type Change = (&'static str, fn(&mut Job));
     let steps: Vec<Change> = vec![
-        ("features", |j| j.features = vec!["fast".into()]),
-        ("no such feature", |j| j.features = vec!["nosuch".into()]),
+        ("features", |j| {
+            j.features = thin_vec::thin_vec!["fast".into()]
+        }),
+        ("no such feature", |j| {
+            j.features = thin_vec::thin_vec!["nosuch".into()]
+        }),
         ("partition", |j| j.partition = Some("p2".into())),
-        ("host list", |j| j.hostlist = vec!["n4".into()]),
+        ("host list", |j| {
+            j.hostlist = thin_vec::thin_vec!["n4".into()]
+        }),
         ("excluded hosts", |j| {
-            j.exclude_hosts = vec!["n2".into(), "n4".into()]
+            j.exclude_hosts = thin_vec::thin_vec!["n2".into(), "n4".into()]
         }),
         ("tasks", |j| j.tasks = 9),
         ("task", |j| j.task = Resources::procs_mem(2, 1500)),
@@ -1904,7 +1910,7 @@ fn carried_job_derivations_follow_changed_jobs_and_configuration() {
         ("tasks per node", |j| j.tasks_per_node = Some(1)),
         ("qos", |j| j.qos = Some("hi".into())),
         ("preferred features", |j| {
-            j.pref_features = vec!["fast".into()]
+            j.pref_features = thin_vec::thin_vec!["fast".into()]
         }),
         ("user", |j| j.user = "u2".into()),
         ("group", |j| j.group = "g2".into()),

@@ -5,6 +5,7 @@ use super::policy::NodeAllocationPolicy;
 use super::resources::Resources;
 use super::time::{Secs, Time};
 use serde::{Deserialize, Serialize};
+use thin_vec::ThinVec;
 
 /// A job's state as reported by the RM.
 #[derive(
@@ -173,7 +174,7 @@ pub struct Job {
     /// State.
     pub state: JobState,
     /// Holds in place (a held idle job is in Maui's `Hold` state).
-    pub holds: Vec<HoldKind>,
+    pub holds: ThinVec<HoldKind>,
     /// False while an RM-level dependency is unmet.
     pub dependency_satisfied: bool,
     /// Submission time.
@@ -218,7 +219,7 @@ pub struct Job {
     /// Exact tasks per node, if requested (PBS `ppn`, Slurm `--ntasks-per-node`).
     pub tasks_per_node: Option<u32>,
     /// Required node features (all must be present).
-    pub features: Vec<String>,
+    pub features: ThinVec<String>,
     /// Required configured node memory (Maui's workload trace fields
     /// 16-17): a node qualifies only when its memory compares so.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -227,15 +228,15 @@ pub struct Job {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_disk: Option<NodeAmount>,
     /// Preferred node features (PREF): satisfied as well as possible.
-    pub pref_features: Vec<String>,
+    pub pref_features: ThinVec<String>,
     /// Required hosts: the job runs on (a subset of) these nodes only.
-    pub hostlist: Vec<String>,
+    pub hostlist: ThinVec<String>,
     /// Hosts the job must not use.
-    pub exclude_hosts: Vec<String>,
+    pub exclude_hosts: ThinVec<String>,
     /// Reservation the job asks to run in (ADVRES).
     pub advres: Option<String>,
     /// Job attributes for reservation JOBATTRLIST ACLs (e.g. `PREEMPTEE`).
-    pub attributes: Vec<String>,
+    pub attributes: ThinVec<String>,
     /// Times the job was bypassed by backfill (kept in the checkpoint).
     pub bypass_count: u32,
     /// System priority set by an administrator (setspri).
@@ -388,7 +389,7 @@ impl Default for Job {
             qos: None,
             partition: None,
             state: JobState::Idle,
-            holds: Vec::new(),
+            holds: ThinVec::new(),
             dependency_satisfied: true,
             submit_time: 0,
             earliest_start: None,
@@ -404,14 +405,14 @@ impl Default for Job {
             bundle: 0,
             nodes: None,
             tasks_per_node: None,
-            features: Vec::new(),
+            features: ThinVec::new(),
             node_mem: None,
             node_disk: None,
-            pref_features: Vec::new(),
-            hostlist: Vec::new(),
-            exclude_hosts: Vec::new(),
+            pref_features: ThinVec::new(),
+            hostlist: ThinVec::new(),
+            exclude_hosts: ThinVec::new(),
             advres: None,
-            attributes: Vec::new(),
+            attributes: ThinVec::new(),
             bypass_count: 0,
             system_priority: None,
             node_allocation_policy: None,

@@ -450,7 +450,7 @@ fn system_priority_is_above_every_calculated_one() {
 fn held_job_does_not_accrue_under_queuepolicy() {
     let p = JobPrioAccrualPolicy::QueuePolicy;
     let mut j = Job {
-        holds: vec![HoldKind::User],
+        holds: thin_vec::thin_vec![HoldKind::User],
         submit_time: 0,
         ..job("1", "u")
     };
@@ -481,7 +481,7 @@ fn held_job_does_not_accrue_under_queuepolicy() {
 
     // The same held job under ALWAYS counts from submission.
     let held = Job {
-        holds: vec![HoldKind::System],
+        holds: thin_vec::thin_vec![HoldKind::System],
         submit_time: 0,
         ..job("2", "u")
     };
@@ -496,7 +496,7 @@ fn held_job_does_not_accrue_under_queuepolicy() {
     let b = job_priority(&ctx(&c, &NoFairshare), &held, snap_q);
     assert_eq!(b.priority, 1, "no queue time, lower bound 1");
     let free = Job {
-        holds: vec![],
+        holds: thin_vec::thin_vec![],
         ..held
     };
     assert_eq!(snapshot_queue_time(p, &free, 3600), 3600);
@@ -588,7 +588,7 @@ fn snapshot() -> Snapshot {
                 ..job("long", "bob")
             },
             Job {
-                holds: vec![HoldKind::User],
+                holds: thin_vec::thin_vec![HoldKind::User],
                 ..job("held", "ann")
             },
             Job {

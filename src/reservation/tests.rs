@@ -182,7 +182,7 @@ fn byname_owner_job_attributes_and_preemption() {
     let pre = res_from(&cfg, "pre", FRI_NOON);
     let mut j = job("x");
     assert!(!access(&pre, &j, s, e).is_granted());
-    j.attributes = vec!["preemptee".into()];
+    j.attributes = thin_vec::thin_vec!["preemptee".into()];
     assert!(access(&pre, &j, s, e).is_granted());
 }
 

@@ -703,12 +703,13 @@ pub fn map_workload_record(rec: &WorkloadRecord, opts: &MapOptions) -> Result<Si
             rec.arch.as_deref(),
             rec.os.as_deref(),
             rec.network.as_slice(),
-        ),
+        )
+        .into(),
         node_mem: node_amount(rec.node_mem),
         node_disk: node_amount(rec.node_disk),
-        hostlist: rec.host_mask.clone(),
+        hostlist: rec.host_mask.as_slice().into(),
         advres: rec.reservation.clone(),
-        attributes: rec.flags.clone(),
+        attributes: rec.flags.as_slice().into(),
         gres_per_task: rec.gres.clone(),
         ..Job::default()
     };

@@ -172,7 +172,7 @@ pub(crate) fn job_shape(r: &mut Rng, id: usize, running: bool) -> Job {
         tasks: procs,
         task: Resources::procs_mem(1, r.range(1, 4) * 1024),
         tasks_per_node: tpn,
-        features,
+        features: features.into(),
         ..Job::default()
     }
 }

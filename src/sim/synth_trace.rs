@@ -107,7 +107,7 @@ pub fn trace(spec: &TraceSpec) -> (Vec<Node>, Workload) {
     for k in 0..spec.jobs {
         let mut job = synth::job_shape(&mut r, k + 1, false);
         let mut cap = *caps
-            .entry(job.features.clone())
+            .entry(job.features.to_vec())
             .or_insert_with(|| (procs_with(&nodes, &job.features) / 2).min(u32::MAX as u64) as u32);
         if cap == 0 {
             // No node has the features (a small cluster): drop the

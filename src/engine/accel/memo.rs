@@ -20,6 +20,7 @@ use super::*;
 use crate::allocation::TaskRequest;
 use crate::model::{Bits, Job, JobState, NodeAmount};
 use std::collections::BTreeMap;
+use thin_vec::ThinVec;
 
 /// A hash map with the Fx hash (lookups only, never iterated).
 type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
@@ -91,11 +92,11 @@ struct Extra {
 /// The node requirements of [`Extra`] that most jobs leave out.
 #[derive(Clone, Debug, PartialEq)]
 struct Rare {
-    features: Vec<String>,
+    features: ThinVec<String>,
     node_req: (Option<NodeAmount>, Option<NodeAmount>),
-    pref_features: Vec<String>,
-    hostlist: Vec<String>,
-    exclude_hosts: Vec<String>,
+    pref_features: ThinVec<String>,
+    hostlist: ThinVec<String>,
+    exclude_hosts: ThinVec<String>,
 }
 
 impl Rare {
