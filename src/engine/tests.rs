@@ -1917,6 +1917,18 @@ fn carried_job_derivations_follow_changed_jobs_and_configuration() {
         ("account", |j| j.account = Some("a".into())),
         ("class", |j| j.class = Some("c".into())),
         ("advres", |j| j.advres = Some("nosuch".into())),
+        ("node memory", |j| {
+            j.node_mem = Some(crate::model::NodeAmount {
+                cmp: crate::model::Cmp::Ge,
+                mb: 1500,
+            })
+        }),
+        ("node disk", |j| {
+            j.node_disk = Some(crate::model::NodeAmount {
+                cmp: crate::model::Cmp::Ge,
+                mb: 1,
+            })
+        }),
     ];
     let configs = [
         (3, "QOSCFG[hi] FLAGS=DEDICATED\n"),

@@ -18,7 +18,7 @@
 
 use super::*;
 use crate::allocation::TaskRequest;
-use crate::model::{Bits, Job, JobState, NodeAmount};
+use crate::model::{Bits, Job, JobState};
 use std::collections::BTreeMap;
 use thin_vec::ThinVec;
 
@@ -80,71 +80,35 @@ pub(in crate::engine) struct Derived {
 /// its [`Signature`] keeps as given: the requirements are kept by id
 /// there, and these names tell a job whose requirements changed without
 /// resolving them again (host lists match patterns against every node).
-/// The requirements most jobs leave out are boxed apart, only when given:
-/// the memo holds one of these per waiting job.
+/// The partition and node memory and disk requirements the request keeps
+/// as given. The lists are nearly always empty: one pointer each.
 #[derive(Clone, Debug, PartialEq)]
 struct Extra {
-    partition: Option<String>,
     walltime: Option<Secs>,
-    rare: Option<Box<Rare>>,
-}
-
-/// The node requirements of [`Extra`] that most jobs leave out.
-#[derive(Clone, Debug, PartialEq)]
-struct Rare {
     features: ThinVec<String>,
-    node_req: (Option<NodeAmount>, Option<NodeAmount>),
     pref_features: ThinVec<String>,
     hostlist: ThinVec<String>,
     exclude_hosts: ThinVec<String>,
 }
 
-impl Rare {
-    /// True when `job` gives none of these requirements.
-    fn none_in(job: &Job) -> bool {
-        job.features.is_empty()
-            && job.node_mem.is_none()
-            && job.node_disk.is_none()
-            && job.pref_features.is_empty()
-            && job.hostlist.is_empty()
-            && job.exclude_hosts.is_empty()
-    }
-
-    /// True when these are `job`'s requirements.
-    fn is_of(&self, job: &Job) -> bool {
-        self.features == job.features
-            && self.node_req == (job.node_mem, job.node_disk)
-            && self.pref_features == job.pref_features
-            && self.hostlist == job.hostlist
-            && self.exclude_hosts == job.exclude_hosts
-    }
-}
-
 impl Extra {
     fn of(job: &Job) -> Extra {
         Extra {
-            partition: job.partition.clone(),
             walltime: job.walltime,
-            rare: (!Rare::none_in(job)).then(|| {
-                Box::new(Rare {
-                    features: job.features.clone(),
-                    node_req: (job.node_mem, job.node_disk),
-                    pref_features: job.pref_features.clone(),
-                    hostlist: job.hostlist.clone(),
-                    exclude_hosts: job.exclude_hosts.clone(),
-                })
-            }),
+            features: job.features.clone(),
+            pref_features: job.pref_features.clone(),
+            hostlist: job.hostlist.clone(),
+            exclude_hosts: job.exclude_hosts.clone(),
         }
     }
 
     /// True when these are `job`'s fields (no copy made).
     fn is_of(&self, job: &Job) -> bool {
         self.walltime == job.walltime
-            && self.partition == job.partition
-            && match &self.rare {
-                Some(r) => r.is_of(job),
-                None => Rare::none_in(job),
-            }
+            && self.features == job.features
+            && self.pref_features == job.pref_features
+            && self.hostlist == job.hostlist
+            && self.exclude_hosts == job.exclude_hosts
     }
 }
 
@@ -357,6 +321,8 @@ impl JobMemo {
         d.req.tasks == job.tasks
             && d.req.task == job.task
             && d.req.job == job.id
+            && d.req.partition == job.partition
+            && (d.req.node_mem, d.req.node_disk) == (job.node_mem, job.node_disk)
             && d.extra.is_of(job)
             && self.sigs[d.sig as usize].is_of(job, &self.names)
     }
