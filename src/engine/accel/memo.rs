@@ -80,8 +80,9 @@ pub(in crate::engine) struct Derived {
 /// its [`Signature`] keeps as given: the requirements are kept by id
 /// there, and these names tell a job whose requirements changed without
 /// resolving them again (host lists match patterns against every node).
-/// The partition and node memory and disk requirements the request keeps
-/// as given. The lists are nearly always empty: one pointer each.
+/// The partition and the node memory and disk requirements are compared
+/// through the request, which keeps them as given. The lists are nearly
+/// always empty: one pointer each.
 #[derive(Clone, Debug, PartialEq)]
 struct Extra {
     walltime: Option<Secs>,
