@@ -1130,7 +1130,7 @@ pub fn rm_extension_gres(ext: &str) -> Result<GresList, String> {
             };
             // The name rules of every other generic resource list.
             let one = GresList::parse(&format!("{name}:{count}")).map_err(bad)?;
-            if one.items().len() != 1 || one.items()[0].0 != name {
+            if !matches!(one.items(), [(n, _)] if n == name) {
                 return Err(bad(format!("\"{name}\" is not a resource name")));
             }
             out.set(name, count);
